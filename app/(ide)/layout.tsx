@@ -1,0 +1,37 @@
+import Link from "next/link";
+import { redirect } from "next/navigation";
+import type { ReactNode } from "react";
+import { DemoBanner } from "@/components/demo-banner";
+import { SignOutButton } from "@/components/sign-out-button";
+import { findCurrentUser } from "@/server/web/auth";
+import { isDemoModel } from "@/server/web/demo";
+
+export const dynamic = "force-dynamic";
+
+export default async function IdeLayout({ children }: { children: ReactNode }) {
+  const user = await findCurrentUser();
+  if (!user) redirect("/signin");
+  return (
+    <div className="flex min-h-screen flex-col">
+      {isDemoModel() && <DemoBanner />}
+      <header className="flex items-center gap-4 border-b border-zinc-200 bg-white px-4 py-2 dark:border-zinc-800 dark:bg-zinc-900">
+        <Link href="/workspaces" className="font-semibold tracking-tight">
+          Conduit
+        </Link>
+        <nav className="flex gap-3 text-sm text-zinc-600 dark:text-zinc-400">
+          <Link href="/workspaces" className="hover:text-zinc-900 dark:hover:text-zinc-100">
+            Workspaces
+          </Link>
+        </nav>
+        <div className="ml-auto flex items-center gap-3 text-sm">
+          <span data-testid="current-user" title={user.email}>
+            {user.name}
+            {user.isAdmin && <span className="ml-1 rounded bg-zinc-200 px-1 text-xs dark:bg-zinc-700">admin</span>}
+          </span>
+          <SignOutButton />
+        </div>
+      </header>
+      <main className="mx-auto w-full max-w-5xl flex-1 p-6">{children}</main>
+    </div>
+  );
+}

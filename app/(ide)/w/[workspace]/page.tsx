@@ -1,0 +1,28 @@
+import { notFound } from "next/navigation";
+import { MembersPanel } from "@/components/members-panel";
+import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
+import { requireCurrentUser } from "@/server/web/auth";
+import { listMembers, requireWorkspaceAccess } from "@/server/web/workspaces";
+
+export const dynamic = "force-dynamic";
+
+export default async function WorkspacePage({ params }: { params: Promise<{ workspace: string }> }) {
+  const user = await requireCurrentUser();
+  const { workspace: slug } = await params;
+  const ws = await requireWorkspaceAccess(user.id, slug, "read").catch((err: unknown) => {
+    if (err instanceof AppError && err.code === ErrorCode.notFound) notFound();
+    throw err;
+  });
+  const members = await listMembers(ws.id);
+  return (
+    <div className="space-y-6" data-testid="workspace-page">
+      <div>
+        <h1 className="text-xl font-semibold">{ws.name}</h1>
+        <p className="text-sm text-zinc-500">
+          <span className="font-mono">{ws.rootPath}</span> · you are <span data-testid="workspace-role">{ws.role}</span>
+        </p>
+      </div>
+      <MembersPanel slug={ws.slug} members={members} canManage={ws.role === "owner"} currentUserId={user.id} />
+    </div>
+  );
+}

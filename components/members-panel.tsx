@@ -1,0 +1,143 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+
+export interface MemberRow {
+  userId: string;
+  email: string;
+  name: string;
+  role: "owner" | "editor" | "viewer";
+}
+
+const roles = ["owner", "editor", "viewer"] as const;
+
+async function send(url: string, method: string, body?: unknown): Promise<string | undefined> {
+  const res = await fetch(url, {
+    method,
+    headers: body ? { "content-type": "application/json" } : undefined,
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  if (res.ok) return undefined;
+  const parsed = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
+  return parsed?.error?.message ?? `Request failed (${res.status}).`;
+}
+
+export function MembersPanel(props: { slug: string; members: MemberRow[]; canManage: boolean; currentUserId: string }) {
+  const { slug, members, canManage, currentUserId } = props;
+  const router = useRouter();
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const base = `/api/workspaces/${encodeURIComponent(slug)}/members`;
+
+  async function run(action: () => Promise<string | undefined>) {
+    setBusy(true);
+    setError(undefined);
+    const failure = await action();
+    setBusy(false);
+    if (failure) setError(failure);
+    else router.refresh();
+    return failure;
+  }
+
+  async function onAdd(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const formEl = event.currentTarget;
+    const form = new FormData(formEl);
+    const failure = await run(() => send(base, "POST", { email: form.get("email"), role: form.get("role") }));
+    if (!failure) formEl.reset();
+  }
+
+  return (
+    <section className="card space-y-4" aria-label="Members">
+      <h2 className="text-sm font-medium text-zinc-500">Members</h2>
+      <table className="w-full text-sm">
+        <thead className="text-left text-xs text-zinc-500">
+          <tr>
+            <th className="py-1">Name</th>
+            <th>Email</th>
+            <th>Role</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {members.map((m) => (
+            <tr key={m.userId} data-testid="member-row" data-email={m.email} data-role={m.role} className="border-t border-zinc-200 dark:border-zinc-800">
+              <td className="py-2">{m.name}</td>
+              <td>{m.email}</td>
+              <td>
+                {canManage ? (
+                  <select
+                    aria-label={`Role of ${m.email}`}
+                    data-testid="member-role"
+                    className="field w-auto py-1"
+                    value={m.role}
+                    disabled={busy}
+                    onChange={(e) => void run(() => send(`${base}/${m.userId}`, "PATCH", { role: e.target.value }))}
+                  >
+                    {roles.map((r) => (
+                      <option key={r} value={r}>
+                        {r}
+                      </option>
+                    ))}
+                  </select>
+                ) : (
+                  m.role
+                )}
+              </td>
+              <td className="text-right">
+                {(canManage || m.userId === currentUserId) && (
+                  <button
+                    type="button"
+                    data-testid="member-remove"
+                    className="btn-quiet py-1"
+                    disabled={busy}
+                    onClick={() =>
+                      void run(async () => {
+                        const failure = await send(`${base}/${m.userId}`, "DELETE");
+                        if (!failure && m.userId === currentUserId) window.location.assign("/workspaces");
+                        return failure;
+                      })
+                    }
+                  >
+                    {m.userId === currentUserId ? "Leave" : "Remove"}
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {canManage ? (
+        <form onSubmit={onAdd} className="flex flex-wrap items-end gap-3" aria-label="Add a member">
+          <label className="min-w-48 flex-1 space-y-1 text-sm">
+            <span>Email</span>
+            <input data-testid="member-add-email" name="email" type="email" required className="field" />
+          </label>
+          <label className="space-y-1 text-sm">
+            <span>Role</span>
+            <select data-testid="member-add-role" name="role" defaultValue="editor" className="field">
+              {roles.map((r) => (
+                <option key={r} value={r}>
+                  {r}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button data-testid="member-add-submit" type="submit" className="btn" disabled={busy}>
+            Add member
+          </button>
+        </form>
+      ) : (
+        <p data-testid="members-readonly" className="text-xs text-zinc-500">
+          Only owners can add, change or remove members.
+        </p>
+      )}
+      {error && (
+        <p data-testid="members-error" role="status" className="text-sm text-red-600 dark:text-red-400">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,56 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+
+export function WorkspaceCreateForm() {
+  const router = useRouter();
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const formEl = event.currentTarget;
+    const form = new FormData(formEl);
+    setBusy(true);
+    setError(undefined);
+    try {
+      const res = await fetch("/api/workspaces", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: String(form.get("name") ?? ""), directory: String(form.get("directory") ?? "") || undefined }),
+      });
+      const body = (await res.json().catch(() => null)) as { data?: { slug: string }; error?: { message: string } } | null;
+      if (!res.ok || !body?.data) {
+        setError(body?.error?.message ?? `Could not create the workspace (${res.status}).`);
+        return;
+      }
+      formEl.reset();
+      router.push(`/w/${body.data.slug}`);
+      router.refresh();
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form onSubmit={onSubmit} className="card flex flex-wrap items-end gap-3" aria-label="Create a workspace">
+      <label className="min-w-48 flex-1 space-y-1 text-sm">
+        <span>Name</span>
+        <input data-testid="workspace-create-name" name="name" required maxLength={80} className="field" placeholder="my-project" />
+      </label>
+      <label className="min-w-48 flex-1 space-y-1 text-sm">
+        <span>Directory (optional, inside the workspaces root)</span>
+        <input data-testid="workspace-create-directory" name="directory" maxLength={200} className="field" placeholder="defaults to the name" />
+      </label>
+      <button data-testid="workspace-create-submit" type="submit" className="btn" disabled={busy}>
+        {busy ? "Creating…" : "Create workspace"}
+      </button>
+      {error && (
+        <p data-testid="workspace-create-error" className="w-full text-sm text-red-600 dark:text-red-400">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}

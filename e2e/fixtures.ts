@@ -1,0 +1,26 @@
+import { expect, type APIRequestContext, type Page } from "@playwright/test";
+
+let counter = 0;
+
+/** A unique email per call, so tests never collide on a reused data directory. */
+export function uniqueEmail(name: string): string {
+  counter += 1;
+  return `${name}-${Date.now().toString(36)}-${counter}@example.test`;
+}
+
+export const password = "correct-horse-42";
+
+/** Creates an account through the API (fast path for users a test only needs to exist). */
+export async function signUpViaApi(request: APIRequestContext, email: string, name?: string): Promise<void> {
+  const res = await request.post("/api/signup", { data: { email, password, name } });
+  expect(res.status(), await res.text()).toBe(201);
+}
+
+/** Signs in through the form and waits for the workspaces page. */
+export async function signInViaUi(page: Page, email: string, pass = password): Promise<void> {
+  await page.goto("/signin");
+  await page.getByTestId("signin-email").fill(email);
+  await page.getByTestId("signin-password").fill(pass);
+  await page.getByTestId("signin-submit").click();
+  await expect(page).toHaveURL(/\/workspaces$/);
+}

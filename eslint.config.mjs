@@ -1,0 +1,82 @@
+// Lint rules, and the import walls between layers (docs/ARCHITECTURE.md, "Who may import whom").
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+const node = { group: ["node:*", "fs", "path", "child_process", "http", "net", "os"], message: "this layer is pure: no I/O modules" };
+const wall = (names, message) => ({ group: names, message });
+
+const layers = [
+  {
+    files: ["server/shared/**/*.ts"],
+    patterns: [node, wall(["@/server/*", "!@/server/shared", "@/app/*", "@/components/*", "@/generated/*"], "server/shared imports only server/shared")],
+    pure: true,
+  },
+  {
+    files: ["server/domain/**/*.ts"],
+    patterns: [
+      node,
+      wall(["@/server/db/*", "@/server/sidecar/*", "@/server/web/*", "@/server/edge-proxy/*", "@/server/env/*", "@/app/*", "@/components/*", "@/generated/*"], "server/domain imports only server/shared and server/domain"),
+    ],
+    pure: true,
+  },
+  {
+    files: ["server/edge-proxy/**/*.ts"],
+    patterns: [wall(["@/server/sidecar/*", "@/server/web/*", "@/server/db/*", "@/server/domain/*", "@/app/*", "@/components/*"], "the edge proxy stands alone: it may import server/shared and server/env only")],
+  },
+  {
+    files: ["server/sidecar/**/*.ts"],
+    patterns: [wall(["@/server/web/*", "@/server/edge-proxy/*", "@/app/*", "@/components/*"], "the sidecar never imports the web app or the edge")],
+  },
+  {
+    files: ["server/db/**/*.ts"],
+    patterns: [wall(["@/server/sidecar/*", "@/server/web/*", "@/server/edge-proxy/*", "@/app/*", "@/components/*"], "server/db is below the processes")],
+  },
+  {
+    files: ["server/web/**/*.ts", "app/**/*.ts", "app/**/*.tsx"],
+    patterns: [wall(["@/server/sidecar/*", "@/server/edge-proxy/*"], "the web app never imports the sidecar or the edge")],
+  },
+];
+
+export default tseslint.config(
+  { ignores: ["node_modules/", ".next/", "generated/", "data/", "public/", "test-results/", "playwright-report/", "next-env.d.ts", "**/*.mjs", "server/edge-proxy/deno.ts"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
+      "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
+      "no-restricted-syntax": ["error", { selector: "TSEnumDeclaration", message: "use an `as const` object instead of enum" }],
+    },
+  },
+  ...layers.map(({ files, patterns, pure }) => ({
+    files,
+    rules: {
+      "@typescript-eslint/no-restricted-imports": ["error", { patterns }],
+      ...(pure
+        ? {
+            "no-restricted-properties": ["error", { object: "process", property: "env", message: "pure layers take configuration as arguments" }],
+          }
+        : {}),
+    },
+  })),
+  {
+    // components/ may only see the wire contract's types, never server code.
+    files: ["components/**/*.ts", "components/**/*.tsx"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["@/server/*", "!@/server/shared"], message: "components import only types from server/shared/wire" },
+            { group: ["@/server/shared/*", "!@/server/shared/wire"], message: "components import only types from server/shared/wire" },
+            { group: ["@/server/shared/wire/*"], allowTypeImports: true, message: "components import only types from server/shared/wire" },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["**/*.test.ts", "**/*.integration.test.ts", "e2e/**/*.ts", "bench/**/*.ts", "test/**/*.ts", "scripts/**/*.ts"],
+    rules: { "@typescript-eslint/no-restricted-imports": "off", "no-restricted-properties": "off", "@typescript-eslint/no-non-null-assertion": "off" },
+  },
+);

@@ -1,0 +1,10 @@
+/** @type {import('next').NextConfig} */
+const nextConfig = {
+  reactStrictMode: true,
+  poweredByHeader: false,
+  // Native and server-only packages stay outside the bundle.
+  serverExternalPackages: ["argon2", "better-sqlite3", "pino", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "pg"],
+  typescript: { tsconfigPath: "tsconfig.json" },
+};
+
+export default nextConfig;

@@ -1,0 +1,46 @@
+import { defineConfig, devices } from "@playwright/test";
+
+const port = Number(process.env.CONDUIT_E2E_PORT ?? 3300);
+const baseURL = `http://127.0.0.1:${port}`;
+
+export default defineConfig({
+  testDir: "e2e",
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  reporter: [["list"]],
+  outputDir: "test-results/e2e",
+  use: {
+    baseURL,
+    ...devices["Desktop Chrome"],
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+    },
+  },
+  webServer: {
+    // A whole Conduit (edge, web, sidecar, demo model) on its own ports and a fresh data dir.
+    command: "rm -rf test-results/e2e-data && node --import tsx scripts/start.ts",
+    url: `${baseURL}/api/health`,
+    timeout: 300_000,
+    reuseExistingServer: false,
+    stdout: "pipe",
+    stderr: "pipe",
+    gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
+    env: {
+      PORT: String(port),
+      CONDUIT_NEXT_PORT: String(port + 1),
+      CONDUIT_SIDECAR_PORT: String(port + 2),
+      CONDUIT_MODEL_PORT: String(port + 3),
+      CONDUIT_DATA_DIR: "test-results/e2e-data",
+      CONDUIT_PUBLIC_URL: baseURL,
+      ANTHROPIC_API_KEY: "",
+      DATABASE_URL: "",
+      LOG_LEVEL: "warn",
+    },
+  },
+});

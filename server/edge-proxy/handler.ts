@@ -1,0 +1,175 @@
+// Web-standard only (Request, Response, Headers, fetch, AbortSignal, setTimeout): no
+// `node:*` import anywhere in this module's graph, so Deno runs it unchanged.
+import { ErrorCode } from "../shared/errors/app-error";
+import { describeError, type EdgeLog } from "./edge-log";
+import { jsonErrorResponse, unavailableResponse, Upstream, wantsJson } from "./edge-responses";
+import { applyForwarding, resolveForwarding, type ClientInfo, type Forwarding } from "./forwarding";
+import { stripHopByHop } from "./hop-by-hop";
+import {
+  createRequestGate,
+  DEFAULT_RATE_LIMITS,
+  SOCKET_PATH_PREFIX,
+  type RateLimitSettings,
+} from "./request-gate";
+import { applySecurityHeaders, buildContentSecurityPolicy } from "./security-headers";
+import { SESSION_COOKIE_NAMES } from "./session-cookie";
+
+/** Answered by the edge itself, so a supervisor can tell "edge up" from "app up". */
+export const HEALTH_PATH = "/healthz";
+
+export interface EdgeHandlerDeps {
+  /** Where Next.js listens, e.g. `http://127.0.0.1:3001`. */
+  nextOrigin: string;
+  /** Where the sidecar's Socket.IO server listens, e.g. `http://127.0.0.1:3002`. */
+  sidecarOrigin: string;
+  /** The origin people type into the browser, e.g. `https://conduit.example.com`. */
+  publicOrigin: string;
+  fetch: typeof fetch;
+  now?: () => number;
+  log?: EdgeLog;
+  /** Merged over `DEFAULT_RATE_LIMITS`; `false` turns rate limiting off. */
+  rateLimit?: Partial<RateLimitSettings> | false;
+  sessionCookieNames?: readonly string[];
+  /** Trust `x-forwarded-*` from the peer: only when a TLS terminator sits in front. */
+  trustProxy?: boolean;
+  /** Next runs in development mode (its CSP then needs `'unsafe-eval'`). */
+  dev?: boolean;
+  /** Replaces the built Content-Security-Policy entirely. */
+  contentSecurityPolicy?: string;
+  /** How long an upstream may take to send its response headers (not its whole body). */
+  upstreamTimeoutMs?: number;
+}
+
+/** What to do with a WebSocket upgrade that the runtime adapter forwards itself. */
+export type UpgradeDecision =
+  | { ok: true; upstream: Upstream; target: string; forwarding: Forwarding }
+  | { ok: false; response: Response };
+
+/**
+ * The edge proxy as a `fetch`-style function, plus the admission check for WebSocket
+ * upgrades (which `fetch` cannot carry), so that both share one set of rate-limit buckets.
+ */
+export interface EdgeHandler {
+  (req: Request, client?: ClientInfo): Promise<Response>;
+  upgrade(req: Request, client?: ClientInfo): UpgradeDecision;
+}
+
+const DEFAULT_UPSTREAM_TIMEOUT_MS = 60_000;
+
+/**
+ * Builds the edge: `/socket.io/*` to the sidecar, everything else to Next.js, `GET /healthz`
+ * answered here. Before forwarding it refuses rate-limited logins and handshakes and socket
+ * traffic with a foreign Origin or no session cookie; after, it sets security headers.
+ */
+export function createEdgeHandler(deps: EdgeHandlerDeps): EdgeHandler {
+  const nextOrigin = new URL(deps.nextOrigin).origin;
+  const sidecarOrigin = new URL(deps.sidecarOrigin).origin;
+  const publicOrigin = new URL(deps.publicOrigin).origin;
+  const now = deps.now ?? Date.now;
+  const log: EdgeLog = deps.log ?? (() => {});
+  const trustProxy = deps.trustProxy ?? false;
+  const timeoutMs = deps.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+  const gate = createRequestGate({
+    publicOrigin,
+    sessionCookieNames: deps.sessionCookieNames ?? SESSION_COOKIE_NAMES,
+    rateLimit: deps.rateLimit === false ? false : { ...DEFAULT_RATE_LIMITS, ...deps.rateLimit },
+    now,
+    log,
+  });
+
+  const upstreamFor = (url: URL): Upstream =>
+    url.pathname.startsWith(SOCKET_PATH_PREFIX) ? Upstream.sidecar : Upstream.web;
+
+  function secure(res: Response, forwarding: Forwarding): Response {
+    const csp =
+      deps.contentSecurityPolicy ??
+      buildContentSecurityPolicy({ dev: deps.dev ?? false, origins: [publicOrigin, forwarding.requestOrigin] });
+    applySecurityHeaders(res.headers, csp);
+    return res;
+  }
+
+  async function forward(req: Request, url: URL, forwarding: Forwarding): Promise<Response> {
+    const upstream = upstreamFor(url);
+    // Concatenate, never resolve: `new URL("//evil.example/x", origin)` would leave our host.
+    const target = (upstream === Upstream.sidecar ? sidecarOrigin : nextOrigin) + url.pathname + url.search;
+    const headers = stripHopByHop(new Headers(req.headers));
+    // fetch sets both from the target and the body it streams.
+    headers.delete("host");
+    headers.delete("content-length");
+    applyForwarding(headers, forwarding);
+    const hasBody = req.method !== "GET" && req.method !== "HEAD" && req.body !== null;
+
+    // The timeout covers waiting for response headers only: Socket.IO long-polls and
+    // streamed pages may then take as long as they need.
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), timeoutMs);
+    let res: Response;
+    try {
+      res = await deps.fetch(target, {
+        method: req.method,
+        headers,
+        body: hasBody ? req.body : undefined,
+        redirect: "manual",
+        signal: AbortSignal.any([req.signal, timeout.signal]),
+        ...(hasBody ? { duplex: "half" } : {}),
+      } as RequestInit);
+    } catch (err) {
+      const entry = { method: req.method, path: url.pathname, clientIp: forwarding.clientKey, upstream };
+      if (req.signal.aborted) {
+        log({ ...entry, level: "info", event: "client_aborted" });
+        return new Response(null, { status: 499 });
+      }
+      const timedOut = timeout.signal.aborted;
+      log({
+        ...entry,
+        level: "error",
+        event: timedOut ? "upstream_timeout" : "upstream_unavailable",
+        status: 502,
+        reason: describeError(err),
+      });
+      return secure(unavailableResponse(upstream, wantsJson(url, req.headers.get("accept")), timedOut), forwarding);
+    } finally {
+      clearTimeout(timer);
+    }
+
+    const out = stripHopByHop(new Headers(res.headers));
+    // fetch has already decoded the body, so the upstream's encoding and length are wrong now.
+    out.delete("content-encoding");
+    out.delete("content-length");
+    out.delete("set-cookie");
+    for (const cookie of res.headers.getSetCookie()) out.append("set-cookie", cookie);
+    return secure(new Response(res.body, { status: res.status, statusText: res.statusText, headers: out }), forwarding);
+  }
+
+  function health(req: Request): Response {
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      const res = jsonErrorResponse(405, ErrorCode.invalidPayload, "Use GET for the health check.");
+      res.headers.set("allow", "GET, HEAD");
+      return res;
+    }
+    return new Response(req.method === "HEAD" ? null : JSON.stringify({ ok: true }), {
+      status: 200,
+      headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
+    });
+  }
+
+  const handler = async (req: Request, client: ClientInfo = {}): Promise<Response> => {
+    const url = new URL(req.url);
+    const forwarding = resolveForwarding(url, req.headers, client.clientIp, trustProxy);
+    if (url.pathname === HEALTH_PATH) return secure(health(req), forwarding);
+    const refused = gate(req, url, forwarding);
+    if (refused) return secure(refused, forwarding);
+    return forward(req, url, forwarding);
+  };
+
+  const upgrade = (req: Request, client: ClientInfo = {}): UpgradeDecision => {
+    const url = new URL(req.url);
+    const forwarding = resolveForwarding(url, req.headers, client.clientIp, trustProxy);
+    const refused = gate(req, url, forwarding);
+    if (refused) return { ok: false, response: refused };
+    const upstream = upstreamFor(url);
+    return { ok: true, upstream, target: upstream === Upstream.sidecar ? sidecarOrigin : nextOrigin, forwarding };
+  };
+
+  return Object.assign(handler, { upgrade });
+}

@@ -1,0 +1,109 @@
+/**
+ * The sidecar's Socket.IO server. The handshake is refused before any handler runs when the
+ * Origin is not allowed (allowRequest) or no valid session comes with it (middleware): either
+ * next-auth's session cookie or a short-lived socket token minted by the web process.
+ */
+import { createServer, type Server as HttpServer } from "node:http";
+import { decode } from "next-auth/jwt";
+import type { Logger } from "pino";
+import { Server, type Socket } from "socket.io";
+import { verifySocketToken } from "@/server/shared/socket-token";
+import { ClientCommand, HandshakeError, ZWhoamiPayload, type SocketUser } from "@/server/shared/wire/events";
+import { handleCommand } from "@/server/sidecar/socket/handle-command";
+import { readSessionCookie } from "@/server/sidecar/socket/read-session-cookie";
+
+export interface SocketServerDeps {
+  secret: string;
+  /** Origins (scheme://host:port) allowed to open a socket. */
+  allowedOrigins: readonly string[];
+  /** Looks a user up by id; undefined when the account no longer exists. */
+  findUser: (id: string) => Promise<SocketUser | undefined>;
+  log: Logger;
+}
+
+export interface SocketServer {
+  io: Server;
+  http: HttpServer;
+  listen(port: number, host: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+interface SocketData {
+  user: SocketUser;
+}
+
+export function createSocketServer(deps: SocketServerDeps): SocketServer {
+  const http = createServer((_req, res) => {
+    res.writeHead(404, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error: { code: "not_found", message: "Only Socket.IO is served here." } }));
+  });
+  const allowed = new Set(deps.allowedOrigins.map((o) => new URL(o).origin));
+  const io = new Server<Record<string, never>, Record<string, never>, Record<string, never>, SocketData>(http, {
+    serveClient: false,
+    maxHttpBufferSize: 12 * 1024 * 1024,
+    allowRequest: (req, callback) => {
+      const origin = req.headers.origin;
+      if (!origin || !allowed.has(origin)) {
+        deps.log.warn({ origin }, "socket refused: origin not allowed");
+        callback(HandshakeError.forbiddenOrigin, false);
+        return;
+      }
+      callback(null, true);
+    },
+  });
+
+  io.use((socket, next) => {
+    authenticate(socket, deps).then(
+      (user) => {
+        if (!user) {
+          next(new Error(HandshakeError.unauthorized));
+          return;
+        }
+        socket.data.user = user;
+        next();
+      },
+      (err: unknown) => {
+        deps.log.error({ err }, "socket authentication failed");
+        next(new Error(HandshakeError.unauthorized));
+      },
+    );
+  });
+
+  io.on("connection", (socket) => {
+    const user = socket.data.user;
+    deps.log.debug({ userId: user.id, socketId: socket.id }, "socket connected");
+    socket.on(ClientCommand.whoami, handleCommand(ZWhoamiPayload, async () => user, deps.log));
+  });
+
+  return {
+    io: io as unknown as Server,
+    http,
+    listen: (port, host) =>
+      new Promise((resolve, reject) => {
+        http.once("error", reject);
+        http.listen(port, host, () => {
+          const address = http.address();
+          resolve(typeof address === "object" && address ? address.port : port);
+        });
+      }),
+    close: async () => {
+      io.disconnectSockets(true);
+      await new Promise<void>((resolve) => io.close(() => resolve()));
+    },
+  };
+}
+
+async function authenticate(socket: Socket, deps: SocketServerDeps): Promise<SocketUser | undefined> {
+  const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
+  let userId: string | undefined;
+  if (typeof token === "string" && token.length > 0) {
+    userId = await verifySocketToken(deps.secret, token);
+  } else {
+    const cookie = readSessionCookie(socket.handshake.headers.cookie);
+    if (cookie) {
+      const claims = await decode({ token: cookie, secret: deps.secret }).catch(() => null);
+      userId = typeof claims?.uid === "string" ? claims.uid : undefined;
+    }
+  }
+  return userId ? deps.findUser(userId) : undefined;
+}
