@@ -3,6 +3,8 @@
 # to put in CONDUIT_TEST_PG_URL. Idempotent: installs only when missing, starts only when down.
 #   export CONDUIT_TEST_PG_URL="$(scripts/ci-postgres.sh)"
 # Everything except the URL goes to stderr, so the command substitution above captures only it.
+# The PostgreSQL tests (server/db, scripts/db-migrate) fail when CONDUIT_TEST_PG_URL is unset;
+# CONDUIT_SKIP_PG=1 skips them on purpose. Each test makes and drops its own scratch database.
 set -euo pipefail
 
 PG_VERSION="${PG_VERSION:-15}"

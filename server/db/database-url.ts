@@ -6,6 +6,9 @@ import path from "node:path";
 /** Used when `DATABASE_URL` is unset: a SQLite file under the project root. */
 export const DEFAULT_DATABASE_URL = "file:./data/conduit.db";
 
+/** How long a SQLite writer waits for another process's lock before failing (ms). */
+export const SQLITE_BUSY_TIMEOUT_MS = 10_000;
+
 export type DatabaseTarget =
   | { provider: "sqlite"; /** absolute path of the database file */ file: string; url: string }
   | { provider: "postgresql"; url: string };

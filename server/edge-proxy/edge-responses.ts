@@ -42,6 +42,12 @@ export function wantsJson(url: URL, accept: string | null): boolean {
   );
 }
 
+/** The one-line explanation of a 502, for JSON bodies and refused WebSocket upgrades. */
+export function unavailableMessage(upstream: Upstream, timedOut: boolean): string {
+  const what = timedOut ? "did not answer in time" : "is not answering";
+  return `Conduit's ${describe[upstream].name} ${what}. Try again in a few seconds; if it keeps happening, check that the server processes are running and read their logs.`;
+}
+
 /**
  * The 502 a person sees when an upstream process is down or too slow: which one, and what
  * to try. Only fixed text — the upstream's error (with its stack or address) goes to the log.
@@ -49,7 +55,7 @@ export function wantsJson(url: URL, accept: string | null): boolean {
 export function unavailableResponse(upstream: Upstream, json: boolean, timedOut: boolean): Response {
   const { name, detail } = describe[upstream];
   const what = timedOut ? `did not answer in time` : `is not answering`;
-  const message = `Conduit's ${name} ${what}. Try again in a few seconds; if it keeps happening, check that the server processes are running and read their logs.`;
+  const message = unavailableMessage(upstream, timedOut);
   const headers = { "retry-after": "5", "cache-control": "no-store" };
   if (json) return jsonErrorResponse(502, ErrorCode.unavailable, message, headers);
   const html = `<!doctype html>

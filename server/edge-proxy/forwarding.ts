@@ -16,8 +16,7 @@ export interface Forwarding {
   set: Record<string, string>;
 }
 
-const firstValue = (value: string | null): string | undefined =>
-  value?.split(",")[0]?.trim() || undefined;
+const firstValue = (value: string | null): string | undefined => value?.split(",")[0]?.trim() || undefined;
 
 /**
  * Decides the `x-forwarded-*` headers. The edge is the public entry point, so by default it

@@ -56,10 +56,7 @@ describe("routing", () => {
     const { handler, calls } = makeEdge();
     await handler(new Request(`${PUBLIC}/workspaces/w1?tab=history&x=%20y`));
     await handler(new Request(`${PUBLIC}/socket.io`));
-    expect(calls.map((c) => c.url.href)).toEqual([
-      `${NEXT}/workspaces/w1?tab=history&x=%20y`,
-      `${NEXT}/socket.io`,
-    ]);
+    expect(calls.map((c) => c.url.href)).toEqual([`${NEXT}/workspaces/w1?tab=history&x=%20y`, `${NEXT}/socket.io`]);
   });
 
   it("keeps a protocol-relative looking path on the upstream host", async () => {
@@ -115,7 +112,18 @@ describe("headers", () => {
       }),
     );
     const sent = calls[0]!.headers;
-    for (const name of ["connection", "keep-alive", "x-private-hop", "proxy-connection", "te", "trailer", "upgrade", "proxy-authorization", "host", "content-length"]) {
+    for (const name of [
+      "connection",
+      "keep-alive",
+      "x-private-hop",
+      "proxy-connection",
+      "te",
+      "trailer",
+      "upgrade",
+      "proxy-authorization",
+      "host",
+      "content-length",
+    ]) {
       expect(sent.has(name), name).toBe(false);
     }
     expect(sent.get("accept")).toBe("text/html");
@@ -123,23 +131,34 @@ describe("headers", () => {
   });
 
   it("strips hop-by-hop and encoding headers from the upstream response", async () => {
-    const { handler } = makeEdge({}, () =>
-      new Response("body", {
-        headers: {
-          connection: "close, X-Upstream-Hop",
-          "x-upstream-hop": "1",
-          "keep-alive": "timeout=5",
-          "proxy-authenticate": "Basic",
-          trailer: "x-checksum",
-          upgrade: "h2c",
-          "content-encoding": "gzip",
-          "content-length": "999",
-          "x-kept": "yes",
-        },
-      }),
+    const { handler } = makeEdge(
+      {},
+      () =>
+        new Response("body", {
+          headers: {
+            connection: "close, X-Upstream-Hop",
+            "x-upstream-hop": "1",
+            "keep-alive": "timeout=5",
+            "proxy-authenticate": "Basic",
+            trailer: "x-checksum",
+            upgrade: "h2c",
+            "content-encoding": "gzip",
+            "content-length": "999",
+            "x-kept": "yes",
+          },
+        }),
     );
     const res = await handler(new Request(`${PUBLIC}/`));
-    for (const name of ["connection", "x-upstream-hop", "keep-alive", "proxy-authenticate", "trailer", "upgrade", "content-encoding", "content-length"]) {
+    for (const name of [
+      "connection",
+      "x-upstream-hop",
+      "keep-alive",
+      "proxy-authenticate",
+      "trailer",
+      "upgrade",
+      "content-encoding",
+      "content-length",
+    ]) {
       expect(res.headers.has(name), name).toBe(false);
     }
     expect(res.headers.get("x-kept")).toBe("yes");
@@ -150,7 +169,12 @@ describe("headers", () => {
     const { handler, calls } = makeEdge();
     await handler(
       new Request(`${PUBLIC}/x`, {
-        headers: { "x-forwarded-for": "6.6.6.6", "x-forwarded-host": "evil.example", "x-forwarded-port": "1", forwarded: "for=6.6.6.6" },
+        headers: {
+          "x-forwarded-for": "6.6.6.6",
+          "x-forwarded-host": "evil.example",
+          "x-forwarded-port": "1",
+          forwarded: "for=6.6.6.6",
+        },
       }),
       { clientIp: "203.0.113.7" },
     );
@@ -166,7 +190,11 @@ describe("headers", () => {
     const { handler, calls } = makeEdge({ trustProxy: true });
     await handler(
       new Request(`${PUBLIC}/x`, {
-        headers: { "x-forwarded-for": "198.51.100.1", "x-forwarded-host": "conduit.example", "x-forwarded-proto": "https" },
+        headers: {
+          "x-forwarded-for": "198.51.100.1",
+          "x-forwarded-host": "conduit.example",
+          "x-forwarded-proto": "https",
+        },
       }),
       { clientIp: "10.0.0.2" },
     );
@@ -224,8 +252,12 @@ describe("security headers", () => {
   });
 
   it("keeps security headers the upstream set deliberately", async () => {
-    const { handler } = makeEdge({}, () =>
-      new Response("x", { headers: { "content-security-policy": "default-src 'none'", "x-frame-options": "SAMEORIGIN" } }),
+    const { handler } = makeEdge(
+      {},
+      () =>
+        new Response("x", {
+          headers: { "content-security-policy": "default-src 'none'", "x-frame-options": "SAMEORIGIN" },
+        }),
     );
     const res = await handler(new Request(`${PUBLIC}/embed`));
     expect(res.headers.get("content-security-policy")).toBe("default-src 'none'");
@@ -242,7 +274,9 @@ describe("security headers", () => {
 
 describe("upstream failure", () => {
   const refused = () => {
-    throw new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:3001"), { code: "ECONNREFUSED" }) });
+    throw new TypeError("fetch failed", {
+      cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:3001"), { code: "ECONNREFUSED" }),
+    });
   };
 
   it("answers a page request with a 502 page naming the web server", async () => {
@@ -255,9 +289,16 @@ describe("upstream failure", () => {
     const html = await res.text();
     expect(html).toContain("Conduit's web server is not answering");
     expect(html).toMatch(/Reload this page/);
-    expect(html).not.toMatch(/ECONNREFUSED|fetch failed|at .*\(/);
+    expect(html).not.toMatch(/ECONNREFUSED|fetch failed|127\.0\.0\.1|\n\s+at /);
     expect(logs).toEqual([
-      expect.objectContaining({ level: "error", event: "upstream_unavailable", upstream: "web", path: "/workspaces", status: 502, reason: "TypeError: fetch failed (ECONNREFUSED)" }),
+      expect.objectContaining({
+        level: "error",
+        event: "upstream_unavailable",
+        upstream: "web",
+        path: "/workspaces",
+        status: 502,
+        reason: "TypeError: fetch failed (ECONNREFUSED)",
+      }),
     ]);
   });
 
@@ -303,7 +344,10 @@ describe("upstream failure", () => {
 
 describe("rate limiting", () => {
   const login = (ip = "203.0.113.7") =>
-    [new Request(`${PUBLIC}/api/auth/callback/credentials`, { method: "POST", body: "u=a&p=b" }), { clientIp: ip }] as const;
+    [
+      new Request(`${PUBLIC}/api/auth/callback/credentials`, { method: "POST", body: "u=a&p=b" }),
+      { clientIp: ip },
+    ] as const;
 
   it("refuses login attempts past the bucket with Retry-After, and recovers", async () => {
     let clock = 1_000_000;
@@ -321,7 +365,9 @@ describe("rate limiting", () => {
     expect(logs.at(-1)).toMatchObject({ event: "rate_limited", clientIp: "203.0.113.7" });
 
     expect((await handler(...login("198.51.100.9"))).status).toBe(200);
-    expect((await handler(new Request(`${PUBLIC}/api/auth/callback/credentials`), { clientIp: "203.0.113.7" })).status).toBe(200);
+    expect(
+      (await handler(new Request(`${PUBLIC}/api/auth/callback/credentials`), { clientIp: "203.0.113.7" })).status,
+    ).toBe(200);
 
     clock += 29_000;
     expect((await handler(...login())).status).toBe(429);
@@ -335,7 +381,8 @@ describe("rate limiting", () => {
       now: () => 0,
       rateLimit: { loginPaths: ["/api/login"], login: { capacity: 1, refillPerMinute: 1 } },
     });
-    const post = (path: string) => handler(new Request(`${PUBLIC}${path}`, { method: "POST", body: "x" }), { clientIp: "1.2.3.4" });
+    const post = (path: string) =>
+      handler(new Request(`${PUBLIC}${path}`, { method: "POST", body: "x" }), { clientIp: "1.2.3.4" });
     expect((await post("/api/login")).status).toBe(200);
     expect((await post("/api/login/")).status).toBe(429);
     expect((await post("/api/auth/callback/credentials")).status).toBe(200);
@@ -416,7 +463,9 @@ describe("socket admission", () => {
 
   it("does not check cookies on ordinary pages", async () => {
     const { handler } = makeEdge();
-    expect((await handler(new Request(`${PUBLIC}/login`, { headers: { origin: "http://evil.example" } }))).status).toBe(200);
+    expect((await handler(new Request(`${PUBLIC}/login`, { headers: { origin: "http://evil.example" } }))).status).toBe(
+      200,
+    );
   });
 
   it("decides upgrades with the same rules", () => {

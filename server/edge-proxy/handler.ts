@@ -5,12 +5,7 @@ import { describeError, type EdgeLog } from "./edge-log";
 import { jsonErrorResponse, unavailableResponse, Upstream, wantsJson } from "./edge-responses";
 import { applyForwarding, resolveForwarding, type ClientInfo, type Forwarding } from "./forwarding";
 import { stripHopByHop } from "./hop-by-hop";
-import {
-  createRequestGate,
-  DEFAULT_RATE_LIMITS,
-  SOCKET_PATH_PREFIX,
-  type RateLimitSettings,
-} from "./request-gate";
+import { createRequestGate, DEFAULT_RATE_LIMITS, SOCKET_PATH_PREFIX, type RateLimitSettings } from "./request-gate";
 import { applySecurityHeaders, buildContentSecurityPolicy } from "./security-headers";
 import { SESSION_COOKIE_NAMES } from "./session-cookie";
 

@@ -21,11 +21,7 @@ interface Bucket {
  * lazily when touched, and full (idle) buckets are pruned when the map grows past
  * `maxKeys`, so a flood of distinct keys cannot grow memory without bound.
  */
-export function createRateLimiter(
-  settings: BucketSettings,
-  now: () => number,
-  maxKeys = 10_000,
-): RateLimiter {
+export function createRateLimiter(settings: BucketSettings, now: () => number, maxKeys = 10_000): RateLimiter {
   const perMs = settings.refillPerMinute / 60_000;
   const buckets = new Map<string, Bucket>();
 

@@ -9,7 +9,7 @@ import { hasSessionCookie } from "./session-cookie";
 export const SOCKET_PATH_PREFIX = "/socket.io/";
 
 /** Sign-in and sign-up endpoints whose `POST`s are rate-limited per client address. */
-export const DEFAULT_LOGIN_PATHS = ["/api/auth/callback/credentials", "/api/auth/signup"] as const;
+export const DEFAULT_LOGIN_PATHS = ["/api/auth/callback/credentials", "/api/signup"] as const;
 
 export interface RateLimitSettings {
   /** Exact paths (no query) whose `POST` counts as a login attempt. */
@@ -86,7 +86,14 @@ export function createRequestGate(options: RequestGateOptions): RequestGate {
   }
 
   function refuse(status: number, code: ErrorCode, message: string, req: Request, url: URL, key: string) {
-    options.log({ level: "info", event: "socket_refused", method: req.method, path: url.pathname, clientIp: key, status });
+    options.log({
+      level: "info",
+      event: "socket_refused",
+      method: req.method,
+      path: url.pathname,
+      clientIp: key,
+      status,
+    });
     return jsonErrorResponse(status, code, message);
   }
 
@@ -96,8 +103,10 @@ export function createRequestGate(options: RequestGateOptions): RequestGate {
       const originHeader = req.headers.get("origin");
       if (originHeader !== null) {
         const origin = normalizeOrigin(originHeader);
-        const allowed = origin !== null && (origin === publicOrigin || origin === normalizeOrigin(forwarding.requestOrigin));
-        if (!allowed) return refuse(403, ErrorCode.forbidden, "This origin may not open Conduit sessions.", req, url, key);
+        const allowed =
+          origin !== null && (origin === publicOrigin || origin === normalizeOrigin(forwarding.requestOrigin));
+        if (!allowed)
+          return refuse(403, ErrorCode.forbidden, "This origin may not open Conduit sessions.", req, url, key);
       }
       if (!hasSessionCookie(req.headers.get("cookie"), options.sessionCookieNames)) {
         return refuse(401, ErrorCode.unauthorized, "Sign in to Conduit first.", req, url, key);

@@ -48,8 +48,7 @@ export function buildContentSecurityPolicy(options: CspOptions): string {
 }
 
 /** Browser features Conduit never uses, turned off for every page it serves. */
-export const PERMISSIONS_POLICY =
-  "camera=(), microphone=(), geolocation=(), payment=(), usb=()";
+export const PERMISSIONS_POLICY = "camera=(), microphone=(), geolocation=(), payment=(), usb=()";
 
 /**
  * Sets the security headers on a response, each only where the upstream did not set it:

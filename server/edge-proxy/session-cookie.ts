@@ -3,10 +3,7 @@
  * the `__Secure-` name over https. The sidecar reads the same names when it verifies a
  * socket handshake, so import them from here rather than spelling them twice.
  */
-export const SESSION_COOKIE_NAMES = [
-  "next-auth.session-token",
-  "__Secure-next-auth.session-token",
-] as const;
+export const SESSION_COOKIE_NAMES = ["next-auth.session-token", "__Secure-next-auth.session-token"] as const;
 
 /**
  * Whether a `Cookie` header carries a non-empty session cookie under one of `names`, whole

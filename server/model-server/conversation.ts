@@ -143,7 +143,10 @@ export function readConversation(request: MessagesRequest): ConversationView {
   };
 }
 
-/** Compact picture of the request's messages for logs and test assertions, e.g. `u[text] a[text,tool_use] u[tool_result]`. */
+/**
+ * Compact picture of the request's messages for logs and test assertions,
+ * e.g. `u[text] a[text,tool_use] u[tool_result]`.
+ */
 export function summarizeShape(messages: readonly Message[]): string {
   return messages
     .map((message) => {

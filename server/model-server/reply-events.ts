@@ -75,7 +75,8 @@ export function planReply(step: ReplyStep, options: PlanOptions): ReplyPlan {
     input: absolutizeToolInput(tool.input, options.cwd),
   }));
   const outputEstimate =
-    Math.ceil((text?.length ?? 0) / 4) + tools.reduce((sum, tool) => sum + Math.ceil(JSON.stringify(tool.input).length / 4), 0);
+    Math.ceil((text?.length ?? 0) / 4) +
+    tools.reduce((sum, tool) => sum + Math.ceil(JSON.stringify(tool.input).length / 4), 0);
   return {
     id: options.newId("msg"),
     model: step.model ?? options.model,
@@ -115,7 +116,10 @@ function messageStart(plan: ReplyPlan): SseEvent {
 
 function textBlockEvents(index: number, chunks: readonly string[], chunkDelayMs: number): SseEvent[] {
   return [
-    { event: "content_block_start", data: { type: "content_block_start", index, content_block: { type: "text", text: "" } } },
+    {
+      event: "content_block_start",
+      data: { type: "content_block_start", index, content_block: { type: "text", text: "" } },
+    },
     ...chunks.map(
       (chunk): SseEvent => ({
         event: "content_block_delta",
@@ -138,7 +142,11 @@ export function buildStreamEvents(plan: ReplyPlan): SseEvent[] {
   for (const tool of plan.tools) {
     events.push({
       event: "content_block_start",
-      data: { type: "content_block_start", index, content_block: { type: "tool_use", id: tool.id, name: tool.name, input: {} } },
+      data: {
+        type: "content_block_start",
+        index,
+        content_block: { type: "tool_use", id: tool.id, name: tool.name, input: {} },
+      },
     });
     for (const partial of chunkJson(JSON.stringify(tool.input))) {
       events.push({
@@ -151,13 +159,17 @@ export function buildStreamEvents(plan: ReplyPlan): SseEvent[] {
   }
   events.push({
     event: "message_delta",
-    data: { type: "message_delta", delta: { stop_reason: plan.stopReason, stop_sequence: null }, usage: { ...plan.usage } },
+    data: {
+      type: "message_delta",
+      delta: { stop_reason: plan.stopReason, stop_sequence: null },
+      usage: { ...plan.usage },
+    },
   });
   events.push({ event: "message_stop", data: { type: "message_stop" } });
   return events;
 }
 
-/** A stream that starts normally and breaks off with an `error` event, as the real API does when overloaded mid-reply. */
+/** A stream that starts normally and breaks off with an `error` event, as the real API does when overloaded. */
 export function buildMidstreamErrorEvents(
   plan: ReplyPlan,
   errorType: ApiErrorType,

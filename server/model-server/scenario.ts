@@ -10,7 +10,7 @@ export interface StepUsage {
   cache_creation_input_tokens: number;
 }
 
-/** One `tool_use` block. Relative `file_path` / `notebook_path` / `path` values are made absolute against the CLI's cwd. */
+/** One `tool_use` block. Relative `file_path` / `notebook_path` / `path` values become absolute (CLI's cwd). */
 export interface ToolCall {
   name: string;
   input: Record<string, unknown>;
@@ -21,7 +21,7 @@ export interface ToolCall {
 /** A normal answer: an optional text block followed by zero or more tool_use blocks. */
 export interface ReplyStep {
   text?: string;
-  /** Explicit stream chunks for the text (their concatenation is the text); otherwise the text is split automatically. */
+  /** Explicit stream chunks (their concatenation is the text); otherwise the text is split automatically. */
   chunks?: readonly string[];
   /** Pause before each text chunk, for slow-stream and interrupt tests. */
   chunkDelayMs?: number;
@@ -128,7 +128,11 @@ export function callTools(tools: readonly ToolCall[], options: Omit<ReplyStep, "
 }
 
 /** A reply with a single tool call. */
-export function callTool(name: string, input: Record<string, unknown>, options: Omit<ReplyStep, "tools"> = {}): ReplyStep {
+export function callTool(
+  name: string,
+  input: Record<string, unknown>,
+  options: Omit<ReplyStep, "tools"> = {},
+): ReplyStep {
   return callTools([{ name, input }], options);
 }
 

@@ -79,7 +79,12 @@ function pendingError(
  * The step answering call `ctx.stepIndex`. Static error steps belong to the reply step after them
  * (or to the final text when they come last) and are served first, each `times` times.
  */
-export function pickStep(scenario: Scenario, ctx: StepContext, conversationKey: string, ledger: ErrorLedger): PickedStep {
+export function pickStep(
+  scenario: Scenario,
+  ctx: StepContext,
+  conversationKey: string,
+  ledger: ErrorLedger,
+): PickedStep {
   if (typeof scenario.steps === "function") return { step: scenario.steps(ctx) };
   let replyIndex = 0;
   let errors: { position: number; step: ErrorStep }[] = [];

@@ -500,12 +500,7 @@ export type PermissionUpdate =
     };
 
 /** Where a permission update is stored. */
-export type PermissionUpdateDestination =
-  | "userSettings"
-  | "projectSettings"
-  | "localSettings"
-  | "session"
-  | "cliArg";
+export type PermissionUpdateDestination = "userSettings" | "projectSettings" | "localSettings" | "session" | "cliArg";
 
 /** `can_use_tool`: the CLI asks whether a tool call may run. It waits forever for an answer. */
 export interface CanUseToolRequest {

@@ -1,0 +1,173 @@
+/**
+ * Throughput of the stdout path (UTF-8 bytes → LineFramer → decodeLine) against bare
+ * `JSON.parse` of the same lines, pre-split, on a realistic mixed stream: every captured
+ * fixture line (init, assistant, stream_event, results, control frames…) repeated, with
+ * synthetic tool results of about 1 MB each (Bash output, file reads) in between.
+ *
+ * Runs are interleaved (A B, B A, …) so that drift (GC, CPU frequency) hits both sides; the
+ * medians are compared. Last line: `decode: mb_per_s=<n> json_parse_mb_per_s=<n> ratio=<n>`.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { decodeLine } from "../server/shared/claude-protocol/decode-line";
+import { LineFramer } from "../server/shared/claude-protocol/line-framer";
+
+const FIXTURES = fileURLToPath(new URL("../server/shared/claude-protocol/fixtures/", import.meta.url));
+const TARGET_BYTES = 50 * 1024 * 1024;
+const BIG_RESULT_BYTES = 1024 * 1024;
+const CHUNK_BYTES = 64 * 1024; // what a Node pipe read delivers
+const ROUNDS = 7;
+
+/** Result of one benchmark run. */
+export interface DecodeBenchResult {
+  mbPerS: number;
+  jsonParseMbPerS: number;
+  ratio: number;
+}
+
+function fixtureStdoutLines(): string[] {
+  return readdirSync(FIXTURES)
+    .filter((f) => f.endsWith(".ndjson") && !f.startsWith("synthetic"))
+    .sort()
+    .flatMap((f) => readFileSync(`${FIXTURES}${f}`, "utf8").split("\n"))
+    .filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l) as { dir: string; msg?: unknown })
+    .filter((row) => row.dir === "out" && row.msg !== undefined)
+    .map((row) => JSON.stringify(row.msg));
+}
+
+/** Deterministic tool output: code and log text with quotes, tabs, newlines and some non-ASCII. */
+function toolOutput(seed: number, bytes: number): string {
+  let x = seed * 2654435761;
+  const next = () => {
+    x = (x * 1103515245 + 12345) & 0x7fffffff;
+    return x;
+  };
+  const words = ["const", "value", "return", "await", "error", "config", "session", "approval", "résumé", "naïve", "日本語", "—"];
+  const parts: string[] = [];
+  let size = 0;
+  for (let i = 0; size < bytes; i++) {
+    const w = words[next() % words.length];
+    const line =
+      next() % 3 === 0
+        ? `\tif (${w}_${i} !== "${w}") { throw new Error("unexpected \\"${w}\\" at line ${i}"); }\n`
+        : `${i.toString().padStart(6)}  ${w}.${w}(${next() % 1000}, '${w}') // ${w} ✓\n`;
+    parts.push(line);
+    size += line.length;
+  }
+  return parts.join("");
+}
+
+function bigToolResult(i: number, sessionId: string): string {
+  const text = toolOutput(i + 1, BIG_RESULT_BYTES);
+  const id = `toolu_bench_${i}`;
+  const content = [{ tool_use_id: id, type: "tool_result", content: text, is_error: false }];
+  const toolUseResult =
+    i % 2 === 0
+      ? { stdout: text, stderr: "", interrupted: false, isImage: false, noOutputExpected: false }
+      : { type: "text", file: { filePath: `/srv/ws/src/file-${i}.ts`, content: text, numLines: 20000, startLine: 1, totalLines: 20000 } };
+  return JSON.stringify({
+    type: "user",
+    message: { role: "user", content },
+    parent_tool_use_id: null,
+    session_id: sessionId,
+    uuid: `00000000-0000-4000-8000-${i.toString().padStart(12, "0")}`,
+    timestamp: "2026-11-30T01:00:00.000Z",
+    tool_use_result: toolUseResult,
+    tool_result_meta: [{ id, permission_decision: { decision: "accept", source: "user_temporary" } }],
+  });
+}
+
+function buildStream(): { lines: string[]; bytes: Uint8Array } {
+  const small = fixtureStdoutLines();
+  const lines: string[] = [];
+  let size = 0;
+  let big = 0;
+  while (size < TARGET_BYTES) {
+    for (const line of small) {
+      lines.push(line);
+      size += line.length + 1;
+    }
+    const line = bigToolResult(big++, "bench-session");
+    lines.push(line);
+    size += line.length + 1;
+  }
+  const bytes = new TextEncoder().encode(`${lines.join("\n")}\n`);
+  return { lines, bytes };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+/** Framer + decoder over byte chunks. Returns the number of messages (kept so nothing is optimised away). */
+function runDecoder(chunks: Uint8Array[]): number {
+  const framer = new LineFramer();
+  let count = 0;
+  for (const chunk of chunks) {
+    for (const line of framer.push(chunk)) {
+      if (typeof line === "string" && decodeLine(line).ok) count++;
+    }
+  }
+  for (const line of framer.end()) if (typeof line === "string" && decodeLine(line).ok) count++;
+  return count;
+}
+
+function runJsonParse(lines: string[]): number {
+  let count = 0;
+  for (const line of lines) if (JSON.parse(line) !== null) count++;
+  return count;
+}
+
+/** Runs the benchmark, prints a few lines (the last one machine-readable) and returns the figures. */
+export default async function run(): Promise<DecodeBenchResult> {
+  const { lines, bytes } = buildStream();
+  const chunks: Uint8Array[] = [];
+  for (let i = 0; i < bytes.length; i += CHUNK_BYTES) chunks.push(bytes.subarray(i, i + CHUNK_BYTES));
+  const mb = bytes.length / 1e6;
+  const bigLines = lines.filter((l) => l.length > BIG_RESULT_BYTES).length;
+  console.log(
+    `decode: stream ${mb.toFixed(1)} MB, ${lines.length} lines (${bigLines} tool results of ~${(2 * BIG_RESULT_BYTES / 1e6).toFixed(1)} MB), ${chunks.length} chunks of ${CHUNK_BYTES / 1024} KiB`,
+  );
+
+  // Warm both paths up (JIT, inline caches) before timing.
+  const expected = runJsonParse(lines);
+  if (runDecoder(chunks) !== expected) throw new Error("decoder and JSON.parse disagree on the line count");
+  runJsonParse(lines);
+
+  const ours: number[] = [];
+  const baseline: number[] = [];
+  const timeOurs = () => {
+    const start = performance.now();
+    runDecoder(chunks);
+    ours.push(mb / ((performance.now() - start) / 1000));
+  };
+  const timeBaseline = () => {
+    const start = performance.now();
+    runJsonParse(lines);
+    baseline.push(mb / ((performance.now() - start) / 1000));
+  };
+  for (let round = 0; round < ROUNDS; round++) {
+    if (round % 2 === 0) {
+      timeOurs();
+      timeBaseline();
+    } else {
+      timeBaseline();
+      timeOurs();
+    }
+    // Let a pending GC or timer run between rounds rather than inside one.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  console.log(`decode: framer+decoder MB/s per round: ${ours.map((v) => v.toFixed(0)).join(" ")}`);
+  console.log(`decode: JSON.parse     MB/s per round: ${baseline.map((v) => v.toFixed(0)).join(" ")}`);
+  const mbPerS = median(ours);
+  const jsonParseMbPerS = median(baseline);
+  const ratio = mbPerS / jsonParseMbPerS;
+  console.log(`decode: mb_per_s=${mbPerS.toFixed(1)} json_parse_mb_per_s=${jsonParseMbPerS.toFixed(1)} ratio=${ratio.toFixed(3)}`);
+  return { mbPerS, jsonParseMbPerS, ratio };
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await run();
+}

@@ -1,0 +1,88 @@
+import path from "node:path";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { closeDb, createDb, getDb, type Db } from "./client";
+import { deployMigrations, withScratchPgDatabase } from "./migrations";
+import { makeTempDir, pgTests } from "./test-support";
+
+async function writeAndReadUser(db: Db): Promise<void> {
+  const created = await db.user.create({ data: { email: "ada@example.com", name: "Ada", monthlyBudgetUsd: 12.5 } });
+  const read = await db.user.findUnique({ where: { email: "ada@example.com" } });
+  expect(read).toEqual(created);
+  expect(read).toMatchObject({ name: "Ada", isAdmin: false, monthlyBudgetUsd: 12.5, passwordHash: null });
+  expect(read?.createdAt).toBeInstanceOf(Date);
+}
+
+describe("SQLite client", () => {
+  let temp: ReturnType<typeof makeTempDir>;
+  let url: string;
+  let db: Db | undefined;
+
+  beforeEach(async () => {
+    temp = makeTempDir();
+    url = `file:${path.join(temp.dir, "conduit.db")}`;
+    await deployMigrations({ url });
+  });
+  afterEach(async () => {
+    await db?.$disconnect();
+    db = undefined;
+    temp.remove();
+  });
+
+  it("writes and reads a User", async () => {
+    db = createDb(url);
+    await writeAndReadUser(db);
+  });
+
+  it("opens connections in WAL mode with a busy timeout and foreign keys on", async () => {
+    db = createDb(url);
+    const [journal] = await db.$queryRawUnsafe<{ journal_mode: string }[]>("PRAGMA journal_mode");
+    const [busy] = await db.$queryRawUnsafe<{ timeout: bigint }[]>("PRAGMA busy_timeout");
+    expect(journal?.journal_mode).toBe("wal");
+    expect(Number(busy?.timeout)).toBeGreaterThanOrEqual(5_000);
+
+    const user = await db.user.create({ data: { email: "a@example.com", name: "A" } });
+    const workspace = await db.workspace.create({ data: { name: "W", slug: "w", rootPath: "/w" } });
+    await db.membership.create({ data: { userId: user.id, workspaceId: workspace.id, role: "owner" } });
+    await db.workspace.delete({ where: { id: workspace.id } });
+    expect(await db.membership.count()).toBe(0);
+  });
+
+  it("refuses a database file that does not exist, naming the fix", () => {
+    expect(() => createDb(`file:${path.join(temp.dir, "missing.db")}`)).toThrow(/does not exist.*db:migrate/);
+  });
+
+  it("getDb keeps one client per DATABASE_URL", async () => {
+    const saved = process.env.DATABASE_URL;
+    process.env.DATABASE_URL = url;
+    try {
+      const first = getDb();
+      expect(getDb()).toBe(first);
+      expect(await first.user.count()).toBe(0);
+      await closeDb();
+      expect(getDb()).not.toBe(first);
+    } finally {
+      await closeDb();
+      if (saved === undefined) delete process.env.DATABASE_URL;
+      else process.env.DATABASE_URL = saved;
+    }
+  });
+});
+
+describe.skipIf(pgTests.skip)("PostgreSQL client", () => {
+  let serverUrl: string;
+  beforeAll(() => {
+    serverUrl = pgTests.serverUrl();
+  });
+
+  it("writes and reads a User", async () => {
+    await withScratchPgDatabase(serverUrl, async (url) => {
+      await deployMigrations({ url });
+      const db = createDb(url);
+      try {
+        await writeAndReadUser(db);
+      } finally {
+        await db.$disconnect();
+      }
+    });
+  });
+});

@@ -1,0 +1,72 @@
+// The Prisma client for Conduit's database, shared by the Next server and the sidecar (so no
+// `server-only` here). SQLite through better-sqlite3 by default; PostgreSQL when DATABASE_URL
+// says so. Both generated clients come from the same models, so callers see one type.
+import { existsSync } from "node:fs";
+import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaPg } from "@prisma/adapter-pg";
+import type { SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import { PrismaClient } from "@/generated/prisma/client";
+import { PrismaClient as PgPrismaClient } from "@/generated/prisma-pg/client";
+import { DEFAULT_DATABASE_URL, parseDatabaseUrl, SQLITE_BUSY_TIMEOUT_MS } from "./database-url";
+
+/** Conduit's database client, whichever provider is behind it. */
+export type Db = PrismaClient;
+
+/**
+ * The SQLite adapter, with each new connection set up for several processes: WAL lets the web
+ * server read while the sidecar writes, the busy timeout makes a writer wait for the other's lock
+ * instead of failing with SQLITE_BUSY, and foreign keys carry the schema's ON DELETE CASCADE.
+ */
+function sqliteAdapter(file: string): SqlDriverAdapterFactory {
+  const inner = new PrismaBetterSqlite3({ url: `file:${file}`, timeout: SQLITE_BUSY_TIMEOUT_MS, fileMustExist: true });
+  return {
+    provider: inner.provider,
+    adapterName: inner.adapterName,
+    async connect() {
+      const adapter = await inner.connect();
+      await adapter.executeScript("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
+      return adapter;
+    },
+  };
+}
+
+/**
+ * A new client for `url` (default: `DATABASE_URL`, else `file:./data/conduit.db` under the
+ * project root). The caller owns it and calls `$disconnect()`. A SQLite file must already exist:
+ * `npm run db:migrate` creates it.
+ */
+export function createDb(url: string = process.env.DATABASE_URL || DEFAULT_DATABASE_URL): Db {
+  const target = parseDatabaseUrl(url);
+  if (target.provider === "sqlite") {
+    if (!existsSync(target.file)) {
+      throw new Error(`SQLite database ${target.file} does not exist; run \`npm run db:migrate\` first`);
+    }
+    return new PrismaClient({ adapter: sqliteAdapter(target.file) });
+  }
+  // The one cast between the two generated clients: both come from the same models
+  // (prisma/postgres/schema.prisma is rendered from prisma/schema.prisma, and
+  // `db-migrate.ts check` fails when it is stale), so their APIs match and only the nominal
+  // types differ.
+  return new PgPrismaClient({ adapter: new PrismaPg({ connectionString: target.url }) }) as unknown as Db;
+}
+
+const cache = globalThis as typeof globalThis & { __conduitDb?: { url: string; db: Db } };
+
+/**
+ * The process-wide client for `DATABASE_URL`. Cached on globalThis so that Next's dev server,
+ * which re-evaluates modules on every edit, keeps one connection instead of leaking one per reload.
+ */
+export function getDb(): Db {
+  const url = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
+  if (cache.__conduitDb?.url === url) return cache.__conduitDb.db;
+  const db = createDb(url);
+  cache.__conduitDb = { url, db };
+  return db;
+}
+
+/** Disconnects the process-wide client, if any (graceful shutdown, test teardown). */
+export async function closeDb(): Promise<void> {
+  const current = cache.__conduitDb;
+  cache.__conduitDb = undefined;
+  await current?.db.$disconnect();
+}

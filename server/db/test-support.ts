@@ -1,0 +1,38 @@
+// Helpers for server/db's integration tests: temp directories and the PostgreSQL under test.
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { findProjectRoot } from "./database-url";
+
+export const projectRoot = findProjectRoot();
+
+/** A fresh temp directory and its removal. */
+export function makeTempDir(prefix = "conduit-db-test-"): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A copy of one of the project's migrations folders, to add migrations to. */
+export function copyMigrations(from: string, to: string): string {
+  cpSync(path.join(projectRoot, from), to, { recursive: true });
+  return to;
+}
+
+/**
+ * The PostgreSQL server the tests make scratch databases on. PostgreSQL is a supported target, so
+ * a missing server fails the tests instead of skipping them silently; set CONDUIT_SKIP_PG=1 to
+ * skip them on purpose.
+ */
+export const pgTests = {
+  skip: process.env.CONDUIT_SKIP_PG === "1",
+  serverUrl(): string {
+    const url = process.env.CONDUIT_TEST_PG_URL;
+    if (!url) {
+      throw new Error(
+        "CONDUIT_TEST_PG_URL is not set. Start PostgreSQL with `export CONDUIT_TEST_PG_URL=$(scripts/ci-postgres.sh)`, " +
+          "or set CONDUIT_SKIP_PG=1 to skip the PostgreSQL tests.",
+      );
+    }
+    return url;
+  },
+};

@@ -1,0 +1,147 @@
+import { describe, expect, it } from "vitest";
+import {
+  defaultDemoScenario,
+  demoScenarioList,
+  demoScenarios,
+  demoTourCommand,
+  demoTourFile,
+  planTourEdit,
+} from "./demo-scenarios";
+import type { ReplyStep, ResolvedStep, StepContext, ToolResultSeen, ToolUseSeen } from "./scenario";
+import { selectScenario } from "./select-step";
+
+const byName = new Map(demoScenarios.map((scenario) => [scenario.name, scenario]));
+
+function pick(prompt: string): string | undefined {
+  const choice = selectScenario(prompt, byName, defaultDemoScenario);
+  return choice.kind === "scenario" ? choice.scenario.name : undefined;
+}
+
+/** Runs the tour against a scripted history of (tool use, result) pairs. */
+function tourAfter(
+  history: { use: Omit<ToolUseSeen, "id">; result?: Omit<ToolResultSeen, "toolUseId"> }[],
+): ResolvedStep | undefined {
+  const tour = byName.get("demo-tour")!;
+  if (typeof tour.steps !== "function") throw new Error("the tour decides step by step");
+  const uses = history.map((entry, i) => ({ ...entry.use, id: `toolu_${i}` }));
+  const results = history.flatMap((entry, i) => (entry.result ? [{ ...entry.result, toolUseId: `toolu_${i}` }] : []));
+  const ctx: StepContext = {
+    scenario: "demo-tour",
+    stepIndex: history.length,
+    prompt: "show me",
+    cwd: "/ws",
+    lastToolResults: results.slice(-1),
+    toolUsesSincePrompt: uses,
+    toolResultsSincePrompt: results,
+    model: "m",
+    request: { model: "m", max_tokens: 1, messages: [] },
+  };
+  return tour.steps(ctx);
+}
+
+function toolOf(step: ResolvedStep | undefined): { name: string; input: Record<string, unknown> } | undefined {
+  return (step as ReplyStep | undefined)?.tools?.[0];
+}
+
+const ok = (text = "done") => ({ isError: false, text });
+const read = { name: "Read", input: { file_path: `/ws/${demoTourFile}` } };
+
+describe("demo scenario list", () => {
+  it("exports name, triggers and description of every scenario", () => {
+    expect(demoScenarioList.map((info) => info.name)).toEqual([
+      "demo-error",
+      "demo-slow",
+      "demo-question",
+      "demo-plan",
+      "demo-write",
+      "demo-chat",
+      "demo-tour",
+    ]);
+    for (const info of demoScenarioList) expect(info.description.length).toBeGreaterThan(10);
+  });
+
+  it.each([
+    ["please WRITE a file", "demo-write"],
+    ["ask me a question", "demo-question"],
+    ["let's plan this", "demo-plan"],
+    ["go slow", "demo-slow"],
+    ["simulate an error", "demo-error"],
+    ["hello!", "demo-chat"],
+    ["hello, write something", "demo-write"],
+    ["refactor everything", "demo-tour"],
+    ["rewrite", "demo-tour"],
+  ])("%s → %s", (prompt, name) => {
+    expect(pick(prompt)).toBe(name);
+  });
+});
+
+describe("the default tour", () => {
+  it("reads the demo file first", () => {
+    expect(toolOf(tourAfter([]))).toEqual({ name: "Read", input: { file_path: demoTourFile } });
+  });
+
+  it("writes the file when the read found nothing, then edits the written status line", () => {
+    const missing = { isError: true, text: "File does not exist." };
+    const write = toolOf(tourAfter([{ use: read, result: missing }]));
+    expect(write?.name).toBe("Write");
+    expect(write?.input.content).toContain("Status: draft");
+    const edit = toolOf(
+      tourAfter([
+        { use: read, result: missing },
+        { use: { name: "Write", input: {} }, result: ok() },
+      ]),
+    );
+    expect(edit).toEqual({
+      name: "Edit",
+      input: { file_path: demoTourFile, old_string: "Status: draft", new_string: "Status: reviewed" },
+    });
+  });
+
+  it("edits an existing file from what the Read showed (line-number prefixes removed)", () => {
+    const edit = toolOf(tourAfter([{ use: read, result: ok("1\t# Title\n2\t\n3\tStatus: reviewed\n4\t") }]));
+    expect(edit?.input).toMatchObject({ old_string: "Status: reviewed", new_string: "Status: approved" });
+  });
+
+  it("skips the edit after a refused Write, runs the command, then summarises and stops", () => {
+    const history = [
+      { use: read, result: { isError: true, text: "File does not exist." } },
+      { use: { name: "Write", input: {} }, result: { isError: true, text: "denied" } },
+    ];
+    const bash = toolOf(tourAfter(history));
+    expect(bash).toMatchObject({ name: "Bash", input: { command: demoTourCommand } });
+    const withBash = [...history, { use: { name: "Bash", input: {} }, result: ok("total 0") }];
+    const summary = tourAfter(withBash) as ReplyStep;
+    expect(summary.text).toContain("was not allowed");
+    expect(summary.tools).toBeUndefined();
+    const tour = byName.get("demo-tour")!;
+    if (typeof tour.steps !== "function") throw new Error("unreachable");
+    expect(
+      tour.steps({
+        scenario: "demo-tour",
+        stepIndex: 4,
+        prompt: "x",
+        cwd: "/ws",
+        lastToolResults: [],
+        toolUsesSincePrompt: withBash.map((entry, i) => ({ ...entry.use, id: `toolu_${i}` })),
+        toolResultsSincePrompt: [],
+        model: "m",
+        request: { model: "m", max_tokens: 1, messages: [] },
+      }),
+    ).toBeUndefined();
+  });
+});
+
+describe("planTourEdit", () => {
+  it("cycles the status line", () => {
+    expect(planTourEdit("x\nStatus: approved\n")).toEqual({
+      old_string: "Status: approved",
+      new_string: "Status: draft",
+    });
+  });
+
+  it("appends after a unique last line of a foreign file, and gives up when nothing is unique", () => {
+    expect(planTourEdit("hello\nworld\n")).toEqual({ old_string: "world", new_string: "world\n\nStatus: reviewed" });
+    expect(planTourEdit("same\nsame\n")).toBeUndefined();
+    expect(planTourEdit("")).toBeUndefined();
+  });
+});

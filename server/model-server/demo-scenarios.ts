@@ -1,0 +1,304 @@
+// The offline demo's model: scenarios picked by words in the prompt, each showing one part of
+// Conduit (approvals with diffs, questions, plans, slow streams, API errors). They work in any
+// workspace: every file they touch is one they create or check first. No node:* imports, so the
+// UI can import the list below for its help text.
+import {
+  callTool,
+  callTools,
+  fail,
+  say,
+  type ReplyStep,
+  type Scenario,
+  type StepContext,
+  type ToolResultSeen,
+} from "./scenario";
+
+/** What the UI shows about a demo scenario. */
+export interface DemoScenarioInfo {
+  name: string;
+  triggers: readonly string[];
+  description: string;
+}
+
+/** The file the default tour reads, creates when missing, and edits. */
+export const demoTourFile = "conduit-demo.md";
+export const demoWriteFile = "conduit-hello.md";
+/** The tour's shell command. */
+export const demoTourCommand = `touch ${demoTourFile} && ls -la`;
+
+const tourFileContent = [
+  "# Conduit demo",
+  "",
+  "This file was created by Conduit's offline demo model.",
+  "Every change to it went through an approval with a diff.",
+  "",
+  "Status: draft",
+  "",
+].join("\n");
+
+const statusCycle = ["draft", "reviewed", "approved"] as const;
+
+// Read results come back as `<spaces><line number><tab><text>` lines; the Edit needs the raw text.
+function fileTextFromRead(result: ToolResultSeen): string {
+  return result.text
+    .replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, "")
+    .split("\n")
+    .map((line) => line.replace(/^\s*\d+[\t→]/, ""))
+    .join("\n");
+}
+
+function countOccurrences(haystack: string, needle: string): number {
+  return needle === "" ? 0 : haystack.split(needle).length - 1;
+}
+
+/** The Edit the tour proposes for the file as it currently reads, or undefined when no safe edit exists. */
+export function planTourEdit(fileText: string): { old_string: string; new_string: string } | undefined {
+  const status = /^Status: (\S+)$/m.exec(fileText);
+  if (status?.[1] !== undefined && countOccurrences(fileText, status[0]) === 1) {
+    const index = statusCycle.indexOf(status[1] as (typeof statusCycle)[number]);
+    const next = statusCycle[(index + 1) % statusCycle.length] ?? "reviewed";
+    return { old_string: status[0], new_string: `Status: ${next}` };
+  }
+  // A file someone else wrote: append after its last line, if that line is unique (Edit needs a unique match).
+  const lastLine = fileText
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .at(-1);
+  if (lastLine !== undefined && countOccurrences(fileText, lastLine) === 1) {
+    return { old_string: lastLine, new_string: `${lastLine}\n\nStatus: reviewed` };
+  }
+  return undefined;
+}
+
+function resultOf(ctx: StepContext, toolUseId: string): ToolResultSeen | undefined {
+  return ctx.toolResultsSincePrompt.find((result) => result.toolUseId === toolUseId);
+}
+
+/**
+ * The default tour: Read the demo file (Write it first when missing), propose an Edit, run a
+ * harmless Bash command, summarise. Each call decides from what happened so far in the turn, so a
+ * denied approval or a failed tool changes the course instead of derailing it.
+ */
+function tourStep(ctx: StepContext): ReplyStep | undefined {
+  const uses = ctx.toolUsesSincePrompt;
+  const find = (name: string) => uses.find((use) => use.name === name);
+  const read = find("Read");
+  const write = find("Write");
+  const edit = find("Edit");
+  const bash = find("Bash");
+
+  if (read === undefined) {
+    return callTool(
+      "Read",
+      { file_path: demoTourFile },
+      { text: `Let me take a quick tour. First I'll read \`${demoTourFile}\`.` },
+    );
+  }
+  const readResult = resultOf(ctx, read.id);
+  const fileMissing = readResult === undefined || readResult.isError;
+  if (fileMissing && write === undefined) {
+    return callTool(
+      "Write",
+      { file_path: demoTourFile, content: tourFileContent },
+      { text: `\`${demoTourFile}\` doesn't exist yet, so I'll create it. You'll see the new file for approval.` },
+    );
+  }
+  if (edit === undefined && bash === undefined) {
+    // After our own Write the file holds our content (unless the approver changed it: then the Edit
+    // fails validation and the tour goes on).
+    const written = write !== undefined && resultOf(ctx, write.id)?.isError === false;
+    const current = written
+      ? tourFileContent
+      : readResult !== undefined && !readResult.isError
+        ? fileTextFromRead(readResult)
+        : undefined;
+    const change = current !== undefined ? planTourEdit(current) : undefined;
+    if (change !== undefined) {
+      return callTool(
+        "Edit",
+        { file_path: demoTourFile, ...change },
+        { text: "Now a small edit. The approval shows the diff, and you can change the proposal before allowing it." },
+      );
+    }
+  }
+  if (bash === undefined) {
+    // `ls` alone is read-only and runs without asking; the touch makes the CLI ask, so the demo shows a Bash approval.
+    return callTool(
+      "Bash",
+      { command: demoTourCommand, description: "Touch the demo file and list the workspace" },
+      { text: "Finally, a harmless shell command: touch the demo file and list the workspace." },
+    );
+  }
+  // The summary was the last answer: any further call gets the scenario's final text.
+  if (ctx.lastToolResults.length === 0) return undefined;
+  return say(tourSummary(ctx, { write, edit, bash }));
+}
+
+function tourSummary(
+  ctx: StepContext,
+  uses: { write?: { id: string }; edit?: { id: string }; bash?: { id: string } },
+): string {
+  const outcome = (use: { id: string } | undefined) => (use === undefined ? undefined : resultOf(ctx, use.id));
+  const lines = ["Here's what happened:"];
+  const write = outcome(uses.write);
+  if (uses.write !== undefined) {
+    lines.push(write?.isError ? `- Creating \`${demoTourFile}\` was not allowed.` : `- Created \`${demoTourFile}\`.`);
+  } else {
+    lines.push(`- Read \`${demoTourFile}\`.`);
+  }
+  const edit = outcome(uses.edit);
+  if (uses.edit === undefined) lines.push("- Skipped the edit: there was no line I could change safely.");
+  else
+    lines.push(
+      edit?.isError ? "- The edit was declined or failed, so the file is unchanged." : "- Edited its status line.",
+    );
+  const bash = outcome(uses.bash);
+  lines.push(bash?.isError ? `- \`${demoTourCommand}\` was declined or failed.` : `- Ran \`${demoTourCommand}\`.`);
+  lines.push("", "Try prompts with the words write, question, plan, slow or error to see more.");
+  return lines.join("\n");
+}
+
+const slowText =
+  "This answer streams slowly on purpose, a few words at a time, so you can watch the output arrive " +
+  "and try the interrupt button while it is still running. Conduit keeps every streamed event in the " +
+  "session log, so a browser that reloads in the middle of this paragraph catches up from the last event " +
+  "it saw and continues from there, without gaps and without duplicates. If nobody interrupts, the " +
+  "stream simply finishes with this sentence.";
+
+function answerSummary(ctx: StepContext): string {
+  const answer = ctx.lastToolResults[0];
+  if (answer === undefined) return "I didn't get an answer.";
+  return answer.isError ? `No answer was given (${answer.text}).` : `Thanks! ${answer.text}`;
+}
+
+const helpText = (): string =>
+  [
+    "Hi! I'm Conduit's offline demo model: no API key needed, every answer is scripted.",
+    "Words in your prompt pick what I do:",
+    ...demoScenarioList.map(
+      (info) => `- ${info.triggers.length > 0 ? info.triggers.join(", ") : "anything else"}: ${info.description}`,
+    ),
+  ].join("\n");
+
+/** The demo set, in trigger priority order (the first scenario with a matching word wins). */
+export const demoScenarios: readonly Scenario[] = [
+  {
+    name: "demo-error",
+    triggers: ["error", "fail", "failure", "overloaded"],
+    description: "The API answers 529 Overloaded once; the CLI retries and the answer arrives.",
+    steps: [
+      fail("overloaded"),
+      say("The API was overloaded for a moment. The CLI retried on its own, and here is the answer."),
+    ],
+  },
+  {
+    name: "demo-slow",
+    triggers: ["slow", "stream", "long", "interrupt"],
+    description: "A long answer streamed slowly, to watch streaming or try interrupting.",
+    steps: [say(slowText, { chunkDelayMs: 200 })],
+  },
+  {
+    name: "demo-question",
+    triggers: ["question", "ask", "choose", "choice"],
+    description: "Asks you a multiple-choice question (AskUserQuestion) and replies with your answer.",
+    steps: [
+      callTool(
+        "AskUserQuestion",
+        {
+          questions: [
+            {
+              question: "Which colour should the demo banner use?",
+              header: "Colour",
+              multiSelect: false,
+              options: [
+                { label: "Blue", description: "Calm and classic" },
+                { label: "Green", description: "Fresh and friendly" },
+                { label: "Orange", description: "Bright and bold" },
+              ],
+            },
+          ],
+        },
+        { text: "I need a decision from you first." },
+      ),
+      (ctx) => say(answerSummary(ctx)),
+    ],
+  },
+  {
+    name: "demo-plan",
+    triggers: ["plan", "planning", "design"],
+    description: "Switches to plan mode and presents a plan for approval (ExitPlanMode); allowing it leaves plan mode.",
+    steps: [
+      // ExitPlanMode outside plan mode fails without a prompt; EnterPlanMode runs without one, in any mode.
+      callTool("EnterPlanMode", {}, { text: "Let me switch to plan mode and think this through." }),
+      callTool(
+        "ExitPlanMode",
+        {
+          plan: [
+            "# Plan: tidy the demo workspace",
+            "",
+            `1. Create \`${demoWriteFile}\` with a short greeting.`,
+            `2. Add a status line to \`${demoTourFile}\`.`,
+            "3. List the workspace to check the result.",
+          ].join("\n"),
+        },
+        { text: "Here is my plan. Approve it to let me start, or deny it with a note to keep planning." },
+      ),
+      (ctx) =>
+        say(
+          ctx.lastToolResults[0]?.isError
+            ? `Understood, I'll keep planning. Your note: ${ctx.lastToolResults[0].text}`
+            : 'The plan is approved. Send another prompt (for example "write") to carry out a step.',
+        ),
+    ],
+  },
+  {
+    name: "demo-write",
+    triggers: ["write", "create"],
+    description: `Writes a new file (${demoWriteFile}), shown as a diff for approval.`,
+    steps: [
+      callTools(
+        [
+          {
+            name: "Write",
+            input: {
+              file_path: demoWriteFile,
+              content:
+                "# Hello from Conduit\n\nThis file was written by the offline demo model after you approved it.\n",
+            },
+          },
+        ],
+        { text: `I'll create \`${demoWriteFile}\`. The approval shows the whole new file.` },
+      ),
+      (ctx) =>
+        say(
+          ctx.lastToolResults[0]?.isError
+            ? `The file was not written: ${ctx.lastToolResults[0].text}`
+            : `Done: \`${demoWriteFile}\` now exists in the workspace.`,
+        ),
+    ],
+  },
+  {
+    name: "demo-chat",
+    triggers: ["hello", "hi", "hey", "thanks", "thank", "help", "chat"],
+    description: "A plain text reply, no tools; lists what the demo can do.",
+    steps: [(ctx: StepContext) => say(ctx.stepIndex === 0 ? helpText() : "Done.")],
+  },
+  {
+    name: "demo-tour",
+    triggers: ["tour", "demo", "edit"],
+    description:
+      `The default: reads ${demoTourFile} (creating it if missing), proposes an Edit with a diff, ` +
+      "runs a harmless shell command, summarises.",
+    steps: tourStep,
+  },
+];
+
+/** Answers prompts that match no trigger. */
+export const defaultDemoScenario = "demo-tour";
+
+/** Name, trigger words and description of each demo scenario, for the UI's help. */
+export const demoScenarioList: readonly DemoScenarioInfo[] = demoScenarios.map((scenario) => ({
+  name: scenario.name,
+  triggers: scenario.triggers ?? [],
+  description: scenario.description ?? "",
+}));
