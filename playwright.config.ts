@@ -41,6 +41,8 @@ export default defineConfig({
       ANTHROPIC_API_KEY: "",
       DATABASE_URL: "",
       LOG_LEVEL: "warn",
+      // the tests sign in more often than the per-address login limit allows
+      CONDUIT_EDGE_RATE_LIMIT: "off",
     },
   },
 });

@@ -1,8 +1,9 @@
 /**
- * Throughput of the stdout path (UTF-8 bytes → LineFramer → decodeLine) against bare
- * `JSON.parse` of the same lines, pre-split, on a realistic mixed stream: every captured
- * fixture line (init, assistant, stream_event, results, control frames…) repeated, with
- * synthetic tool results of about 1 MB each (Bash output, file reads) in between.
+ * Throughput of the stdout path (UTF-8 bytes in 64 KiB pipe-sized chunks → LineFramer →
+ * decodeLine) against bare `JSON.parse` of the same lines, already split into strings, on a
+ * realistic mixed stream: every captured fixture line (init, assistant, stream_event, results,
+ * control frames…) in turn, with a synthetic 1 MB tool-result line (Bash output or a file read,
+ * the text twice as the CLI prints it: `content` and `tool_use_result`) after each pass.
  *
  * Runs are interleaved (A B, B A, …) so that drift (GC, CPU frequency) hits both sides; the
  * medians are compared. Last line: `decode: mb_per_s=<n> json_parse_mb_per_s=<n> ratio=<n>`.
@@ -14,9 +15,11 @@ import { LineFramer } from "../server/shared/claude-protocol/line-framer";
 
 const FIXTURES = fileURLToPath(new URL("../server/shared/claude-protocol/fixtures/", import.meta.url));
 const TARGET_BYTES = 50 * 1024 * 1024;
-const BIG_RESULT_BYTES = 1024 * 1024;
+/** Size of the tool output text; it appears twice in its line, making ~1 MB lines. */
+const TOOL_TEXT_BYTES = 512 * 1024;
 const CHUNK_BYTES = 64 * 1024; // what a Node pipe read delivers
-const ROUNDS = 7;
+const WARMUP_RUNS = 3;
+const ROUNDS = 9;
 
 /** Result of one benchmark run. */
 export interface DecodeBenchResult {
@@ -43,7 +46,20 @@ function toolOutput(seed: number, bytes: number): string {
     x = (x * 1103515245 + 12345) & 0x7fffffff;
     return x;
   };
-  const words = ["const", "value", "return", "await", "error", "config", "session", "approval", "résumé", "naïve", "日本語", "—"];
+  const words = [
+    "const",
+    "value",
+    "return",
+    "await",
+    "error",
+    "config",
+    "session",
+    "approval",
+    "résumé",
+    "naïve",
+    "日本語",
+    "—",
+  ];
   const parts: string[] = [];
   let size = 0;
   for (let i = 0; size < bytes; i++) {
@@ -59,13 +75,22 @@ function toolOutput(seed: number, bytes: number): string {
 }
 
 function bigToolResult(i: number, sessionId: string): string {
-  const text = toolOutput(i + 1, BIG_RESULT_BYTES);
+  const text = toolOutput(i + 1, TOOL_TEXT_BYTES);
   const id = `toolu_bench_${i}`;
   const content = [{ tool_use_id: id, type: "tool_result", content: text, is_error: false }];
   const toolUseResult =
     i % 2 === 0
       ? { stdout: text, stderr: "", interrupted: false, isImage: false, noOutputExpected: false }
-      : { type: "text", file: { filePath: `/srv/ws/src/file-${i}.ts`, content: text, numLines: 20000, startLine: 1, totalLines: 20000 } };
+      : {
+          type: "text",
+          file: {
+            filePath: `/srv/ws/src/file-${i}.ts`,
+            content: text,
+            numLines: 20000,
+            startLine: 1,
+            totalLines: 20000,
+          },
+        };
   return JSON.stringify({
     type: "user",
     message: { role: "user", content },
@@ -126,15 +151,18 @@ export default async function run(): Promise<DecodeBenchResult> {
   const chunks: Uint8Array[] = [];
   for (let i = 0; i < bytes.length; i += CHUNK_BYTES) chunks.push(bytes.subarray(i, i + CHUNK_BYTES));
   const mb = bytes.length / 1e6;
-  const bigLines = lines.filter((l) => l.length > BIG_RESULT_BYTES).length;
+  const big = lines.filter((l) => l.length > TOOL_TEXT_BYTES);
+  const bigMb = big.reduce((sum, l) => sum + l.length, 0) / 1e6;
   console.log(
-    `decode: stream ${mb.toFixed(1)} MB, ${lines.length} lines (${bigLines} tool results of ~${(2 * BIG_RESULT_BYTES / 1e6).toFixed(1)} MB), ${chunks.length} chunks of ${CHUNK_BYTES / 1024} KiB`,
+    `decode: stream ${mb.toFixed(1)} MB in ${chunks.length} chunks of ${CHUNK_BYTES / 1024} KiB: ${lines.length - big.length} fixture lines (${(mb - bigMb).toFixed(1)} MB) and ${big.length} tool-result lines of ~${(bigMb / big.length).toFixed(2)} MB`,
   );
 
-  // Warm both paths up (JIT, inline caches) before timing.
+  // Warm both paths up (JIT tiers, inline caches) before timing.
   const expected = runJsonParse(lines);
-  if (runDecoder(chunks) !== expected) throw new Error("decoder and JSON.parse disagree on the line count");
-  runJsonParse(lines);
+  for (let i = 0; i < WARMUP_RUNS; i++) {
+    if (runDecoder(chunks) !== expected) throw new Error("decoder and JSON.parse disagree on the line count");
+    runJsonParse(lines);
+  }
 
   const ours: number[] = [];
   const baseline: number[] = [];
@@ -164,7 +192,9 @@ export default async function run(): Promise<DecodeBenchResult> {
   const mbPerS = median(ours);
   const jsonParseMbPerS = median(baseline);
   const ratio = mbPerS / jsonParseMbPerS;
-  console.log(`decode: mb_per_s=${mbPerS.toFixed(1)} json_parse_mb_per_s=${jsonParseMbPerS.toFixed(1)} ratio=${ratio.toFixed(3)}`);
+  console.log(
+    `decode: mb_per_s=${mbPerS.toFixed(1)} json_parse_mb_per_s=${jsonParseMbPerS.toFixed(1)} ratio=${ratio.toFixed(3)}`,
+  );
   return { mbPerS, jsonParseMbPerS, ratio };
 }
 

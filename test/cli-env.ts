@@ -48,14 +48,20 @@ export async function startCliEnv(options: CliEnvOptions = {}): Promise<CliEnv> 
   const cwd = path.join(root, "workspace");
   const configDir = path.join(root, "config");
   const home = path.join(root, "home");
-  await Promise.all([mkdir(cwd), mkdir(configDir), mkdir(home)]);
-  for (const [file, content] of Object.entries(options.files ?? {})) {
-    const target = path.join(cwd, file);
-    await mkdir(path.dirname(target), { recursive: true });
-    await writeFile(target, content);
+  const { files = {}, extraEnv, ...serverOptions } = options;
+  let server: ModelServer;
+  try {
+    await Promise.all([mkdir(cwd), mkdir(configDir), mkdir(home)]);
+    for (const [file, content] of Object.entries(files)) {
+      const target = path.join(cwd, file);
+      await mkdir(path.dirname(target), { recursive: true });
+      await writeFile(target, content);
+    }
+    server = await startModelServer(serverOptions);
+  } catch (error) {
+    await rm(root, { recursive: true, force: true });
+    throw error;
   }
-  const { files: _files, extraEnv, ...serverOptions } = options;
-  const server = await startModelServer(serverOptions);
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
     // A fresh HOME: the Bash tool snapshots the login shell, and a real ~/.bashrc costs seconds per
@@ -67,6 +73,8 @@ export async function startCliEnv(options: CliEnvOptions = {}): Promise<CliEnv> 
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
     DISABLE_TELEMETRY: "1",
     DISABLE_AUTOUPDATER: "1",
+    // marks the process as this test run's, for the leak check (test/leak-check.global.ts)
+    ...(process.env.CONDUIT_LEAK_TAG ? { CONDUIT_LEAK_TAG: process.env.CONDUIT_LEAK_TAG } : {}),
     ...extraEnv,
   };
   let closing: Promise<void> | undefined;

@@ -19,11 +19,11 @@ export type DatabaseTarget =
  * whether the process was started from the root, from `scripts/`, or by vitest.
  */
 export function findProjectRoot(from: string = process.cwd()): string {
-  let dir = path.resolve(from);
+  let dir = path.resolve(/*turbopackIgnore: true*/ from);
   for (;;) {
     if (existsSync(path.join(dir, "package.json"))) return dir;
     const parent = path.dirname(dir);
-    if (parent === dir) return path.resolve(from);
+    if (parent === dir) return path.resolve(/*turbopackIgnore: true*/ from);
     dir = parent;
   }
 }

@@ -45,6 +45,8 @@ export const ZEnv = z.object({
   CONDUIT_MIN_FREE_MB: z.coerce.number().int().min(0).default(400),
   CONDUIT_IDLE_CULL_SEC: z.coerce.number().int().min(0).default(1800),
   CONDUIT_STALL_SEC: z.coerce.number().int().min(1).default(120),
+  CONDUIT_EDGE_RATE_LIMIT: z.enum(["on", "off"]).default("on"),
+  CONDUIT_TRUST_PROXY: z.enum(["on", "off"]).default("off"),
 });
 
 export type Env = z.infer<typeof ZEnv>;
@@ -56,7 +58,9 @@ export class EnvError extends Error {
 
 /** Parses an environment record; throws {@link EnvError} naming each invalid variable. */
 export function parseEnv(source: Record<string, string | undefined>): Env {
-  const result = ZEnv.safeParse(source);
+  // an empty variable means "not set", as in most shells' VAR= usage
+  const present = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  const result = ZEnv.safeParse(present);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new EnvError(`Invalid configuration:\n${lines.join("\n")}\nSee .env.example for every setting.`);

@@ -47,6 +47,41 @@ describe("readConversation", () => {
     expect(view.toolResultsSincePrompt.map((result) => result.text)).toEqual(["contents", "boom"]);
   });
 
+  it("takes the newest of several prompts merged into one message", () => {
+    const view = readConversation(
+      request([
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "[scenario:failed]\n" },
+            { type: "text", text: "plain hello" },
+          ],
+        },
+      ]),
+    );
+    expect(view.prompt).toBe("plain hello");
+  });
+
+  it("drops the echo of a local slash command in front of the prompt", () => {
+    const view = readConversation(
+      request([
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "<local-command-caveat>Caveat: run locally.</local-command-caveat>\n" },
+            {
+              type: "text",
+              text: "<command-name>/model</command-name>\n <command-args>claude-haiku-4-5</command-args>\n",
+            },
+            { type: "text", text: "<local-command-stdout>Set model to `claude-haiku-4-5`</local-command-stdout>\n" },
+            { type: "text", text: "again [scenario:x]" },
+          ],
+        },
+      ]),
+    );
+    expect(view.prompt).toBe("again [scenario:x]");
+  });
+
   it("copes with a conversation that has no prompt at all", () => {
     const view = readConversation(
       request([{ role: "user", content: [{ type: "text", text: "<system-reminder>x</system-reminder>" }] }]),

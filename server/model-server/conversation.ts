@@ -4,7 +4,7 @@ import type { ContentBlock, Message, MessagesRequest } from "./api-schema";
 import type { ToolResultSeen, ToolUseSeen } from "./scenario";
 
 export interface ConversationView {
-  /** Text of the latest real user prompt (not a tool_result message), system reminders removed. */
+  /** Text of the latest real user prompt (not a tool_result message), the CLI's own additions removed. */
   prompt: string;
   /** Index of that prompt in `messages`, -1 when there is none. */
   promptIndex: number;
@@ -16,7 +16,10 @@ export interface ConversationView {
   toolResultsSincePrompt: ToolResultSeen[];
 }
 
-const reminderPattern = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
+// Text the CLI adds to user messages itself: reminders, and the echo of a local slash command
+// (`set_model` leaves `/model` with its caveat and stdout in front of the next prompt).
+const cliWrapperPattern =
+  /<(system-reminder|local-command-caveat|local-command-stdout|local-command-stderr|command-name|command-message|command-args)>[\s\S]*?<\/\1>/g;
 // The CLI states its cwd in the environment section; older builds said "Working directory".
 const cwdPatterns = [/Primary working directory:\s*(\S.*)$/m, /^\s*-?\s*Working directory:\s*(\S.*)$/m];
 const tagPattern = /\[scenario:([A-Za-z0-9_.-]+)\]/g;
@@ -33,8 +36,8 @@ function textOf(block: ContentBlock): string | undefined {
   return block.type === "text" && typeof block.text === "string" ? block.text : undefined;
 }
 
-function stripReminders(text: string): string {
-  return text.replace(reminderPattern, "").trim();
+function stripCliText(text: string): string {
+  return text.replace(cliWrapperPattern, "").trim();
 }
 
 /** Flattens a tool_result's content (string or blocks) to the text the model would read. */
@@ -72,6 +75,8 @@ function toolUsesIn(message: Message): ToolUseSeen[] {
 /**
  * The prompt text of a user message, or undefined when the message is not a real prompt:
  * tool_result carriers are continuations of a turn, and reminder-only messages are the CLI's own.
+ * Only the last text block counts: the CLI merges a prompt that got no answer (an API error, an
+ * interrupt) and prompts queued while streaming into one message, one block each, newest last.
  */
 function promptTextOf(message: Message): string | undefined {
   if (message.role !== "user") return undefined;
@@ -80,9 +85,9 @@ function promptTextOf(message: Message): string | undefined {
   const texts = blocks
     .map(textOf)
     .filter((text): text is string => text !== undefined)
-    .map(stripReminders)
+    .map(stripCliText)
     .filter((text) => text !== "");
-  return texts.length > 0 ? texts.join("\n") : undefined;
+  return texts.at(-1);
 }
 
 /** The CLI's working directory from its environment section (system prompt or a `system` message). */
@@ -106,7 +111,7 @@ export function findWorkingDirectory(request: MessagesRequest): string | undefin
   return undefined;
 }
 
-/** The last `[scenario:NAME]` tag in a prompt: coalesced prompts carry several, the newest counts. */
+/** The last `[scenario:NAME]` tag in a prompt. */
 export function findScenarioTag(prompt: string): string | undefined {
   let name: string | undefined;
   for (const match of prompt.matchAll(tagPattern)) name = match[1];

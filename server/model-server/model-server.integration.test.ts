@@ -99,6 +99,23 @@ describe("the real CLI against the scripted model", () => {
     expect(retry).toMatchObject({ error_status: 429, error: "rate_limit" });
   });
 
+  it("ends the turn with an error result when the API never recovers; the next prompt stands alone", async () => {
+    cliEnv = await startCliEnv({ extraEnv: { CLAUDE_CODE_MAX_RETRIES: "0" } });
+    cliEnv.server.addScenario("down", [fail("server", { times: Infinity })]);
+    const cli = spawnTestCli(cliEnv);
+    const down = await runTurn(cli, "[scenario:down]");
+    expect(down.result).toMatchObject({
+      subtype: "success",
+      is_error: true,
+      terminal_reason: "api_error",
+      api_error_status: 500,
+    });
+    // The CLI merges the unanswered prompt into the next message; only the newest prompt picks the scenario.
+    const next = await runTurn(cli, "plain hello");
+    expect(next.result).toMatchObject({ is_error: false, result: "You said: plain hello" });
+    expect(cliEnv.server.requests.at(-1)!.shape).toMatch(/^u\[text,text,text\]/);
+  });
+
   it("reports the pinned CLI version", async () => {
     cliEnv = await startCliEnv();
     expect(await claudeVersion(cliEnv.cliPath)).toBe("2.1.332");

@@ -5,6 +5,7 @@
  */
 import type { NextAuthOptions } from "next-auth";
 import { getServerSession } from "next-auth";
+import { redirect } from "next/navigation";
 import CredentialsProvider from "next-auth/providers/credentials";
 import GitHubProvider from "next-auth/providers/github";
 import { z } from "zod";
@@ -114,5 +115,12 @@ export async function findCurrentUser(): Promise<CurrentUser | undefined> {
 export async function requireCurrentUser(): Promise<CurrentUser> {
   const user = await findCurrentUser();
   if (!user) throw new AppError(ErrorCode.unauthorized, "Sign in first.");
+  return user;
+}
+
+/** For pages: the signed-in user, or a redirect to the sign-in page. */
+export async function requirePageUser(): Promise<CurrentUser> {
+  const user = await findCurrentUser();
+  if (!user) redirect("/signin");
   return user;
 }

@@ -27,9 +27,9 @@ export interface MemberView {
 /** The directory under which every workspace lives (created if missing). */
 export async function workspacesRoot(): Promise<string> {
   const env = getEnv();
-  const root = path.resolve(env.CONDUIT_WORKSPACES_ROOT ?? path.join(env.CONDUIT_DATA_DIR, "workspaces"));
+  const root = path.resolve(/*turbopackIgnore: true*/ env.CONDUIT_WORKSPACES_ROOT ?? path.join(env.CONDUIT_DATA_DIR, "workspaces"));
   await mkdir(root, { recursive: true });
-  return realpath(root);
+  return realpath(/*turbopackIgnore: true*/ root);
 }
 
 /** Lowercase, dash-separated, ASCII; never empty. */

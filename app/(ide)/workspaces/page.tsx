@@ -1,12 +1,12 @@
 import Link from "next/link";
 import { WorkspaceCreateForm } from "@/components/workspace-create-form";
-import { requireCurrentUser } from "@/server/web/auth";
+import { requirePageUser } from "@/server/web/auth";
 import { listWorkspaces } from "@/server/web/workspaces";
 
 export const dynamic = "force-dynamic";
 
 export default async function WorkspacesPage() {
-  const user = await requireCurrentUser();
+  const user = await requirePageUser();
   const workspaces = await listWorkspaces(user.id);
   return (
     <div className="space-y-6">

@@ -3,13 +3,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { decodeLine } from "@/server/shared/claude-protocol/decode-line";
 import type { CliMessage } from "@/server/shared/claude-protocol/messages";
-import {
-  createSessionState,
-  isLive,
-  reduceSessionState,
-  type SessionEvent,
-  type SessionState,
-} from "./session-state";
+import { createSessionState, isLive, reduceSessionState, type SessionEvent, type SessionState } from "./session-state";
 
 const fixtures = fileURLToPath(new URL("../../shared/claude-protocol/fixtures/", import.meta.url));
 
@@ -111,7 +105,11 @@ describe("session state over captured transcripts", () => {
     const { steps, final } = replay("queue-during-tool");
     const sent = steps.filter((s) => s.event.type === "prompt-sent").map((s) => (s.event as { uuid: string }).uuid);
     const folded = steps.find(
-      (s) => s.event.type === "message" && s.event.message.type === "command_lifecycle" && s.event.message.state === "started" && s.event.message.command_uuid === sent[1],
+      (s) =>
+        s.event.type === "message" &&
+        s.event.message.type === "command_lifecycle" &&
+        s.event.message.state === "started" &&
+        s.event.message.command_uuid === sent[1],
     );
     expect(folded?.state.turn?.promptUuids).toEqual([sent[0], sent[1]]);
     expect(statusesAfterResults(steps)).toEqual(["idle"]);
@@ -121,7 +119,9 @@ describe("session state over captured transcripts", () => {
   it("a background subagent's unsolicited turn and late permission prompt do not break the state", () => {
     const { steps, final } = replay("subagent");
     expect(steps.some((s) => s.state.status === "awaiting-approval")).toBe(true);
-    const inits = steps.filter((s) => s.event.type === "message" && s.event.message.type === "system" && s.event.message.subtype === "init");
+    const inits = steps.filter(
+      (s) => s.event.type === "message" && s.event.message.type === "system" && s.event.message.subtype === "init",
+    );
     expect(inits.map((s) => s.state.turn?.unsolicited)).toEqual([false, true]);
     expect(statusesAfterResults(steps)).toEqual(["idle", "idle"]);
     expect(final).toMatchObject({ status: "idle", pendingPrompts: [], pendingApprovals: [] });
@@ -178,9 +178,15 @@ describe("session state over captured transcripts", () => {
 
 describe("session lifecycle", () => {
   const P1 = "11111111-1111-4111-8111-111111111111";
-  const started = () => reduceSessionState(createSessionState(0), { type: "process-spawned", claudeSessionId: "sess-a" }, 10);
+  const started = () =>
+    reduceSessionState(createSessionState(0), { type: "process-spawned", claudeSessionId: "sess-a" }, 10);
   const result = (uuids: string[], isError = false) =>
-    decode({ type: "result", subtype: isError ? "error_during_execution" : "success", is_error: isError, user_message_uuids: uuids });
+    decode({
+      type: "result",
+      subtype: isError ? "error_during_execution" : "success",
+      is_error: isError,
+      user_message_uuids: uuids,
+    });
 
   it("starts in starting, becomes idle on spawn with the resumed id", () => {
     const initial = createSessionState(0);
@@ -208,7 +214,11 @@ describe("session lifecycle", () => {
     state = reduceSessionState(state, { type: "silence-watchdog-fired" }, 400_100);
     expect(state).toMatchObject({ status: "stalled", silentSince: 100, since: 400_100 });
     // A decision or prompt does not prove the CLI alive; output does.
-    const stillStalled = reduceSessionState(state, { type: "prompt-sent", uuid: "22222222-2222-4222-8222-222222222222" }, 400_200);
+    const stillStalled = reduceSessionState(
+      state,
+      { type: "prompt-sent", uuid: "22222222-2222-4222-8222-222222222222" },
+      400_200,
+    );
     expect(stillStalled.status).toBe("stalled");
     state = reduceSessionState(stillStalled, { type: "message", message: decode({ type: "keep_alive" }) }, 400_300);
     expect(state).toMatchObject({ status: "running", lastActivityAt: 400_300 });
@@ -225,11 +235,20 @@ describe("session lifecycle", () => {
     let now = 20;
     for (let attempt = 1; attempt <= budget; attempt++) {
       now += 100;
-      state = reduceSessionState(state, { type: "process-exited", code: null, signal: "SIGKILL", expected: false }, now);
+      state = reduceSessionState(
+        state,
+        { type: "process-exited", code: null, signal: "SIGKILL", expected: false },
+        now,
+      );
       expect(state).toMatchObject({ status: "crashed", processRunning: false, pendingPrompts: [] });
       if (attempt === 1) expect(state).toMatchObject({ lostPromptUuids: [P1] });
       state = reduceSessionState(state, { type: "restart-scheduled", delayMs: 1000 }, now);
-      expect(state).toMatchObject({ status: "starting", restartAttempt: attempt, restartAt: now + 1000, consecutiveRestarts: attempt });
+      expect(state).toMatchObject({
+        status: "starting",
+        restartAttempt: attempt,
+        restartAt: now + 1000,
+        consecutiveRestarts: attempt,
+      });
       now += 1000;
       state = reduceSessionState(state, { type: "process-spawned" }, now);
       // --resume keeps the id the crashed process had.
@@ -238,7 +257,11 @@ describe("session lifecycle", () => {
     state = reduceSessionState(state, { type: "process-exited", code: 1, signal: null, expected: false }, now + 1);
     expect(state.consecutiveRestarts).toBe(budget);
     state = reduceSessionState(state, { type: "restart-budget-exhausted" }, now + 2);
-    expect(state).toMatchObject({ status: "dead", exit: { code: 1, expected: false }, reason: "restart budget exhausted after 5 restarts" });
+    expect(state).toMatchObject({
+      status: "dead",
+      exit: { code: 1, expected: false },
+      reason: "restart budget exhausted after 5 restarts",
+    });
     // Dead is final.
     expect(reduceSessionState(state, { type: "process-spawned" }, now + 3)).toBe(state);
     expect(reduceSessionState(state, { type: "prompt-sent", uuid: P1 }, now + 3)).toBe(state);

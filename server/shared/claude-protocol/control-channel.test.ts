@@ -58,12 +58,19 @@ describe("host → CLI requests", () => {
     const first = channel.request({ subtype: "set_permission_mode", mode: "acceptEdits" });
     const second = channel.request({ subtype: "interrupt" });
     expect(written).toEqual([
-      { type: "control_request", request_id: "host_1", request: { subtype: "set_permission_mode", mode: "acceptEdits" } },
+      {
+        type: "control_request",
+        request_id: "host_1",
+        request: { subtype: "set_permission_mode", mode: "acceptEdits" },
+      },
       { type: "control_request", request_id: "host_2", request: { subtype: "interrupt" } },
     ]);
     // Answers out of order.
     channel.receive(
-      decode({ type: "control_response", response: { subtype: "success", request_id: "host_2", response: { still_queued: [] } } }),
+      decode({
+        type: "control_response",
+        response: { subtype: "success", request_id: "host_2", response: { still_queued: [] } },
+      }),
     );
     channel.receive(decode({ type: "control_response", response: { subtype: "success", request_id: "host_1" } }));
     await expect(second).resolves.toEqual({ still_queued: [] });
@@ -81,14 +88,20 @@ describe("host → CLI requests", () => {
         response: {
           subtype: "error",
           request_id: "host_1",
-          error: "Cannot set permission mode to bypassPermissions because the session was not launched with --dangerously-skip-permissions",
+          error:
+            "Cannot set permission mode to bypassPermissions because the session was not launched with --dangerously-skip-permissions",
           error_code: "bypass_not_launched",
         },
       }),
     );
     const error = await pending.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ControlRequestError);
-    expect(error).toMatchObject({ subtype: "set_permission_mode", requestId: "host_1", errorCode: "bypass_not_launched", code: "cli_error" });
+    expect(error).toMatchObject({
+      subtype: "set_permission_mode",
+      requestId: "host_1",
+      errorCode: "bypass_not_launched",
+      code: "cli_error",
+    });
   });
 
   it("times out a request, then ignores its late answer", async () => {
@@ -101,7 +114,9 @@ describe("host → CLI requests", () => {
     const error = await outcome;
     expect(error).toBeInstanceOf(ControlTimeoutError);
     expect(error).toMatchObject({ subtype: "get_context_usage", timeoutMs: 5000 });
-    channel.receive(decode({ type: "control_response", response: { subtype: "success", request_id: "host_1", response: {} } }));
+    channel.receive(
+      decode({ type: "control_response", response: { subtype: "success", request_id: "host_1", response: {} } }),
+    );
     expect(events).toEqual([{ kind: "unmatched-response", requestId: "host_1" }]);
   });
 
@@ -149,13 +164,16 @@ describe("host → CLI requests", () => {
   });
 
   it("settles a reply written synchronously by write() (registered before the write)", async () => {
-    let channel: ControlChannel | undefined;
-    ({ channel } = setup({
+    const ref: { channel?: ControlChannel } = {};
+    const { channel } = setup({
       write: (line) => {
         const { request_id } = JSON.parse(line) as { request_id: string };
-        channel?.receive(decode({ type: "control_response", response: { subtype: "success", request_id, response: { ok: 1 } } }));
+        ref.channel?.receive(
+          decode({ type: "control_response", response: { subtype: "success", request_id, response: { ok: 1 } } }),
+        );
       },
-    }));
+    });
+    ref.channel = channel;
     await expect(channel.request({ subtype: "get_binary_version" })).resolves.toEqual({ ok: 1 });
   });
 
@@ -187,7 +205,12 @@ describe("CLI → host requests", () => {
         behavior: "allow",
         updatedInput: { ...request.input, command: "echo HOST-MODIFIED" },
         updatedPermissions: [
-          { type: "addRules", rules: [{ toolName: "Bash", ruleContent: "echo *" }], behavior: "allow", destination: "session" },
+          {
+            type: "addRules",
+            rules: [{ toolName: "Bash", ruleContent: "echo *" }],
+            behavior: "allow",
+            destination: "session",
+          },
         ],
       };
     };
@@ -205,7 +228,12 @@ describe("CLI → host requests", () => {
             behavior: "allow",
             updatedInput: { command: "echo HOST-MODIFIED" },
             updatedPermissions: [
-              { type: "addRules", rules: [{ toolName: "Bash", ruleContent: "echo *" }], behavior: "allow", destination: "session" },
+              {
+                type: "addRules",
+                rules: [{ toolName: "Bash", ruleContent: "echo *" }],
+                behavior: "allow",
+                destination: "session",
+              },
             ],
           },
         },
@@ -215,12 +243,18 @@ describe("CLI → host requests", () => {
   });
 
   it("writes a deny with interrupt", async () => {
-    const { channel, written } = setup({ onCanUseTool: () => ({ behavior: "deny", message: "Not now", interrupt: true }) });
+    const { channel, written } = setup({
+      onCanUseTool: () => ({ behavior: "deny", message: "Not now", interrupt: true }),
+    });
     channel.receive(canUseTool("req-2"));
     await flush();
     expect(written[0]).toEqual({
       type: "control_response",
-      response: { subtype: "success", request_id: "req-2", response: { behavior: "deny", message: "Not now", interrupt: true } },
+      response: {
+        subtype: "success",
+        request_id: "req-2",
+        response: { behavior: "deny", message: "Not now", interrupt: true },
+      },
     });
   });
 
@@ -259,11 +293,18 @@ describe("CLI → host requests", () => {
     });
     channel.receive(canUseTool("req-4"));
     channel.receive(
-      decode({ type: "control_request", request_id: "req-5", request: { subtype: "can_use_tool", tool_name: "Edit", input: {} } }),
+      decode({
+        type: "control_request",
+        request_id: "req-5",
+        request: { subtype: "can_use_tool", tool_name: "Edit", input: {} },
+      }),
     );
     await flush();
     expect(written).toEqual([
-      { type: "control_response", response: { subtype: "error", request_id: "req-4", error: "Conduit could not answer can_use_tool" } },
+      {
+        type: "control_response",
+        response: { subtype: "error", request_id: "req-4", error: "Conduit could not answer can_use_tool" },
+      },
       {
         type: "control_response",
         response: { subtype: "error", request_id: "req-5", error: "Conduit produced an invalid can_use_tool answer" },
@@ -276,18 +317,30 @@ describe("CLI → host requests", () => {
     const hook = decode({
       type: "control_request",
       request_id: "hook-1",
-      request: { subtype: "hook_callback", callback_id: "cb_pre_bash", input: { hook_event_name: "PreToolUse" }, tool_use_id: "t" },
+      request: {
+        subtype: "hook_callback",
+        callback_id: "cb_pre_bash",
+        input: { hook_event_name: "PreToolUse" },
+        tool_use_id: "t",
+      },
     });
     const plain = setup();
     plain.channel.receive(hook);
     await flush();
     expect(plain.written).toEqual([
-      { type: "control_response", response: { subtype: "success", request_id: "hook-1", response: { continue: true } } },
+      {
+        type: "control_response",
+        response: { subtype: "success", request_id: "hook-1", response: { continue: true } },
+      },
     ]);
 
     const custom = setup({
       onHookCallback: (request) => ({
-        hookSpecificOutput: { hookEventName: request.input.hook_event_name, permissionDecision: "deny", permissionDecisionReason: "policy" },
+        hookSpecificOutput: {
+          hookEventName: request.input.hook_event_name,
+          permissionDecision: "deny",
+          permissionDecisionReason: "policy",
+        },
       }),
     });
     custom.channel.receive(hook);
@@ -303,14 +356,22 @@ describe("CLI → host requests", () => {
       decode({
         type: "control_request",
         request_id: "mcp-1",
-        request: { subtype: "mcp_message", server_name: "hostsrv", message: { method: "initialize", params: {}, jsonrpc: "2.0", id: 0 } },
+        request: {
+          subtype: "mcp_message",
+          server_name: "hostsrv",
+          message: { method: "initialize", params: {}, jsonrpc: "2.0", id: 0 },
+        },
       }),
     );
     channel.receive(
       decode({
         type: "control_request",
         request_id: "mcp-2",
-        request: { subtype: "mcp_message", server_name: "hostsrv", message: { method: "notifications/initialized", jsonrpc: "2.0" } },
+        request: {
+          subtype: "mcp_message",
+          server_name: "hostsrv",
+          message: { method: "notifications/initialized", jsonrpc: "2.0" },
+        },
       }),
     );
     await flush();
@@ -331,7 +392,11 @@ describe("CLI → host requests", () => {
       },
       {
         type: "control_response",
-        response: { subtype: "success", request_id: "mcp-2", response: { mcp_response: { jsonrpc: "2.0", result: {}, id: 0 } } },
+        response: {
+          subtype: "success",
+          request_id: "mcp-2",
+          response: { mcp_response: { jsonrpc: "2.0", result: {}, id: 0 } },
+        },
       },
     ]);
   });
@@ -339,13 +404,25 @@ describe("CLI → host requests", () => {
   it("declines elicitations and refuses dialogs, unknown and malformed requests with an error", async () => {
     const { channel, written, events } = setup();
     channel.receive(
-      decode({ type: "control_request", request_id: "e1", request: { subtype: "elicitation", mcp_server_name: "srv", message: "Which?" } }),
+      decode({
+        type: "control_request",
+        request_id: "e1",
+        request: { subtype: "elicitation", mcp_server_name: "srv", message: "Which?" },
+      }),
     );
     channel.receive(
-      decode({ type: "control_request", request_id: "d1", request: { subtype: "request_user_dialog", dialog_kind: "confirm" } }),
+      decode({
+        type: "control_request",
+        request_id: "d1",
+        request: { subtype: "request_user_dialog", dialog_kind: "confirm" },
+      }),
     );
-    channel.receive(decode({ type: "control_request", request_id: "u1", request: { subtype: "mcp_call", server_name: "srv" } }));
-    channel.receive(decode({ type: "control_request", request_id: "u2", request: { subtype: "can_use_tool", tool_name: "Bash" } }));
+    channel.receive(
+      decode({ type: "control_request", request_id: "u1", request: { subtype: "mcp_call", server_name: "srv" } }),
+    );
+    channel.receive(
+      decode({ type: "control_request", request_id: "u2", request: { subtype: "can_use_tool", tool_name: "Bash" } }),
+    );
     await flush();
     expect(written).toEqual([
       { type: "control_response", response: { subtype: "success", request_id: "e1", response: { action: "decline" } } },

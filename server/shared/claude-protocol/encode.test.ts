@@ -54,7 +54,10 @@ describe("encodeUserMessage", () => {
     expect(users.length).toBeGreaterThan(20);
     for (const msg of users) {
       const message = msg.message as { content: UserMessageInput["content"] };
-      const input: UserMessageInput = { uuid: typeof msg.uuid === "string" ? msg.uuid : UUID, content: message.content };
+      const input: UserMessageInput = {
+        uuid: typeof msg.uuid === "string" ? msg.uuid : UUID,
+        content: message.content,
+      };
       if (msg.priority !== undefined) input.priority = msg.priority as "now";
       if (msg.shouldQuery !== undefined) input.shouldQuery = msg.shouldQuery as boolean;
       expect(parseLine(encodeUserMessage(input))).toEqual({ ...msg, uuid: input.uuid });
@@ -85,7 +88,10 @@ describe("encodeUserMessage", () => {
     ["blank text block", { uuid: UUID, content: [{ type: "text", text: "" }] }],
     ["unknown block type", { uuid: UUID, content: [{ type: "tool_result", tool_use_id: "x" }] }],
     ["extra block field", { uuid: UUID, content: [{ type: "text", text: "hi", role: "assistant" }] }],
-    ["image without data", { uuid: UUID, content: [{ type: "image", source: { type: "base64", media_type: "image/png" } }] }],
+    [
+      "image without data",
+      { uuid: UUID, content: [{ type: "image", source: { type: "base64", media_type: "image/png" } }] },
+    ],
     ["bad priority", { uuid: UUID, content: "hi", priority: "urgent" }],
     ["non-boolean shouldQuery", { uuid: UUID, content: "hi", shouldQuery: "no" }],
     ["a role override attempt", { uuid: UUID, content: "hi", role: "assistant" }],
@@ -134,7 +140,11 @@ describe("encodeControlRequest", () => {
     ["rewind without message id", "host_1", { subtype: "rewind_files", dry_run: true }],
     ["blank session title", "host_1", { subtype: "rename_session", title: " " }],
     ["extra field", "host_1", { subtype: "interrupt", now: true }],
-    ["hook matcher without callbacks", "host_1", { subtype: "initialize", hooks: { PreToolUse: [{ matcher: "Bash" }] } }],
+    [
+      "hook matcher without callbacks",
+      "host_1",
+      { subtype: "initialize", hooks: { PreToolUse: [{ matcher: "Bash" }] } },
+    ],
     ["lower-case hook event", "host_1", { subtype: "initialize", hooks: { pretooluse: [{ hookCallbackIds: ["a"] }] } }],
   ];
   it.each(malformed)("rejects %s", (_name, id, request) => {
@@ -157,7 +167,9 @@ describe("control responses", () => {
       const payload = response.response ?? {};
       if (response.subtype === "error") {
         kinds.add("error");
-        expect(parseLine(encodeControlError(response.request_id, response.error ?? "", response.error_code))).toEqual(msg);
+        expect(parseLine(encodeControlError(response.request_id, response.error ?? "", response.error_code))).toEqual(
+          msg,
+        );
       } else if (payload.behavior === "allow" || payload.behavior === "deny") {
         kinds.add(payload.behavior);
         if (payload.behavior === "allow" && payload.updatedPermissions) kinds.add("updatedPermissions");
@@ -178,7 +190,11 @@ describe("control responses", () => {
   it("writes allow and deny in the documented shapes", () => {
     expect(parseLine(encodePermissionDecision("r1", { behavior: "allow", updatedInput: { command: "ls" } }))).toEqual({
       type: "control_response",
-      response: { subtype: "success", request_id: "r1", response: { behavior: "allow", updatedInput: { command: "ls" } } },
+      response: {
+        subtype: "success",
+        request_id: "r1",
+        response: { behavior: "allow", updatedInput: { command: "ls" } },
+      },
     });
     expect(
       parseLine(encodePermissionDecision("r1", { behavior: "deny", message: "Approval expired", interrupt: false })),
@@ -219,7 +235,10 @@ describe("control responses", () => {
     ["allow with undefined inside", { behavior: "allow", updatedInput: { u: undefined } }],
     ["allow with a cycle", { behavior: "allow", updatedInput: cyclic }],
     ["allow with a message", { behavior: "allow", updatedInput: {}, message: "x" }],
-    ["allow with a bad permission update", { behavior: "allow", updatedInput: {}, updatedPermissions: [{ type: "addRules" }] }],
+    [
+      "allow with a bad permission update",
+      { behavior: "allow", updatedInput: {}, updatedPermissions: [{ type: "addRules" }] },
+    ],
     [
       "allow with a bad destination",
       {

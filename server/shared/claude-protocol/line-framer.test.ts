@@ -60,7 +60,7 @@ describe("LineFramer", () => {
   });
 
   it("reports an oversize line inside one chunk and keeps the neighbours", () => {
-    const out = frameAll([`ok\n${"x".repeat(11)}\nnext\n`], new LineFramer({ maxLineLength: 10 }));
+    const out = frameAll([`ok\n${"x".repeat(11)}\nnext\n`], new LineFramer({ maxLineBytes: 10 }));
     expect(out[0]).toBe("ok");
     expect(out[1]).toBeInstanceOf(LineTooLongError);
     expect(out[1]).toMatchObject({ code: "line_too_long", limit: 10, seen: 11 });
@@ -69,7 +69,7 @@ describe("LineFramer", () => {
   });
 
   it("gives up on an oversize line early, discards it without buffering, and recovers at the next newline", () => {
-    const framer = new LineFramer({ maxLineLength: 10 });
+    const framer = new LineFramer({ maxLineBytes: 10 });
     expect(framer.push("ok\n012345")).toEqual(["ok"]);
     const second = framer.push("6789abcdef");
     expect(second).toHaveLength(1);
@@ -81,26 +81,29 @@ describe("LineFramer", () => {
   });
 
   it("accepts a line of exactly the limit, with or without CR", () => {
-    const framer = new LineFramer({ maxLineLength: 4 });
+    const framer = new LineFramer({ maxLineBytes: 4 });
     expect(frameAll(["abcd\n", "ab", "cd\r", "\n"], framer)).toEqual(["abcd", "abcd"]);
   });
 
   it("drops the tail of an oversize unterminated line at end()", () => {
-    const framer = new LineFramer({ maxLineLength: 3 });
+    const framer = new LineFramer({ maxLineBytes: 3 });
     const out = [...framer.push("abcdef"), ...framer.end()];
     expect(out).toHaveLength(1);
     expect(out[0]).toBeInstanceOf(LineTooLongError);
   });
 
   it("rejects a nonsensical limit", () => {
-    expect(() => new LineFramer({ maxLineLength: 0 })).toThrow(RangeError);
+    expect(() => new LineFramer({ maxLineBytes: 0 })).toThrow(RangeError);
   });
 
   it("yields identical lines when a fixture stream is split at every byte boundary", () => {
     const lines = [
       ...stdoutLines("queue-while-running").slice(0, 6),
       // Non-ASCII in the stream, including a 4-byte character and a line separator.
-      JSON.stringify({ type: "assistant", message: { content: [{ type: "text", text: "héllo — 日本語 🎉 \u2028 ok" }] } }),
+      JSON.stringify({
+        type: "assistant",
+        message: { content: [{ type: "text", text: "héllo — 日本語 🎉 \u2028 ok" }] },
+      }),
     ];
     // One CRLF line, as a Windows-ish pipe might deliver it.
     const stream = `${lines.slice(0, -1).join("\n")}\r\n${lines[lines.length - 1]}\n`;

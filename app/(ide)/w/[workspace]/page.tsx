@@ -1,13 +1,13 @@
 import { notFound } from "next/navigation";
 import { MembersPanel } from "@/components/members-panel";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
-import { requireCurrentUser } from "@/server/web/auth";
+import { requirePageUser } from "@/server/web/auth";
 import { listMembers, requireWorkspaceAccess } from "@/server/web/workspaces";
 
 export const dynamic = "force-dynamic";
 
 export default async function WorkspacePage({ params }: { params: Promise<{ workspace: string }> }) {
-  const user = await requireCurrentUser();
+  const user = await requirePageUser();
   const { workspace: slug } = await params;
   const ws = await requireWorkspaceAccess(user.id, slug, "read").catch((err: unknown) => {
     if (err instanceof AppError && err.code === ErrorCode.notFound) notFound();
