@@ -92,6 +92,34 @@ describe("LineFramer", () => {
     expect(out[0]).toBeInstanceOf(LineTooLongError);
   });
 
+  it("counts the limit in UTF-8 bytes", () => {
+    // "ééé" is 3 characters but 6 bytes.
+    const out = frameAll(["ééé\néé\n"], new LineFramer({ maxLineBytes: 5 }));
+    expect(out[0]).toBeInstanceOf(LineTooLongError);
+    expect(out[0]).toMatchObject({ seen: 6 });
+    expect(out[1]).toBe("éé");
+  });
+
+  it("applies the limit to the unterminated line returned by end()", () => {
+    const framer = new LineFramer({ maxLineBytes: 5 });
+    expect(framer.push("abcdef")).toEqual([]);
+    const out = framer.end();
+    expect(out).toHaveLength(1);
+    expect(out[0]).toBeInstanceOf(LineTooLongError);
+    expect(frameAll(["abcde\r"], new LineFramer({ maxLineBytes: 5 }))).toEqual(["abcde"]);
+  });
+
+  it("keeps a CR that is not part of the line ending", () => {
+    expect(frameAll(["a\r", "b\r\n", "c\rd\n"])).toEqual(["a\rb", "c\rd"]);
+  });
+
+  it("recovers after an oversize line that ended exactly at a chunk boundary", () => {
+    const framer = new LineFramer({ maxLineBytes: 3 });
+    const out = [...framer.push("abcdefgh"), ...framer.push("\n"), ...framer.push("ok\n")];
+    expect(out[0]).toBeInstanceOf(LineTooLongError);
+    expect(out.slice(1)).toEqual(["ok"]);
+  });
+
   it("rejects a nonsensical limit", () => {
     expect(() => new LineFramer({ maxLineBytes: 0 })).toThrow(RangeError);
   });

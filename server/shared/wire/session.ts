@@ -1,0 +1,139 @@
+/**
+ * The live-session part of the Socket.IO contract. The sidecar validates every command
+ * payload with these schemas; the browser imports the types. Every command carries a
+ * client-made `commandId`: a retry with the same id returns the first outcome and has no
+ * second effect.
+ */
+import { z } from "zod";
+
+/** Most characters a prompt may have; longer ones are refused with `invalid_payload`. */
+export const maxPromptChars = 1_000_000;
+
+/** Event payloads larger than this (serialized) are sent trimmed; `session:fetch-event` returns them whole. */
+export const maxWirePayloadBytes = 64 * 1024;
+
+export const SessionCommand = {
+  create: "session:create",
+  subscribe: "session:subscribe",
+  unsubscribe: "session:unsubscribe",
+  prompt: "session:prompt",
+  interrupt: "session:interrupt",
+  setMode: "session:set-mode",
+  setModel: "session:set-model",
+  stop: "session:stop",
+  fetchEvent: "session:fetch-event",
+  watchWorkspace: "workspace:watch",
+} as const;
+
+export const SessionFact = {
+  event: "session:event",
+  status: "session:status",
+  presence: "presence:changed",
+} as const;
+
+const ZCommandId = z.string().min(8).max(64);
+const ZSessionId = z.string().min(1).max(64);
+
+/** Modes a person may pick; `bypassPermissions` only where the workspace allows it. */
+export const ZPermissionModeChoice = z.enum(["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]);
+export type PermissionModeChoice = z.infer<typeof ZPermissionModeChoice>;
+
+export const ZCreateSession = z.object({
+  workspace: z.string().min(1).max(100),
+  mode: ZPermissionModeChoice.default("default"),
+  model: z.string().min(1).max(100).optional(),
+  commandId: ZCommandId,
+});
+export type CreateSession = z.infer<typeof ZCreateSession>;
+
+export const ZSubscribe = z.object({ sessionId: ZSessionId, afterSeq: z.number().int().min(0) });
+export type Subscribe = z.infer<typeof ZSubscribe>;
+
+export const ZUnsubscribe = z.object({ sessionId: ZSessionId });
+
+export const ZPrompt = z.object({
+  sessionId: ZSessionId,
+  text: z.string().trim().min(1, "The prompt is empty.").max(maxPromptChars, `A prompt has at most ${maxPromptChars} characters.`),
+  commandId: ZCommandId,
+});
+export type Prompt = z.infer<typeof ZPrompt>;
+
+export const ZSessionCommand = z.object({ sessionId: ZSessionId, commandId: ZCommandId });
+export type SessionCommandPayload = z.infer<typeof ZSessionCommand>;
+
+export const ZSetMode = z.object({ sessionId: ZSessionId, mode: ZPermissionModeChoice, commandId: ZCommandId });
+export type SetMode = z.infer<typeof ZSetMode>;
+
+export const ZSetModel = z.object({ sessionId: ZSessionId, model: z.string().min(1).max(100), commandId: ZCommandId });
+export type SetModel = z.infer<typeof ZSetModel>;
+
+export const ZFetchEvent = z.object({ sessionId: ZSessionId, seq: z.number().int().min(1) });
+
+export const ZWatchWorkspace = z.object({ workspace: z.string().min(1).max(100) });
+
+/** Session statuses as browsers see them (the same words as server/domain/session). */
+export type SessionStatus = "starting" | "idle" | "running" | "awaiting-approval" | "stalled" | "stopped" | "crashed" | "dead";
+
+/** Kinds of event-log entries. `cli` is a CLI stdout line; the others are user commands or sidecar notes. */
+export type WireEventKind =
+  | "cli"
+  | "cli-bad-line"
+  | "stderr"
+  | "process"
+  | "prompt"
+  | "interrupt"
+  | "set-mode"
+  | "set-model"
+  | "stop"
+  | "decision";
+
+/** One event-log entry as browsers see it. */
+export interface WireEvent {
+  sessionId: string;
+  seq: number;
+  kind: WireEventKind;
+  /** The parsed JSON payload (for `cli`, the CLI's object), or a trimmed preview when `trimmed`. */
+  payload: unknown;
+  /** True when the payload was too large to send; fetch the rest with `session:fetch-event`. */
+  trimmed: boolean;
+  /** Who sent it, for user commands. */
+  user?: { id: string; name: string };
+  at: string;
+}
+
+/** A session as lists and headers show it. */
+export interface SessionView {
+  id: string;
+  workspaceId: string;
+  workspaceSlug: string;
+  title: string | null;
+  status: SessionStatus;
+  mode: string;
+  model: string | null;
+  createdBy: { id: string; name: string };
+  createdAt: string;
+  lastSeq: number;
+  costUsd: number;
+  tokens: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  /** bypassPermissions may be chosen (the workspace enabled it and the process allows it). */
+  bypassAvailable: boolean;
+}
+
+/** Reply to `session:subscribe`. With `reset`, drop what you hold and take `events` as the whole log. */
+export interface SubscribeResult {
+  session: SessionView;
+  events: WireEvent[];
+  reset: boolean;
+  viewers: Viewer[];
+}
+
+export interface Viewer {
+  userId: string;
+  name: string;
+}
+
+/** `presence:changed` payload. */
+export interface PresenceChanged {
+  sessionId: string;
+  viewers: Viewer[];
+}

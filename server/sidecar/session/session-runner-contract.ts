@@ -1,0 +1,74 @@
+/**
+ * The contract between the session runner (one per live session, owns the CLI child through
+ * the supervisor) and the layers above it (event log, sockets, approvals, cost). The runner
+ * implements it; the layers above depend only on this file, so they can be tested with a fake.
+ */
+import type { CanUseToolRequest, CliMessage, PermissionMode } from "@/server/shared/claude-protocol/messages";
+import type { PermissionDecision } from "@/server/shared/claude-protocol/encode";
+import type { SessionState } from "@/server/domain/session/session-state";
+
+/** How a runner starts its CLI child. */
+export interface SessionRunnerOptions {
+  /** Conduit's session id (Session.id). */
+  sessionId: string;
+  /** cwd of the CLI child: the workspace root. */
+  workspaceRoot: string;
+  /** The per-workspace CLAUDE_CONFIG_DIR under Conduit's data directory. */
+  configDir: string;
+  /** The CLI's conversation id; with `resume`, the child starts with `--resume <id>`, else `--session-id <id>`. */
+  claudeSessionId: string;
+  resume: boolean;
+  permissionMode: PermissionMode;
+  model?: string;
+  /** Start with --allow-dangerously-skip-permissions (workspace owner enabled bypass). */
+  allowBypass?: boolean;
+  /** --include-partial-messages (streamed tokens); on by default. */
+  includePartialMessages?: boolean;
+  /** --max-budget-usd */
+  maxBudgetUsd?: number;
+}
+
+/** A permission question from the CLI, handed to the owner of the runner. */
+export interface PermissionQuestion {
+  requestId: string;
+  request: CanUseToolRequest;
+  /** Aborted when the CLI cancels the request (interrupt) or the process exits. */
+  signal: AbortSignal;
+}
+
+/** Answers permission questions; the runner writes the decision to the CLI. */
+export type PermissionDecider = (question: PermissionQuestion) => Promise<PermissionDecision>;
+
+/** Everything a runner reports, in the order it happened. */
+export type RunnerEvent =
+  /** One stdout line of the CLI, decoded (unknown types arrive as `type: "unknown"`). */
+  | { type: "line"; raw: string; message: CliMessage }
+  /** A stdout line that is not valid protocol (bad JSON, too long); kept for the log. */
+  | { type: "bad-line"; raw: string; error: string }
+  /** A stderr line. */
+  | { type: "stderr"; text: string }
+  /** The session state after a change. */
+  | { type: "state"; state: SessionState }
+  /** The CLI child started (pid) or ended. */
+  | { type: "process"; phase: "spawned"; pid: number; resumed: boolean }
+  | { type: "process"; phase: "exited"; pid: number; code: number | null; signal: string | null; expected: boolean };
+
+/** One live session's CLI child, supervised. */
+export interface SessionRunner {
+  readonly sessionId: string;
+  readonly state: SessionState;
+  /** Spawns the child (admission checked first; a refusal is an AppError `unavailable`). */
+  start(): Promise<void>;
+  /** Writes a prompt; resumes a culled or stopped child first. Resolves once it is on stdin. */
+  prompt(input: { uuid: string; text: string }): Promise<void>;
+  interrupt(): Promise<void>;
+  /** Resolves with the mode the CLI confirmed; a refusal is a typed error. */
+  setPermissionMode(mode: PermissionMode): Promise<PermissionMode>;
+  setModel(model: string | undefined): Promise<string>;
+  /** Stops the child politely (stdin end, SIGTERM, SIGKILL to the group). */
+  stop(): Promise<void>;
+  /** Listeners are called synchronously, in order; returns an unsubscribe function. */
+  onDidEvent(listener: (event: RunnerEvent) => void): () => void;
+  /** Stops the child if needed and clears every timer. */
+  dispose(): Promise<void>;
+}
