@@ -36,6 +36,7 @@ export async function workspacesRoot(): Promise<string> {
 export function slugify(name: string): string {
   const slug = name
     .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-+|-+$/g, "")
