@@ -137,3 +137,26 @@ export interface PresenceChanged {
   sessionId: string;
   viewers: Viewer[];
 }
+
+/** Reply to `session:prompt`, `session:interrupt` and `session:stop`: the command's event in the log. */
+export interface CommandAccepted {
+  seq: number;
+}
+
+/** Reply to `session:set-mode`: the mode the CLI confirmed (or, with no live CLI, the mode the next one starts in). */
+export interface SetModeResult {
+  seq: number;
+  mode: string;
+}
+
+/** Reply to `session:set-model`: the model the CLI confirmed (or the one the next CLI starts with). */
+export interface SetModelResult {
+  seq: number;
+  model: string;
+}
+
+/** Reply to `workspace:watch`: the workspace, and the sessions this sidecar holds live. */
+export interface WatchWorkspaceResult {
+  workspaceId: string;
+  sessions: SessionView[];
+}

@@ -1,15 +1,18 @@
 import { notFound } from "next/navigation";
 import { MembersPanel } from "@/components/members-panel";
+import { SessionList } from "@/components/session/session-list";
+import { canPerform } from "@/server/domain/workspace/roles";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import { requirePageUser } from "@/server/web/auth";
-import { listMembers, requireWorkspaceAccess } from "@/server/web/workspaces";
+import { listSessions } from "@/server/web/sessions";
+import { listMembers } from "@/server/web/workspaces";
 
 export const dynamic = "force-dynamic";
 
 export default async function WorkspacePage({ params }: { params: Promise<{ workspace: string }> }) {
   const user = await requirePageUser();
   const { workspace: slug } = await params;
-  const ws = await requireWorkspaceAccess(user.id, slug, "read").catch((err: unknown) => {
+  const { workspace: ws, sessions, settings } = await listSessions(user.id, slug).catch((err: unknown) => {
     if (err instanceof AppError && err.code === ErrorCode.notFound) notFound();
     throw err;
   });
@@ -22,6 +25,13 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
           <span className="font-mono">{ws.rootPath}</span> · you are <span data-testid="workspace-role">{ws.role}</span>
         </p>
       </div>
+      <SessionList
+        slug={ws.slug}
+        initialSessions={sessions}
+        createRefusal={canPerform(ws.role, "steer") ? undefined : "You are a viewer here: you can watch sessions but not start or steer them."}
+        bypassAllowed={settings.allowBypass}
+        defaultMode={settings.defaultMode}
+      />
       <MembersPanel slug={ws.slug} members={members} canManage={ws.role === "owner"} currentUserId={user.id} />
     </div>
   );

@@ -1,0 +1,27 @@
+import { notFound } from "next/navigation";
+import { SessionView } from "@/components/session/session-view";
+import { demoScenarioList } from "@/server/model-server/demo-scenarios";
+import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
+import { requirePageUser } from "@/server/web/auth";
+import { isDemoModel } from "@/server/web/demo";
+import { findSession } from "@/server/web/sessions";
+
+export const dynamic = "force-dynamic";
+
+export default async function SessionPage({ params }: { params: Promise<{ workspace: string; session: string }> }) {
+  const user = await requirePageUser();
+  const { workspace: slug, session: sessionId } = await params;
+  const { workspace, session } = await findSession(user.id, slug, sessionId).catch((err: unknown) => {
+    if (err instanceof AppError && err.code === ErrorCode.notFound) notFound();
+    throw err;
+  });
+  return (
+    <SessionView
+      key={session.id}
+      workspace={{ slug: workspace.slug, name: workspace.name, role: workspace.role }}
+      initialSession={session}
+      currentUser={{ id: user.id, name: user.name }}
+      demoScenarios={isDemoModel() ? demoScenarioList.map((s) => ({ name: s.name, triggers: [...s.triggers], description: s.description })) : undefined}
+    />
+  );
+}

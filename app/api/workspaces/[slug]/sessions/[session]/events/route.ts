@@ -1,0 +1,35 @@
+import { z } from "zod";
+import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
+import { requireCurrentUser } from "@/server/web/auth";
+import { handle } from "@/server/web/http";
+import { readSessionEvents } from "@/server/web/sessions";
+
+export const dynamic = "force-dynamic";
+
+const ZQuery = z.object({
+  afterSeq: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(50_000).optional(),
+});
+
+/**
+ * The session's event log as NDJSON, one event per line with whole (untrimmed) payloads:
+ * the raw tab's download, and the way to read an event the socket sent trimmed.
+ */
+export async function GET(req: Request, ctx: { params: Promise<{ slug: string; session: string }> }) {
+  return handle(async () => {
+    const user = await requireCurrentUser();
+    const { slug, session } = await ctx.params;
+    const url = new URL(req.url);
+    const query = ZQuery.safeParse(Object.fromEntries(url.searchParams));
+    if (!query.success) throw new AppError(ErrorCode.invalidPayload, "afterSeq and limit must be whole numbers.");
+    const events = await readSessionEvents(user.id, slug, session, query.data);
+    const body = events.map((e) => JSON.stringify(e)).join("\n") + (events.length > 0 ? "\n" : "");
+    return new Response(body, {
+      headers: {
+        "content-type": "application/x-ndjson; charset=utf-8",
+        "content-disposition": `attachment; filename="session-${session.replace(/[^\w-]/g, "")}.ndjson"`,
+        "cache-control": "no-store",
+      },
+    });
+  });
+}

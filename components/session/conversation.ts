@@ -1,0 +1,426 @@
+/**
+ * Turns a session's event log into what the conversation view shows. Pure, so the same log
+ * always gives the same view: a reload, a second viewer and a live stream agree.
+ *
+ * The CLI's frames are read loosely (protocol reference §3–§4): fields are optional, unknown
+ * types are skipped (the raw tab still shows them), and nothing here throws on odd input.
+ */
+import type { WireEvent } from "@/server/shared/wire/session";
+
+type Json = Record<string, unknown>;
+
+export interface ToolResultView {
+  seq: number;
+  text: string;
+  isError: boolean;
+  /** The tool's structured output (`tool_use_result`), when the CLI gave one. */
+  structured?: unknown;
+  trimmed: boolean;
+}
+
+export interface ApprovalView {
+  requestId: string;
+  toolName: string;
+  input: unknown;
+}
+
+export type ConversationItem =
+  | { kind: "user"; key: string; seq: number; text: string; author: string; at: string }
+  | { kind: "assistant"; key: string; seq: number; text: string; aborted: boolean; subagent: boolean }
+  | { kind: "thinking"; key: string; seq: number; text: string }
+  | {
+      kind: "tool";
+      key: string;
+      seq: number;
+      id: string;
+      name: string;
+      input: unknown;
+      result?: ToolResultView;
+      approval?: ApprovalView;
+      subagent: boolean;
+    }
+  | { kind: "approval"; key: string; seq: number; approval: ApprovalView }
+  | { kind: "notice"; key: string; seq: number; tone: "info" | "warning" | "error"; text: string; detail?: string; at?: string }
+  | { kind: "turn-end"; key: string; seq: number; isError: boolean; interrupted: boolean; text: string; durationMs?: number; costUsd?: number }
+  | { kind: "trimmed"; key: string; seq: number; label: string };
+
+/** Text still streaming (from `stream_event` deltas); replaced by the final assistant block. */
+export interface PartialText {
+  key: string;
+  messageId: string | undefined;
+  index: number;
+  text: string;
+}
+
+export interface Tokens {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+export interface Conversation {
+  items: ConversationItem[];
+  partials: PartialText[];
+  /** The permission mode the CLI last reported, and at which seq. */
+  mode?: { value: string; seq: number };
+  model?: string;
+  /** Cost and tokens summed over the turns' results. */
+  costUsd: number;
+  tokens: Tokens;
+  turns: number;
+}
+
+const interruptMarker = /^\[Request interrupted by user( for tool use)?\]$/;
+
+/** Builds the conversation from a log in seq order. */
+export function buildConversation(events: readonly WireEvent[]): Conversation {
+  const items: ConversationItem[] = [];
+  const tools = new Map<string, Extract<ConversationItem, { kind: "tool" }>>();
+  const approvals = new Map<string, { approval: ApprovalView; toolUseId?: string; item?: Extract<ConversationItem, { kind: "approval" }> }>();
+  let partials: PartialText[] = [];
+  let streamMessageId: string | undefined;
+  let mode: Conversation["mode"];
+  let model: string | undefined;
+  let costUsd = 0;
+  let lastTotalCost = 0;
+  const tokens: Tokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+  let turns = 0;
+  let sawInit = false;
+  let stderrTail: string[] = [];
+
+  const notice = (e: WireEvent, tone: "info" | "warning" | "error", text: string, detail?: string, suffix = "") =>
+    items.push({ kind: "notice", key: `${e.seq}${suffix}`, seq: e.seq, tone, text, detail, at: e.at });
+
+  const settleApproval = (requestId: string) => {
+    const pending = approvals.get(requestId);
+    if (!pending) return;
+    approvals.delete(requestId);
+    if (pending.toolUseId) {
+      const tool = tools.get(pending.toolUseId);
+      if (tool) tool.approval = undefined;
+    }
+    if (pending.item) {
+      const at = items.indexOf(pending.item);
+      if (at >= 0) items.splice(at, 1);
+    }
+  };
+
+  for (const e of events) {
+    const p = asObject(e.payload);
+    const by = e.user?.name ?? "Someone";
+    switch (e.kind) {
+      case "prompt": {
+        const text = str(p?.text) ?? (typeof e.payload === "string" ? e.payload : "");
+        items.push({ kind: "user", key: String(e.seq), seq: e.seq, text, author: by, at: e.at });
+        break;
+      }
+      case "interrupt":
+        notice(e, "info", `${by} pressed Stop.`);
+        break;
+      case "set-mode":
+      case "set-model": {
+        const what = e.kind === "set-mode" ? "permission mode" : "model";
+        const requested = str(p?.requested) ?? str(p?.mode) ?? str(p?.model) ?? "?";
+        const error = asObject(p?.error);
+        if (error) notice(e, "warning", `${by} could not switch the ${what} to ${requested}: ${str(error.message) ?? "refused"}.`);
+        else notice(e, "info", `${by} switched the ${what} to ${str(e.kind === "set-mode" ? p?.mode : p?.model) ?? requested}.`);
+        break;
+      }
+      case "stop":
+        notice(e, "info", `${by} stopped the session's CLI.`);
+        break;
+      case "decision": {
+        const requestId = str(p?.requestId) ?? str(p?.request_id);
+        const verdict = str(p?.behavior) ?? str(p?.decision) ?? str(p?.status) ?? "decided";
+        const tool = str(p?.toolName) ?? str(p?.tool_name) ?? (requestId ? approvals.get(requestId)?.approval.toolName : undefined);
+        notice(e, verdict.startsWith("deny") ? "warning" : "info", `${by} ${pastTense(verdict)}${tool ? ` ${tool}` : ""}.`);
+        if (requestId) settleApproval(requestId);
+        break;
+      }
+      case "stderr": {
+        const text = str(p?.text) ?? (typeof e.payload === "string" ? e.payload : "");
+        if (text) stderrTail = [...stderrTail, text].slice(-20);
+        break;
+      }
+      case "process": {
+        const phase = str(p?.phase);
+        if (phase === "created") {
+          notice(e, "info", `${by} started the session in ${str(p?.mode) ?? "default"} mode${str(p?.model) ? ` with ${str(p?.model)}` : ""}.`);
+        } else if (phase === "command-failed") {
+          const error = asObject(p?.error);
+          notice(e, "error", `The ${str(p?.command) ?? "command"} failed: ${str(error?.message) ?? "unknown error"}.`);
+        } else if (phase === "exited") {
+          const expected = p?.expected === true;
+          const how = p?.signal ? `signal ${String(p.signal)}` : `code ${String(p?.code ?? "?")}`;
+          if (expected) notice(e, "info", "The CLI process ended.");
+          else notice(e, "error", `The CLI process exited unexpectedly (${how}).`, stderrTail.join("\n") || undefined);
+          stderrTail = [];
+        } else if (phase === "spawned" && p?.resumed === true) {
+          notice(e, "info", "The CLI process restarted and resumed the conversation.");
+        }
+        break;
+      }
+      case "cli-bad-line":
+        notice(e, "warning", "The CLI printed a line Conduit could not read (see the raw tab).", str(p?.raw) ?? str(p?.error));
+        break;
+      case "cli": {
+        if (!p || typeof p.type !== "string") {
+          if (e.trimmed) items.push({ kind: "trimmed", key: String(e.seq), seq: e.seq, label: "A large CLI message" });
+          break;
+        }
+        switch (p.type) {
+          case "system":
+            readSystem(e, p);
+            break;
+          case "stream_event":
+            readStreamEvent(p);
+            break;
+          case "assistant":
+            readAssistant(e, p);
+            break;
+          case "user":
+            readUser(e, p);
+            break;
+          case "result":
+            readResult(e, p);
+            break;
+          case "control_request": {
+            const request = asObject(p.request);
+            const requestId = str(p.request_id);
+            if (request?.subtype !== "can_use_tool" || !requestId) break;
+            const approval: ApprovalView = { requestId, toolName: str(request.tool_name) ?? "a tool", input: request.input };
+            const toolUseId = str(request.tool_use_id);
+            const tool = toolUseId ? tools.get(toolUseId) : undefined;
+            if (tool && !tool.result) {
+              tool.approval = approval;
+              approvals.set(requestId, { approval, toolUseId });
+            } else {
+              const item = { kind: "approval" as const, key: `${e.seq}`, seq: e.seq, approval };
+              items.push(item);
+              approvals.set(requestId, { approval, toolUseId, item });
+            }
+            break;
+          }
+          case "control_cancel_request": {
+            const requestId = str(p.request_id);
+            if (requestId) settleApproval(requestId);
+            break;
+          }
+        }
+        break;
+      }
+    }
+  }
+
+  function readSystem(e: WireEvent, p: Json) {
+    const permissionMode = str(p.permissionMode);
+    if (permissionMode) mode = { value: permissionMode, seq: e.seq };
+    switch (p.subtype) {
+      case "init":
+        model = str(p.model) ?? model;
+        if (!sawInit) {
+          sawInit = true;
+          const version = str(p.claude_code_version);
+          notice(e, "info", `Claude Code${version ? ` ${version}` : ""} started · model ${model ?? "default"} · ${permissionMode ?? "default"} mode`);
+        }
+        break;
+      case "api_retry": {
+        const status = p.error_status == null ? "" : ` ${String(p.error_status)}`;
+        const kind = str(p.error) ? ` (${str(p.error)})` : "";
+        const delay = num(p.retry_delay_ms);
+        const max = num(p.max_retries);
+        notice(
+          e,
+          "warning",
+          `API error${status}${kind}: retrying${delay !== undefined ? ` in ${(delay / 1000).toFixed(1)} s` : ""} (attempt ${String(p.attempt ?? "?")}${max !== undefined ? ` of ${max}` : ""}).`,
+        );
+        break;
+      }
+      case "permission_denied":
+        notice(e, "warning", `${str(p.tool_name) ?? "A tool"} was denied automatically${str(p.decision_reason) ? `: ${str(p.decision_reason)}` : ""}.`, str(p.message));
+        break;
+      case "informational":
+        if (str(p.content)) notice(e, str(p.level) === "error" ? "error" : "info", str(p.content)!);
+        break;
+      case "compact_boundary":
+        notice(e, "info", "The conversation history was compacted.");
+        break;
+      case "status":
+        if (p.compact_result === "failed") notice(e, "error", `Compaction failed${str(p.compact_error) ? `: ${str(p.compact_error)}` : ""}.`);
+        break;
+    }
+  }
+
+  function readStreamEvent(p: Json) {
+    // Subagents stream too; their text shows when their blocks complete.
+    if (p.parent_tool_use_id != null) return;
+    const ev = asObject(p.event);
+    if (!ev) return;
+    const index = num(ev.index) ?? 0;
+    switch (ev.type) {
+      case "message_start":
+        streamMessageId = str(asObject(ev.message)?.id) ?? str(p.api_message_id);
+        break;
+      case "content_block_start": {
+        const block = asObject(ev.content_block);
+        if (block?.type === "text") {
+          partials = [...partials, { key: `${streamMessageId ?? "m"}:${index}`, messageId: streamMessageId, index, text: str(block.text) ?? "" }];
+        }
+        break;
+      }
+      case "content_block_delta": {
+        const delta = asObject(ev.delta);
+        if (delta?.type !== "text_delta") break;
+        const text = str(delta.text) ?? "";
+        const at = partials.findIndex((x) => x.messageId === streamMessageId && x.index === index);
+        if (at >= 0) partials = partials.map((x, i) => (i === at ? { ...x, text: x.text + text } : x));
+        else partials = [...partials, { key: `${streamMessageId ?? "m"}:${index}`, messageId: streamMessageId, index, text }];
+        break;
+      }
+      case "message_stop":
+        if (ev.abandoned_blocks) partials = partials.filter((x) => x.messageId !== streamMessageId);
+        break;
+    }
+  }
+
+  function readAssistant(e: WireEvent, p: Json) {
+    const message = asObject(p.message);
+    const content = Array.isArray(message?.content) ? message.content : [];
+    const messageId = str(message?.id);
+    const subagent = p.parent_tool_use_id != null;
+    const apiError = p.is_api_error_message === true || (typeof p.error === "string" && message?.model === "<synthetic>");
+    content.forEach((raw, i) => {
+      const block = asObject(raw);
+      if (!block) return;
+      const key = `${e.seq}:${i}`;
+      if (block.type === "text") {
+        const text = str(block.text) ?? "";
+        if (!subagent) {
+          // The final block replaces the streamed text it completes.
+          const at = partials.findIndex((x) => x.messageId === messageId);
+          partials = partials.filter((_, j) => j !== (at >= 0 ? at : 0));
+        }
+        if (apiError) notice(e, "error", text || "The API returned an error.", undefined, `:${i}`);
+        else if (text.trim() !== "") items.push({ kind: "assistant", key, seq: e.seq, text, aborted: p.aborted === true, subagent });
+      } else if (block.type === "thinking") {
+        const text = str(block.thinking) ?? "";
+        if (text.trim() !== "") items.push({ kind: "thinking", key, seq: e.seq, text });
+      } else if (block.type === "tool_use") {
+        const id = str(block.id) ?? key;
+        const item = { kind: "tool" as const, key, seq: e.seq, id, name: str(block.name) ?? "tool", input: block.input, subagent };
+        tools.set(id, item);
+        items.push(item);
+      }
+    });
+  }
+
+  function readUser(e: WireEvent, p: Json) {
+    if (p.isReplay === true) return;
+    const message = asObject(p.message);
+    const content = message?.content;
+    if (typeof content === "string") {
+      if (p.isSynthetic === true) notice(e, "info", "Summary of the earlier conversation.", content);
+      else if (interruptMarker.test(content.trim())) notice(e, "info", "Interrupted.");
+      return;
+    }
+    if (!Array.isArray(content)) {
+      if (e.trimmed) items.push({ kind: "trimmed", key: String(e.seq), seq: e.seq, label: "A large tool result" });
+      return;
+    }
+    content.forEach((raw, i) => {
+      const block = asObject(raw);
+      if (!block) return;
+      if (block.type === "tool_result") {
+        const id = str(block.tool_use_id);
+        const result: ToolResultView = {
+          seq: e.seq,
+          text: toolResultText(block.content),
+          isError: block.is_error === true,
+          structured: content.length === 1 ? p.tool_use_result : undefined,
+          trimmed: e.trimmed,
+        };
+        const tool = id ? tools.get(id) : undefined;
+        if (tool) {
+          tool.result = result;
+          if (tool.approval) {
+            approvals.delete(tool.approval.requestId);
+            tool.approval = undefined;
+          }
+        } else {
+          notice(e, result.isError ? "error" : "info", result.isError ? "A tool failed." : "A tool answered.", result.text, `:${i}`);
+        }
+      } else if (block.type === "text") {
+        const text = str(block.text) ?? "";
+        if (interruptMarker.test(text.trim())) notice(e, "info", "Interrupted.", undefined, `:${i}`);
+        else if (p.isSynthetic === true && text) notice(e, "info", "Summary of the earlier conversation.", text, `:${i}`);
+      }
+    });
+  }
+
+  function readResult(e: WireEvent, p: Json) {
+    turns++;
+    partials = [];
+    // Open approvals stay open: a background subagent can still be waiting after its parent's result.
+    const usage = asObject(p.usage);
+    tokens.input += num(usage?.input_tokens) ?? 0;
+    tokens.output += num(usage?.output_tokens) ?? 0;
+    tokens.cacheRead += num(usage?.cache_read_input_tokens) ?? 0;
+    tokens.cacheWrite += num(usage?.cache_creation_input_tokens) ?? 0;
+    const total = num(p.total_cost_usd);
+    const perModel = asObject(p.model_usage_since_last_result);
+    let turnCost: number | undefined;
+    if (perModel) {
+      turnCost = Object.values(perModel).reduce<number>((sum, m) => sum + (num(asObject(m)?.costUSD) ?? 0), 0);
+    } else if (total !== undefined) {
+      // total_cost_usd is cumulative per CLI process; a smaller total means a new process.
+      turnCost = total >= lastTotalCost ? total - lastTotalCost : total;
+    }
+    if (total !== undefined) lastTotalCost = total;
+    costUsd += turnCost ?? 0;
+    const terminal = str(p.terminal_reason) ?? "";
+    const interrupted = terminal.startsWith("aborted");
+    const isError = p.is_error === true && !interrupted;
+    const errors = Array.isArray(p.errors) ? p.errors.filter((x): x is string => typeof x === "string") : [];
+    const text = interrupted
+      ? "Turn interrupted."
+      : isError
+        ? `The turn failed${p.api_error_status != null ? ` (API ${String(p.api_error_status)})` : ""}: ${errors.join("; ") || str(p.result) || str(p.subtype) || "unknown error"}`
+        : "Turn finished.";
+    items.push({ kind: "turn-end", key: String(e.seq), seq: e.seq, isError, interrupted, text, durationMs: num(p.duration_ms), costUsd: turnCost });
+  }
+
+  return { items, partials, mode, model, costUsd, tokens, turns };
+}
+
+/** Plain text of a tool_result's content (a string, or text and image blocks). */
+export function toolResultText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return content == null ? "" : JSON.stringify(content, null, 2);
+  return content
+    .map((raw) => {
+      const block = asObject(raw);
+      if (block?.type === "text") return str(block.text) ?? "";
+      if (block?.type === "image") return "[image]";
+      return JSON.stringify(raw);
+    })
+    .join("\n");
+}
+
+function pastTense(verdict: string): string {
+  if (verdict.startsWith("allow")) return "allowed";
+  if (verdict.startsWith("deny") || verdict.startsWith("denied")) return "denied";
+  return verdict;
+}
+
+function asObject(value: unknown): Json | undefined {
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Json) : undefined;
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+function num(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}

@@ -1,0 +1,288 @@
+"use client";
+
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import type { PermissionModeChoice, SessionView, WatchWorkspaceResult } from "@/server/shared/wire/session";
+import { formatRelative, formatTokens, formatUsd, sessionTitle } from "./format";
+import { modeChoices } from "./modes";
+import { StatusBadge } from "./status-badge";
+import { ConnectionNotice, useSocket } from "./use-socket";
+import { ackMessage, command, emitCommand, fact, newCommandId } from "./wire-client";
+
+export interface SessionListProps {
+  slug: string;
+  initialSessions: SessionView[];
+  /** Why this user may not start sessions (viewers); undefined when they may. */
+  createRefusal?: string;
+  /** The workspace owner allowed bypassPermissions. */
+  bypassAllowed: boolean;
+  defaultMode: string;
+}
+
+/** A status fact: a whole SessionView, or a partial one naming its session. */
+type StatusFact = Partial<SessionView> & { sessionId?: string };
+
+function upsert(list: SessionView[], fact: StatusFact, slug: string): SessionView[] | "unknown" {
+  const id = fact.id ?? fact.sessionId;
+  if (!id) return list;
+  const at = list.findIndex((s) => s.id === id);
+  const { sessionId: _omit, ...fields } = fact;
+  if (at >= 0) return list.map((s, i) => (i === at ? { ...s, ...fields, id } : s));
+  if (fact.id && fact.workspaceSlug === slug && fact.createdBy && fact.createdAt) return sortSessions([fact as SessionView, ...list]);
+  return "unknown";
+}
+
+function sortSessions(list: SessionView[]): SessionView[] {
+  return [...list].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+}
+
+/** The workspace's sessions, live, with the "new session" action. */
+export function SessionList({ slug, initialSessions, createRefusal, bypassAllowed, defaultMode }: SessionListProps) {
+  const state = useSocket();
+  const { socket } = state;
+  const [sessions, setSessions] = useState(() => sortSessions(initialSessions));
+  const [watchError, setWatchError] = useState<string>();
+  const refetchTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+
+  const refetch = useCallback(() => {
+    clearTimeout(refetchTimer.current);
+    refetchTimer.current = setTimeout(async () => {
+      const res = await fetch(`/api/workspaces/${encodeURIComponent(slug)}/sessions`).catch(() => undefined);
+      const body = (await res?.json().catch(() => null)) as { data?: SessionView[] } | null;
+      if (res?.ok && Array.isArray(body?.data)) setSessions(sortSessions(body.data));
+    }, 250);
+  }, [slug]);
+
+  useEffect(() => {
+    if (!socket) return;
+    let alive = true;
+    let reconnected = false;
+    const watch = async () => {
+      const ack = await emitCommand<WatchWorkspaceResult>(socket, command.watchWorkspace, { workspace: slug });
+      if (!alive) return;
+      if (!ack.ok) {
+        setWatchError(`Live updates are off: ${ackMessage(ack)}`);
+        return;
+      }
+      setWatchError(undefined);
+      // The reply holds only the sessions the sidecar has live; the rest come from the database.
+      setSessions((current) => {
+        let next = current;
+        let unknown = false;
+        for (const view of ack.data.sessions ?? []) {
+          const merged = upsert(next, view, slug);
+          if (merged === "unknown") unknown = true;
+          else next = merged;
+        }
+        if (unknown) refetch();
+        return next;
+      });
+      // Statuses may have changed while this page was disconnected.
+      if (reconnected) refetch();
+      reconnected = true;
+    };
+    const onStatus = (payload: StatusFact) => {
+      setSessions((current) => {
+        const next = upsert(current, payload, slug);
+        if (next === "unknown") {
+          refetch();
+          return current;
+        }
+        return next;
+      });
+    };
+    socket.on("connect", watch);
+    socket.on(fact.status, onStatus);
+    if (socket.connected) void watch();
+    return () => {
+      alive = false;
+      clearTimeout(refetchTimer.current);
+      socket.off("connect", watch);
+      socket.off(fact.status, onStatus);
+    };
+  }, [socket, slug, refetch]);
+
+  return (
+    <section className="card space-y-4" aria-labelledby="sessions-heading">
+      <div className="flex flex-wrap items-center gap-3">
+        <h2 id="sessions-heading" className="text-sm font-medium text-zinc-500">
+          Sessions
+        </h2>
+        <ConnectionNotice state={state} />
+        <div className="ml-auto">
+          {createRefusal === undefined && <NewSession slug={slug} bypassAllowed={bypassAllowed} defaultMode={defaultMode} />}
+        </div>
+      </div>
+      {createRefusal !== undefined && (
+        <p data-testid="session-new-refusal" className="text-xs text-zinc-500">
+          {createRefusal}
+        </p>
+      )}
+      {watchError && (
+        <p role="status" className="text-xs text-amber-700 dark:text-amber-400">
+          {watchError}
+        </p>
+      )}
+      <SessionTable slug={slug} sessions={sessions} />
+    </section>
+  );
+}
+
+function SessionTable({ slug, sessions }: { slug: string; sessions: SessionView[] }) {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 30_000);
+    return () => clearInterval(t);
+  }, []);
+  if (sessions.length === 0) {
+    return (
+      <div data-testid="session-list" className="rounded-md border border-dashed border-zinc-300 px-4 py-6 text-center text-sm text-zinc-500 dark:border-zinc-700">
+        No sessions yet. A session is one Claude Code conversation in this workspace&apos;s directory.
+      </div>
+    );
+  }
+  return (
+    <div className="-mx-5 overflow-x-auto">
+      <table data-testid="session-list" className="w-full text-sm">
+        <thead className="text-left text-xs text-zinc-500">
+          <tr>
+            <th className="py-1 pl-5 font-medium">Session</th>
+            <th className="font-medium">Status</th>
+            <th className="font-medium">Started by</th>
+            <th className="font-medium">Mode</th>
+            <th className="pr-5 text-right font-medium">Cost</th>
+          </tr>
+        </thead>
+        <tbody>
+          {sessions.map((s) => {
+            const tokens = s.tokens.input + s.tokens.output + s.tokens.cacheRead + s.tokens.cacheWrite;
+            return (
+              <tr
+                key={s.id}
+                data-testid="session-row"
+                data-status={s.status}
+                data-session-id={s.id}
+                className="border-t border-zinc-200 hover:bg-zinc-50 dark:border-zinc-800 dark:hover:bg-zinc-800/40"
+              >
+                <td className="py-2 pl-5">
+                  <Link data-testid="session-link" href={`/w/${encodeURIComponent(slug)}/s/${encodeURIComponent(s.id)}`} className="font-medium text-indigo-600 hover:underline dark:text-indigo-400">
+                    {sessionTitle(s)}
+                  </Link>
+                  <div className="text-xs text-zinc-500" suppressHydrationWarning>
+                    {formatRelative(s.createdAt, now)}
+                    {s.model && <span className="ml-2 font-mono">{s.model}</span>}
+                  </div>
+                </td>
+                <td>
+                  <StatusBadge status={s.status} />
+                </td>
+                <td data-testid="session-row-creator">{s.createdBy.name}</td>
+                <td className="font-mono text-xs">{s.mode}</td>
+                <td className="pr-5 text-right tabular-nums" title={`${tokens.toLocaleString("en-US")} tokens`}>
+                  <span data-testid="session-row-cost">{formatUsd(s.costUsd)}</span>
+                  {tokens > 0 && <div className="text-xs text-zinc-500">{formatTokens(tokens)} tok</div>}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function NewSession({ slug, bypassAllowed, defaultMode }: { slug: string; bypassAllowed: boolean; defaultMode: string }) {
+  const router = useRouter();
+  const { socket } = useSocket();
+  const [open, setOpen] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const modeRef = useRef<HTMLSelectElement>(null);
+  const openerRef = useRef<HTMLButtonElement>(null);
+  // One id per attempt to create, so a retried submit after a lost ack creates one session.
+  const commandId = useRef<string>(undefined);
+  const choices = modeChoices(bypassAllowed);
+  const initialMode = choices.some((c) => c.value === defaultMode) ? defaultMode : "default";
+
+  useEffect(() => {
+    if (open) modeRef.current?.focus();
+  }, [open]);
+
+  function close() {
+    setOpen(false);
+    setError(undefined);
+    openerRef.current?.focus();
+  }
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (!socket || busy) return;
+    const form = new FormData(event.currentTarget);
+    const model = String(form.get("model") ?? "").trim();
+    commandId.current ??= newCommandId();
+    setBusy(true);
+    setError(undefined);
+    const ack = await emitCommand<SessionView>(socket, command.create, {
+      workspace: slug,
+      mode: String(form.get("mode") ?? "default") as PermissionModeChoice,
+      model: model || undefined,
+      commandId: commandId.current,
+    });
+    setBusy(false);
+    if (!ack.ok) {
+      setError(ackMessage(ack));
+      // A refusal is final; the next submit is a new request.
+      if (ack.error.code !== "unavailable") commandId.current = undefined;
+      return;
+    }
+    commandId.current = undefined;
+    const id = ack.data?.id;
+    if (!id) {
+      setError("The session was created, but the server did not say which one. Reload the page.");
+      return;
+    }
+    router.push(`/w/${encodeURIComponent(slug)}/s/${encodeURIComponent(id)}`);
+  }
+
+  function onKeyDown(event: KeyboardEvent<HTMLFormElement>) {
+    if (event.key === "Escape") close();
+  }
+
+  if (!open) {
+    return (
+      <button ref={openerRef} type="button" data-testid="session-new" className="btn py-1.5" onClick={() => setOpen(true)} aria-expanded={false}>
+        New session
+      </button>
+    );
+  }
+  return (
+    <form onSubmit={onSubmit} onKeyDown={onKeyDown} aria-label="New session" className="flex flex-wrap items-end gap-3 rounded-md border border-zinc-200 bg-zinc-50 p-3 dark:border-zinc-800 dark:bg-zinc-950">
+      <label className="space-y-1 text-sm">
+        <span className="block text-xs text-zinc-500">Permission mode</span>
+        <select ref={modeRef} data-testid="session-new-mode" name="mode" defaultValue={initialMode} className="field w-auto py-1.5">
+          {choices.map((c) => (
+            <option key={c.value} value={c.value}>
+              {c.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="space-y-1 text-sm">
+        <span className="block text-xs text-zinc-500">Model (optional)</span>
+        <input data-testid="session-new-model" name="model" maxLength={100} placeholder="CLI default" className="field w-48 py-1.5 font-mono" />
+      </label>
+      <button data-testid="session-new-submit" type="submit" className="btn py-1.5" disabled={busy || !socket}>
+        {busy ? "Starting…" : "Start session"}
+      </button>
+      <button type="button" className="btn-quiet py-1.5" onClick={close} disabled={busy}>
+        Cancel
+      </button>
+      {error && (
+        <p data-testid="session-new-error" role="alert" className="w-full text-sm text-red-600 dark:text-red-400">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}

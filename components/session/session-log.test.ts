@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { emptySessionLog, hasGap, lastSeqOf, reduceSessionLog, type SessionLog, type SessionLogAction } from "./session-log";
+import { ev } from "./test-support";
+
+const run = (actions: SessionLogAction[], start: SessionLog = emptySessionLog) => actions.reduce(reduceSessionLog, start);
+const seqs = (log: SessionLog) => log.events.map((e) => e.seq);
+
+describe("reduceSessionLog", () => {
+  it("keeps each seq once when the snapshot and live facts overlap", () => {
+    const log = run([
+      { type: "event", event: ev(3) },
+      { type: "snapshot", events: [ev(1), ev(2), ev(3)], reset: false },
+      { type: "event", event: ev(3) },
+      { type: "event", event: ev(4) },
+      { type: "snapshot", events: [ev(4), ev(5)], reset: false },
+    ]);
+    expect(seqs(log)).toEqual([1, 2, 3, 4, 5]);
+    expect(log.contiguousSeq).toBe(5);
+    expect(hasGap(log)).toBe(false);
+  });
+
+  it("reports a gap until a catch-up fills it", () => {
+    const gapped = run([{ type: "snapshot", events: [ev(1), ev(2)], reset: false }, { type: "event", event: ev(5) }]);
+    expect(gapped.contiguousSeq).toBe(2);
+    expect(lastSeqOf(gapped)).toBe(5);
+    expect(hasGap(gapped)).toBe(true);
+    const filled = reduceSessionLog(gapped, { type: "snapshot", events: [ev(3), ev(4), ev(5)], reset: false });
+    expect(seqs(filled)).toEqual([1, 2, 3, 4, 5]);
+    expect(hasGap(filled)).toBe(false);
+  });
+
+  it("replaces everything on reset and counts from the snapshot's first seq", () => {
+    const before = run([{ type: "snapshot", events: [ev(1), ev(2), ev(3), ev(4)], reset: false }]);
+    const after = reduceSessionLog(before, { type: "snapshot", events: [ev(10), ev(11)], reset: true });
+    expect(seqs(after)).toEqual([10, 11]);
+    expect(after.contiguousSeq).toBe(11);
+    expect(after.generation).toBe(before.generation + 1);
+    expect(hasGap(after)).toBe(false);
+  });
+
+  it("returns the same log for a duplicate fact (no re-render)", () => {
+    const log = run([{ type: "snapshot", events: [ev(1), ev(2)], reset: false }]);
+    expect(reduceSessionLog(log, { type: "event", event: ev(1) })).toBe(log);
+  });
+
+  it("replaces a trimmed event with its whole payload", () => {
+    const log = run([{ type: "snapshot", events: [{ ...ev(1), trimmed: true, payload: "…" }], reset: false }]);
+    const whole = reduceSessionLog(log, { type: "replace", event: ev(1, "cli", { type: "user" }) });
+    expect(whole.events[0]!.payload).toEqual({ type: "user" });
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * The events a browser holds for one session, keyed by seq. A pure reducer: the sidecar's
+ * snapshot, its live facts and a reconnect's catch-up may overlap or arrive out of order, and
+ * the log must still hold each seq once. `contiguousSeq` is the last seq before the first gap;
+ * a resubscribe asks for what follows it.
+ */
+import type { WireEvent } from "@/server/shared/wire/session";
+
+export interface SessionLog {
+  /** Events in seq order, no duplicates. */
+  events: readonly WireEvent[];
+  /** Highest seq such that every seq after `baseSeq` up to it is held. */
+  contiguousSeq: number;
+  /** The seq before the first event the server gave (0 unless a reset snapshot started later). */
+  baseSeq: number;
+  /** Bumped on every reset, so views can drop state derived from the old log. */
+  generation: number;
+}
+
+export type SessionLogAction =
+  | { type: "snapshot"; events: readonly WireEvent[]; reset: boolean }
+  | { type: "event"; event: WireEvent }
+  /** A trimmed event replaced by its whole payload (`session:fetch-event`). */
+  | { type: "replace"; event: WireEvent };
+
+export const emptySessionLog: SessionLog = { events: [], contiguousSeq: 0, baseSeq: 0, generation: 0 };
+
+export function reduceSessionLog(log: SessionLog, action: SessionLogAction): SessionLog {
+  switch (action.type) {
+    case "snapshot":
+      if (action.reset) {
+        const events = mergeEvents([], action.events);
+        return withEvents(events, Math.max(0, (events[0]?.seq ?? 1) - 1), log.generation + 1);
+      }
+      return action.events.length === 0 ? log : withEvents(mergeEvents(log.events, action.events), log.baseSeq, log.generation);
+    case "event":
+      if (log.events.length > 0 && action.event.seq <= lastSeqOf(log) && hasSeq(log.events, action.event.seq)) return log;
+      return withEvents(mergeEvents(log.events, [action.event]), log.baseSeq, log.generation);
+    case "replace": {
+      const events = log.events.map((e) => (e.seq === action.event.seq ? action.event : e));
+      return { ...log, events };
+    }
+  }
+}
+
+/** The highest seq held, gaps or not. */
+export function lastSeqOf(log: SessionLog): number {
+  return log.events.at(-1)?.seq ?? 0;
+}
+
+/** True when events after a gap are held: the view should resubscribe from `contiguousSeq`. */
+export function hasGap(log: SessionLog): boolean {
+  return lastSeqOf(log) > log.contiguousSeq;
+}
+
+function withEvents(events: readonly WireEvent[], baseSeq: number, generation: number): SessionLog {
+  return { events, contiguousSeq: contiguousOf(events, baseSeq), baseSeq, generation };
+}
+
+function mergeEvents(held: readonly WireEvent[], incoming: readonly WireEvent[]): WireEvent[] {
+  const last = held.at(-1)?.seq ?? 0;
+  // The common case: a fact that follows the log in order.
+  if (incoming.length === 1 && incoming[0]!.seq > last) return [...held, incoming[0]!];
+  const bySeq = new Map<number, WireEvent>();
+  for (const e of held) bySeq.set(e.seq, e);
+  // The first copy of a seq wins: the log is append-only, so a later copy is the same event.
+  for (const e of incoming) if (!bySeq.has(e.seq)) bySeq.set(e.seq, e);
+  return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+}
+
+function contiguousOf(events: readonly WireEvent[], baseSeq: number): number {
+  let expected = baseSeq + 1;
+  for (const e of events) {
+    if (e.seq < expected) continue;
+    if (e.seq !== expected) break;
+    expected++;
+  }
+  return expected - 1;
+}
+
+function hasSeq(events: readonly WireEvent[], seq: number): boolean {
+  let lo = 0;
+  let hi = events.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const s = events[mid]!.seq;
+    if (s === seq) return true;
+    if (s < seq) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}

@@ -1,0 +1,525 @@
+"use client";
+
+import Link from "next/link";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState, type ReactNode } from "react";
+import type { Ack } from "@/server/shared/wire/ack";
+import type { PermissionModeChoice, PresenceChanged, SessionView as SessionInfo, SetModeResult, SubscribeResult, Viewer, WireEvent } from "@/server/shared/wire/session";
+import { buildConversation, type Conversation, type ConversationItem } from "./conversation";
+import { formatDuration, formatRelative, formatTokens, formatUsd, sessionTitle } from "./format";
+import { Markdown } from "./markdown";
+import { modeChoices, modeLabel } from "./modes";
+import { PromptBox, type DemoScenarioHint } from "./prompt-box";
+import { RawLog } from "./raw-log";
+import { emptySessionLog, hasGap, reduceSessionLog } from "./session-log";
+import { StatusBadge } from "./status-badge";
+import { ToolCard } from "./tool-card";
+import { ConnectionNotice, useSocket } from "./use-socket";
+import { ackMessage, command, emitCommand, fact, newCommandId } from "./wire-client";
+
+export interface SessionViewProps {
+  workspace: { slug: string; name: string; role: "owner" | "editor" | "viewer" };
+  /** The session as the database had it when the page was rendered; the subscribe reply replaces it. */
+  initialSession: SessionInfo;
+  currentUser: { id: string; name: string };
+  demoScenarios?: readonly DemoScenarioHint[];
+}
+
+type StatusFact = Partial<SessionInfo> & { sessionId?: string };
+
+const activeStatuses = new Set(["running", "awaiting-approval", "stalled", "starting"]);
+
+/** One live session: conversation, prompt box, controls, presence and the raw log. */
+export function SessionView({ workspace, initialSession, currentUser, demoScenarios }: SessionViewProps) {
+  const sessionId = initialSession.id;
+  const state = useSocket();
+  const { socket } = state;
+  const [log, dispatch] = useReducer(reduceSessionLog, emptySessionLog);
+  const [info, setInfo] = useState(initialSession);
+  const [viewers, setViewers] = useState<Viewer[]>([]);
+  const [subscribed, setSubscribed] = useState(false);
+  const [subscribeError, setSubscribeError] = useState<string>();
+  const [tab, setTab] = useState<"conversation" | "raw">("conversation");
+  const [mode, setMode] = useState({ value: initialSession.mode, seq: 0 });
+  const logRef = useRef(log);
+  const resubscribe = useRef<() => void>(() => undefined);
+
+  useEffect(() => {
+    logRef.current = log;
+  }, [log]);
+
+  // Subscribe on every (re)connect, from the last seq held without a gap; facts that overlap
+  // the reply are dropped by the reducer (keyed by seq), so nothing shows twice.
+  useEffect(() => {
+    if (!socket) return;
+    let alive = true;
+    let inFlight = false;
+    let again = false;
+    const subscribe = async () => {
+      if (inFlight) {
+        again = true;
+        return;
+      }
+      inFlight = true;
+      do {
+        again = false;
+        const ack = await emitCommand<SubscribeResult>(socket, command.subscribe, { sessionId, afterSeq: logRef.current.contiguousSeq });
+        if (!alive) return;
+        if (ack.ok) {
+          dispatch({ type: "snapshot", events: ack.data.events, reset: ack.data.reset });
+          setInfo(ack.data.session);
+          setViewers(ack.data.viewers);
+          setSubscribed(true);
+          setSubscribeError(undefined);
+        } else {
+          setSubscribeError(ackMessage(ack));
+        }
+      } while (again && alive);
+      inFlight = false;
+    };
+    resubscribe.current = () => void subscribe();
+    const onConnect = () => void subscribe();
+    const onDisconnect = () => setSubscribed(false);
+    const onEvent = (event: WireEvent) => {
+      if (event.sessionId === sessionId) dispatch({ type: "event", event });
+    };
+    const onStatus = (payload: StatusFact) => {
+      const id = payload.id ?? payload.sessionId;
+      if (id !== sessionId) return;
+      const { sessionId: _omit, ...fields } = payload;
+      setInfo((current) => ({ ...current, ...fields, id: sessionId }));
+    };
+    const onPresence = (payload: PresenceChanged) => {
+      if (payload.sessionId === sessionId) setViewers(payload.viewers);
+    };
+    socket.on("connect", onConnect);
+    socket.on("disconnect", onDisconnect);
+    socket.on(fact.event, onEvent);
+    socket.on(fact.status, onStatus);
+    socket.on(fact.presence, onPresence);
+    if (socket.connected) void subscribe();
+    return () => {
+      alive = false;
+      resubscribe.current = () => undefined;
+      socket.off("connect", onConnect);
+      socket.off("disconnect", onDisconnect);
+      socket.off(fact.event, onEvent);
+      socket.off(fact.status, onStatus);
+      socket.off(fact.presence, onPresence);
+      if (socket.connected) socket.emit(command.unsubscribe, { sessionId });
+    };
+  }, [socket, sessionId]);
+
+  // A fact after a gap means events were missed (or are still in the subscribe reply):
+  // give the reply a moment, then ask for what follows the gap.
+  useEffect(() => {
+    if (!hasGap(log)) return;
+    const t = setTimeout(() => resubscribe.current(), 400);
+    return () => clearTimeout(t);
+  }, [log]);
+
+  const conversation = useMemo(() => buildConversation(log.events), [log.events]);
+
+  // The mode shown is the last one confirmed: by the CLI in the log, by a status fact, or by a set-mode ack.
+  useEffect(() => {
+    if (conversation.mode) setMode((m) => (conversation.mode!.seq > m.seq ? conversation.mode! : m));
+  }, [conversation.mode]);
+  useEffect(() => {
+    setMode((m) => (m.value === info.mode ? m : { value: info.mode, seq: m.seq }));
+  }, [info.mode]);
+
+  const canWrite = workspace.role !== "viewer";
+  const dead = info.status === "dead";
+  const promptRefusal = !canWrite
+    ? "You are a viewer in this workspace: you can watch this session but not prompt it. Ask an owner for the editor role."
+    : dead
+      ? "This session is dead: its CLI could not be restarted. Start a new session from the workspace page."
+      : undefined;
+
+  const send = useCallback(
+    async <T,>(name: (typeof command)[keyof typeof command], payload: Record<string, unknown>): Promise<Ack<T>> => {
+      if (!socket) return { ok: false, error: { code: "unavailable", message: "Not connected yet." } };
+      return emitCommand<T>(socket, name, { sessionId, commandId: newCommandId(), ...payload });
+    },
+    [socket, sessionId],
+  );
+
+  const onPrompt = useCallback(async (text: string) => ackMessage(await send(command.prompt, { text })), [send]);
+
+  const cost = Math.max(info.costUsd, conversation.costUsd);
+  const infoTokens = info.tokens.input + info.tokens.output + info.tokens.cacheRead + info.tokens.cacheWrite;
+  const convTokens = conversation.tokens.input + conversation.tokens.output + conversation.tokens.cacheRead + conversation.tokens.cacheWrite;
+  const tokens = infoTokens >= convTokens ? info.tokens : conversation.tokens;
+  const others = viewers.filter((v, i, all) => v.userId !== currentUser.id && all.findIndex((w) => w.userId === v.userId) === i);
+
+  return (
+    <div data-testid="session-view" data-session-id={sessionId} className="flex min-h-[calc(100vh-8rem)] flex-col gap-3">
+      <header className="space-y-2">
+        <nav aria-label="Breadcrumb" className="text-xs text-zinc-500">
+          <Link href={`/w/${encodeURIComponent(workspace.slug)}`} className="hover:text-zinc-800 hover:underline dark:hover:text-zinc-200">
+            {workspace.name}
+          </Link>
+          <span className="mx-1.5">/</span>
+          <span>sessions</span>
+        </nav>
+        <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
+          <h1 className="text-lg font-semibold tracking-tight">{sessionTitle(info)}</h1>
+          <StatusBadge status={info.status} testId="session-status" />
+          <ConnectionNotice state={state} />
+          <div className="ml-auto flex flex-wrap items-center gap-2">
+            <Presence others={others} />
+            <ModeSwitcher
+              mode={mode.value}
+              bypassAvailable={info.bypassAvailable}
+              disabledReason={!canWrite ? "Viewers cannot change the mode." : dead ? "The session is dead." : undefined}
+              onSwitch={async (next) => {
+                const ack = await send<SetModeResult>(command.setMode, { mode: next });
+                if (ack.ok) {
+                  const confirmed = ack.data.mode || next;
+                  setMode((m) => ({ value: confirmed, seq: Math.max(m.seq, ack.data.seq, logRef.current.events.at(-1)?.seq ?? 0) }));
+                }
+                return ackMessage(ack);
+              }}
+            />
+            <StopButton canWrite={canWrite} active={activeStatuses.has(info.status)} onStop={async () => ackMessage(await send(command.interrupt, {}))} />
+          </div>
+        </div>
+        <div className="flex flex-wrap items-center gap-x-4 gap-y-1 text-xs text-zinc-500">
+          <span>
+            started by <span className="text-zinc-700 dark:text-zinc-300">{info.createdBy.name}</span> · <span suppressHydrationWarning>{formatRelative(info.createdAt)}</span>
+          </span>
+          <span>
+            model <span className="font-mono text-zinc-700 dark:text-zinc-300">{conversation.model ?? info.model ?? "CLI default"}</span>
+          </span>
+          <span data-testid="session-cost" title={`input ${tokens.input} · output ${tokens.output} · cache read ${tokens.cacheRead} · cache write ${tokens.cacheWrite}`}>
+            <span className="font-medium text-zinc-700 tabular-nums dark:text-zinc-300">{formatUsd(cost)}</span> ·{" "}
+            <span className="tabular-nums">
+              {formatTokens(tokens.input + tokens.cacheRead + tokens.cacheWrite)} in / {formatTokens(tokens.output)} out
+            </span>{" "}
+            tokens
+          </span>
+        </div>
+        {subscribeError && (
+          <p role="alert" data-testid="session-error" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950/50 dark:text-red-300">
+            Could not open the live session: {subscribeError}{" "}
+            <button type="button" className="font-medium underline" onClick={() => resubscribe.current()}>
+              Retry
+            </button>
+          </p>
+        )}
+      </header>
+
+      <div role="tablist" aria-label="Session views" className="flex gap-1 border-b border-zinc-200 text-sm dark:border-zinc-800">
+        <TabButton id="conversation" active={tab === "conversation"} onSelect={() => setTab("conversation")}>
+          Conversation
+        </TabButton>
+        <TabButton id="raw" testId="raw-tab" active={tab === "raw"} onSelect={() => setTab("raw")}>
+          Raw <span className="text-xs text-zinc-400 tabular-nums">{log.events.length}</span>
+        </TabButton>
+      </div>
+
+      <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="flex-1">
+        {tab === "conversation" ? (
+          <ConversationPane
+            conversation={conversation}
+            loading={!subscribed && log.events.length === 0 && !subscribeError}
+            failed={subscribeError !== undefined && log.events.length === 0}
+            onLoadFull={async (seq) => {
+              if (!socket) return;
+              const ack = await emitCommand<WireEvent>(socket, command.fetchEvent, { sessionId, seq });
+              if (ack.ok) dispatch({ type: "replace", event: { ...ack.data, trimmed: false } });
+            }}
+          />
+        ) : (
+          <RawLog events={log.events} downloadHref={`/api/workspaces/${encodeURIComponent(workspace.slug)}/sessions/${encodeURIComponent(sessionId)}/events`} />
+        )}
+      </div>
+
+      <div className="sticky bottom-0 -mx-2 bg-zinc-50/95 px-2 pt-2 pb-4 backdrop-blur dark:bg-zinc-950/95">
+        <PromptBox disabledReason={promptRefusal} onSend={onPrompt} demoScenarios={demoScenarios} autoFocus />
+      </div>
+    </div>
+  );
+}
+
+function TabButton({ id, testId, active, onSelect, children }: { id: string; testId?: string; active: boolean; onSelect: () => void; children: ReactNode }) {
+  return (
+    <button
+      type="button"
+      role="tab"
+      id={`tab-${id}`}
+      data-testid={testId}
+      aria-selected={active}
+      aria-controls={`panel-${id}`}
+      onClick={onSelect}
+      className={`-mb-px border-b-2 px-3 py-1.5 font-medium focus-visible:outline-2 focus-visible:outline-indigo-500 ${
+        active ? "border-indigo-500 text-zinc-900 dark:text-zinc-100" : "border-transparent text-zinc-500 hover:text-zinc-800 dark:hover:text-zinc-200"
+      }`}
+    >
+      {children}
+    </button>
+  );
+}
+
+function Presence({ others }: { others: Viewer[] }) {
+  return (
+    <div data-testid="presence" data-count={others.length} className="flex items-center gap-1.5 text-xs text-zinc-500" aria-label="Who else is viewing">
+      {others.length === 0 ? (
+        <span>Only you</span>
+      ) : (
+        <>
+          <div className="flex -space-x-1.5">
+            {others.slice(0, 5).map((v) => (
+              <span
+                key={v.userId}
+                data-testid="presence-viewer"
+                title={v.name}
+                className="inline-flex size-6 items-center justify-center rounded-full bg-indigo-100 text-[10px] font-semibold text-indigo-800 ring-2 ring-zinc-50 dark:bg-indigo-900 dark:text-indigo-100 dark:ring-zinc-950"
+              >
+                {initials(v.name)}
+              </span>
+            ))}
+          </div>
+          <span className="max-w-48 truncate">
+            {others.map((v) => v.name).join(", ")} {others.length === 1 ? "is" : "are"} here
+          </span>
+        </>
+      )}
+    </div>
+  );
+}
+
+function initials(name: string): string {
+  const parts = name.trim().split(/[\s@._-]+/).filter(Boolean);
+  return ((parts[0]?.[0] ?? "?") + (parts[1]?.[0] ?? "")).toUpperCase();
+}
+
+function ModeSwitcher(props: { mode: string; bypassAvailable: boolean; disabledReason?: string; onSwitch: (mode: PermissionModeChoice) => Promise<string | undefined> }) {
+  const { mode, bypassAvailable, disabledReason, onSwitch } = props;
+  const [pending, setPending] = useState<PermissionModeChoice>();
+  const [error, setError] = useState<string>();
+  const choices = modeChoices(bypassAvailable);
+  const known = choices.some((c) => c.value === mode);
+  return (
+    <div className="relative flex items-center gap-1.5">
+      <label htmlFor="mode-select" className="text-xs text-zinc-500">
+        Mode
+      </label>
+      <select
+        id="mode-select"
+        data-testid="mode-select"
+        data-pending={pending ?? ""}
+        value={mode}
+        disabled={disabledReason !== undefined || pending !== undefined}
+        title={disabledReason ?? choices.find((c) => c.value === mode)?.hint}
+        aria-describedby={error ? "mode-error" : undefined}
+        onChange={async (e) => {
+          const next = e.target.value as PermissionModeChoice;
+          if (next === mode) return;
+          setPending(next);
+          setError(undefined);
+          const failure = await onSwitch(next);
+          setPending(undefined);
+          if (failure) setError(failure);
+        }}
+        className="field w-auto py-1 pr-7 text-xs"
+      >
+        {!known && <option value={mode}>{modeLabel(mode)}</option>}
+        {choices.map((c) => (
+          <option key={c.value} value={c.value}>
+            {c.label}
+          </option>
+        ))}
+      </select>
+      {pending && (
+        <span role="status" data-testid="mode-pending" className="text-xs whitespace-nowrap text-zinc-500">
+          switching to {modeLabel(pending)}…
+        </span>
+      )}
+      {error && (
+        <span id="mode-error" role="alert" data-testid="mode-error" className="absolute top-full right-0 z-10 mt-1 w-64 rounded-md bg-red-50 px-2 py-1 text-xs text-red-800 shadow dark:bg-red-950 dark:text-red-300">
+          {error}
+        </span>
+      )}
+    </div>
+  );
+}
+
+function StopButton({ canWrite, active, onStop }: { canWrite: boolean; active: boolean; onStop: () => Promise<string | undefined> }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  return (
+    <div className="relative">
+      <button
+        type="button"
+        data-testid="interrupt-button"
+        className="btn-quiet py-1 text-xs"
+        disabled={!canWrite || !active || busy}
+        title={!canWrite ? "Viewers cannot stop a turn." : active ? "Interrupt the running turn" : "Nothing is running"}
+        aria-describedby={error ? "interrupt-error" : undefined}
+        onClick={async () => {
+          setBusy(true);
+          setError(undefined);
+          const failure = await onStop();
+          setBusy(false);
+          if (failure) setError(failure);
+        }}
+      >
+        <span aria-hidden className="size-2 rounded-[2px] bg-current" />
+        {busy ? "Stopping…" : "Stop"}
+      </button>
+      {error && (
+        <span id="interrupt-error" role="alert" data-testid="interrupt-error" className="absolute top-full right-0 z-10 mt-1 w-64 rounded-md bg-red-50 px-2 py-1 text-xs text-red-800 shadow dark:bg-red-950 dark:text-red-300">
+          {error}
+        </span>
+      )}
+    </div>
+  );
+}
+
+function ConversationPane(props: { conversation: Conversation; loading: boolean; failed: boolean; onLoadFull: (seq: number) => void }) {
+  const { conversation, loading, failed, onLoadFull } = props;
+  const endRef = useRef<HTMLDivElement>(null);
+  const stick = useRef(true);
+
+  // Follow the stream while the reader is at the bottom; leave them alone once they scroll up.
+  useEffect(() => {
+    const onScroll = () => {
+      stick.current = window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 120;
+    };
+    window.addEventListener("scroll", onScroll, { passive: true });
+    return () => window.removeEventListener("scroll", onScroll);
+  }, []);
+  const partialLength = conversation.partials.reduce((n, p) => n + p.text.length, 0);
+  useLayoutEffect(() => {
+    if (stick.current) endRef.current?.scrollIntoView({ block: "end" });
+  }, [conversation.items.length, partialLength]);
+
+  if (loading) return <p className="py-10 text-center text-sm text-zinc-500">Loading the conversation…</p>;
+  if (failed) return <p className="py-10 text-center text-sm text-zinc-500">The conversation is not available until the live session opens.</p>;
+  if (conversation.items.length === 0 && conversation.partials.length === 0) {
+    return <p className="py-10 text-center text-sm text-zinc-500">No messages yet. Send a prompt to start the conversation.</p>;
+  }
+  return (
+    <ol className="space-y-3 pb-2" aria-label="Conversation">
+      {conversation.items.map((item) => (
+        <li key={item.key}>
+          <Item item={item} onLoadFull={onLoadFull} />
+        </li>
+      ))}
+      {conversation.partials.map((p) => (
+        <li key={`partial-${p.key}`}>
+          <AssistantBubble streaming>
+            <Markdown text={p.text} />
+            <span aria-hidden className="ml-0.5 inline-block h-3.5 w-1.5 animate-pulse bg-indigo-400 align-middle" />
+          </AssistantBubble>
+        </li>
+      ))}
+      <div ref={endRef} />
+    </ol>
+  );
+}
+
+function AssistantBubble({ children, streaming, aborted, subagent }: { children: ReactNode; streaming?: boolean; aborted?: boolean; subagent?: boolean }) {
+  return (
+    <div data-testid="message-assistant" data-streaming={streaming ? "true" : "false"} className="flex gap-3">
+      <span aria-hidden className="mt-0.5 inline-flex size-6 shrink-0 items-center justify-center rounded-md bg-orange-100 text-[11px] font-bold text-orange-700 dark:bg-orange-900/50 dark:text-orange-300">
+        C
+      </span>
+      <div className="min-w-0 flex-1">
+        <span className="sr-only">Claude{subagent ? " (subagent)" : ""}: </span>
+        {subagent && <div className="mb-0.5 text-[11px] text-zinc-500">subagent</div>}
+        {children}
+        {aborted && <div className="mt-1 text-xs text-zinc-500 italic">(cut short by an interrupt)</div>}
+      </div>
+    </div>
+  );
+}
+
+const noticeTone = {
+  info: "text-zinc-500",
+  warning: "text-amber-800 bg-amber-50 dark:bg-amber-950/40 dark:text-amber-300",
+  error: "text-red-800 bg-red-50 dark:bg-red-950/40 dark:text-red-300",
+} as const;
+
+function Item({ item, onLoadFull }: { item: ConversationItem; onLoadFull: (seq: number) => void }) {
+  switch (item.kind) {
+    case "user":
+      return (
+        <div data-testid="message-user" data-author={item.author} className="flex gap-3">
+          <span aria-hidden className="mt-0.5 inline-flex size-6 shrink-0 items-center justify-center rounded-md bg-indigo-600 text-[10px] font-semibold text-white">
+            {initials(item.author)}
+          </span>
+          <div className="min-w-0 flex-1 rounded-lg bg-indigo-50 px-3 py-2 dark:bg-indigo-950/40">
+            <div className="mb-0.5 text-xs font-medium text-indigo-900 dark:text-indigo-200">
+              <span data-testid="message-author">{item.author}</span>
+              <span suppressHydrationWarning className="ml-2 font-normal text-indigo-900/50 dark:text-indigo-200/50">
+                {formatRelative(item.at)}
+              </span>
+            </div>
+            <p className="text-sm break-words whitespace-pre-wrap">{item.text}</p>
+          </div>
+        </div>
+      );
+    case "assistant":
+      return (
+        <AssistantBubble aborted={item.aborted} subagent={item.subagent}>
+          <Markdown text={item.text} />
+        </AssistantBubble>
+      );
+    case "thinking":
+      return (
+        <details className="ml-9 text-xs text-zinc-500">
+          <summary className="cursor-pointer select-none">Thinking</summary>
+          <p className="mt-1 whitespace-pre-wrap">{item.text}</p>
+        </details>
+      );
+    case "tool":
+      return (
+        <div className="ml-9">
+          <ToolCard name={item.name} input={item.input} result={item.result} approval={item.approval} subagent={item.subagent} onLoadFull={onLoadFull} />
+        </div>
+      );
+    case "approval":
+      return (
+        <div data-testid="approval-pending" className="ml-9 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-xs text-amber-900 dark:border-amber-800 dark:bg-amber-950/50 dark:text-amber-200">
+          Waiting for approval to run <span className="font-mono font-semibold">{item.approval.toolName}</span>. The CLI is paused until someone decides.
+        </div>
+      );
+    case "notice":
+      return (
+        <div data-testid="notice" data-tone={item.tone} role={item.tone === "error" ? "alert" : undefined} className={`ml-9 rounded-md text-xs ${item.tone === "info" ? "" : "px-3 py-1.5"} ${noticeTone[item.tone]}`}>
+          {item.text}
+          {item.detail && (
+            <details className="mt-1">
+              <summary className="cursor-pointer select-none opacity-80">details</summary>
+              <pre className="mt-1 max-h-60 overflow-auto font-mono whitespace-pre-wrap">{item.detail}</pre>
+            </details>
+          )}
+        </div>
+      );
+    case "turn-end":
+      return (
+        <div
+          data-testid="turn-end"
+          data-error={item.isError}
+          data-interrupted={item.interrupted}
+          role={item.isError ? "alert" : undefined}
+          className={`ml-9 flex items-center gap-2 text-xs ${item.isError ? "rounded-md bg-red-50 px-3 py-1.5 text-red-800 dark:bg-red-950/40 dark:text-red-300" : "text-zinc-400"}`}
+        >
+          {!item.isError && <span aria-hidden className="h-px w-6 bg-zinc-300 dark:bg-zinc-700" />}
+          <span>{item.text}</span>
+          {item.durationMs !== undefined && <span>{formatDuration(item.durationMs)}</span>}
+          {item.costUsd !== undefined && item.costUsd > 0 && <span>{formatUsd(item.costUsd)}</span>}
+        </div>
+      );
+    case "trimmed":
+      return (
+        <div className="ml-9 text-xs text-zinc-500">
+          {item.label} (#{item.seq}) was trimmed for the browser.{" "}
+          <button type="button" className="text-indigo-600 hover:underline dark:text-indigo-400" onClick={() => onLoadFull(item.seq)}>
+            Load it whole
+          </button>
+        </div>
+      );
+  }
+}

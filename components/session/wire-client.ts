@@ -1,0 +1,88 @@
+/**
+ * The browser's end of the session socket. components/ may import only types from
+ * server/shared/wire, so the event names are re-declared here and checked against the
+ * contract's constants with `satisfies`: a renamed event fails the type check, not a user.
+ */
+import { io, type Socket } from "socket.io-client";
+import type { Ack } from "@/server/shared/wire/ack";
+import type { SessionCommand, SessionFact } from "@/server/shared/wire/session";
+
+export const command = {
+  create: "session:create",
+  subscribe: "session:subscribe",
+  unsubscribe: "session:unsubscribe",
+  prompt: "session:prompt",
+  interrupt: "session:interrupt",
+  setMode: "session:set-mode",
+  setModel: "session:set-model",
+  stop: "session:stop",
+  fetchEvent: "session:fetch-event",
+  watchWorkspace: "workspace:watch",
+} as const satisfies typeof SessionCommand;
+
+export const fact = {
+  event: "session:event",
+  status: "session:status",
+  presence: "presence:changed",
+} as const satisfies typeof SessionFact;
+
+export type CommandName = (typeof command)[keyof typeof command];
+
+let shared: Socket | undefined;
+
+/**
+ * The tab's one socket to the sidecar, opened on first use. The edge proxy forwards
+ * `/socket.io/*` and the next-auth cookie authenticates the handshake.
+ */
+export function getSocket(): Socket {
+  shared ??= io({ path: "/socket.io", withCredentials: true, transports: ["websocket", "polling"] });
+  return shared;
+}
+
+/** A fresh idempotency key for one command (kept across its retries). */
+export function newCommandId(): string {
+  // randomUUID exists only in secure contexts; a plain-http LAN address is not one.
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const hex = [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+const timeoutCode = "unavailable";
+
+/**
+ * Emits a command and waits for its ack. On a timeout it retries with the same payload, so the
+ * same `commandId`: the sidecar answers a repeated id with the first outcome and never acts twice.
+ */
+export async function emitCommand<T>(
+  socket: Socket,
+  name: CommandName,
+  payload: unknown,
+  options: { timeoutMs?: number; attempts?: number } = {},
+): Promise<Ack<T>> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const attempts = options.attempts ?? 3;
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    try {
+      const ack = (await socket.timeout(timeoutMs).emitWithAck(name, payload)) as Ack<T>;
+      if (ack && typeof ack === "object" && "ok" in ack) return ack;
+      return { ok: false, error: { code: "internal", message: "The server sent an answer this page does not understand." } };
+    } catch {
+      // timed out (or the socket dropped): try again with the same payload
+    }
+  }
+  return {
+    ok: false,
+    error: {
+      code: timeoutCode,
+      message: socket.connected ? "The server did not answer in time. Try again." : "Not connected to the server. Check your connection and try again.",
+    },
+  };
+}
+
+/** The message of a failed ack, ready to show. */
+export function ackMessage(ack: Ack<unknown>): string | undefined {
+  return ack.ok ? undefined : ack.error.message || ack.error.code;
+}

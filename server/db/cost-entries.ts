@@ -1,0 +1,200 @@
+/**
+ * The cost ledger: `CostEntry` rows, written once per (result, row kind) and only ever summed.
+ * There is no second counter: session, user and workspace totals, monthly spend and budgets are
+ * all SUMs over these rows, so they cannot drift apart. Row layout (turn rows and usage rows,
+ * `resultId` keys): `server/domain/cost/build-cost-entries.ts`.
+ */
+import { BudgetScope, checkBudgets, monthRange, type BudgetDecision } from "@/server/domain/cost/budget";
+import { USAGE_ROW_SEPARATOR, type CostEntryInput } from "@/server/domain/cost/build-cost-entries";
+import { MAX_REMEMBERED_RESULTS, roundUsd } from "@/server/domain/cost/cost-reducer";
+import type { Prisma } from "@/generated/prisma/client";
+import type { Db } from "./client";
+
+/**
+ * Stores rows, skipping every `resultId` already stored (also duplicates inside `entries`), so
+ * recording the same turn twice changes nothing. `createMany({ skipDuplicates })` does not exist
+ * on SQLite: the known ids are read, then the rest inserted by one `createMany` (one statement,
+ * all or nothing). Both run outside a transaction on purpose: on SQLite in WAL mode, a read
+ * transaction that later writes cannot wait for another writer (it fails at once with "database
+ * is locked"), while a plain insert waits out the busy timeout. Should another writer store one
+ * of the ids in between, the unique index refuses the batch and the rows are inserted one by one,
+ * skipping the ones already there. Returns how many rows were new.
+ */
+export async function recordCostEntries(db: Db, entries: readonly CostEntryInput[]): Promise<{ inserted: number }> {
+  // The first row of a duplicated id wins, as it would have in the table.
+  const firstOf = new Map<string, CostEntryInput>();
+  for (const e of entries) if (!firstOf.has(e.resultId)) firstOf.set(e.resultId, e);
+  const rows = [...firstOf.values()];
+  if (rows.length === 0) return { inserted: 0 };
+  const known = await db.costEntry.findMany({
+    where: { resultId: { in: rows.map((r) => r.resultId) } },
+    select: { resultId: true },
+  });
+  const have = new Set(known.map((r) => r.resultId));
+  const fresh = rows.filter((r) => !have.has(r.resultId));
+  if (fresh.length === 0) return { inserted: 0 };
+  try {
+    await db.costEntry.createMany({ data: fresh.map((r) => ({ ...r })) });
+    return { inserted: fresh.length };
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+  }
+  let inserted = 0;
+  for (const row of fresh) {
+    try {
+      await db.costEntry.create({ data: { ...row } });
+      inserted += 1;
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+    }
+  }
+  return { inserted };
+}
+
+/** Which entries to sum; every field narrows. The range is `[from, to)` on `at`. */
+export interface CostFilter {
+  sessionId?: string;
+  userId?: string;
+  workspaceId?: string;
+  from?: Date;
+  to?: Date;
+}
+
+/** Totals over a set of entries. */
+export interface CostTotals {
+  usd: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  /** Results (turns as the user sees them: one per `result` line). */
+  results: number;
+  /** Model calls (`num_turns` summed). */
+  numTurns: number;
+  /** Results with `is_error`. */
+  errors: number;
+  durationMs: number;
+  durationApiMs: number;
+  permissionDenials: number;
+}
+
+function whereOf(filter: CostFilter): Prisma.CostEntryWhereInput {
+  const where: Prisma.CostEntryWhereInput = {};
+  if (filter.sessionId !== undefined) where.sessionId = filter.sessionId;
+  if (filter.userId !== undefined) where.userId = filter.userId;
+  if (filter.workspaceId !== undefined) where.workspaceId = filter.workspaceId;
+  if (filter.from !== undefined || filter.to !== undefined) {
+    where.at = {
+      ...(filter.from !== undefined ? { gte: filter.from } : {}),
+      ...(filter.to !== undefined ? { lt: filter.to } : {}),
+    };
+  }
+  return where;
+}
+
+/** Sums the entries matching `filter` (SUMs in the database; nothing is loaded row by row). */
+export async function sumCost(db: Db, filter: CostFilter = {}): Promise<CostTotals> {
+  const where = whereOf(filter);
+  const [sums, turnRows] = await Promise.all([
+    db.costEntry.aggregate({
+      where,
+      _sum: {
+        usd: true,
+        inputTokens: true,
+        outputTokens: true,
+        cacheReadTokens: true,
+        cacheWriteTokens: true,
+        numTurns: true,
+        durationMs: true,
+        durationApiMs: true,
+        permissionDenials: true,
+      },
+    }),
+    // Turn rows are the ones whose resultId is a bare result uuid.
+    db.costEntry.groupBy({
+      by: ["isError"],
+      where: { AND: [where, { NOT: { resultId: { contains: USAGE_ROW_SEPARATOR } } }] },
+      _count: { _all: true },
+    }),
+  ]);
+  const s = sums._sum;
+  const count = (isError: boolean) => turnRows.find((g) => g.isError === isError)?._count._all ?? 0;
+  return {
+    usd: roundUsd(s.usd ?? 0),
+    inputTokens: Number(s.inputTokens ?? 0),
+    outputTokens: Number(s.outputTokens ?? 0),
+    cacheReadTokens: Number(s.cacheReadTokens ?? 0),
+    cacheWriteTokens: Number(s.cacheWriteTokens ?? 0),
+    results: count(false) + count(true),
+    numTurns: Number(s.numTurns ?? 0),
+    errors: count(true),
+    durationMs: Number(s.durationMs ?? 0),
+    durationApiMs: Number(s.durationApiMs ?? 0),
+    permissionDenials: Number(s.permissionDenials ?? 0),
+  };
+}
+
+/**
+ * The ids of the results already recorded for a session, oldest first (at most `limit`, the
+ * newest): the seed of a cost reducer rebuilt after a sidecar restart
+ * (`createCostState({ countedResultIds })`), so a replayed result counts zero there too.
+ */
+export async function listRecordedResultIds(
+  db: Db,
+  sessionId: string,
+  limit: number = MAX_REMEMBERED_RESULTS,
+): Promise<string[]> {
+  const rows = await db.costEntry.findMany({
+    where: { sessionId, NOT: { resultId: { contains: USAGE_ROW_SEPARATOR } } },
+    orderBy: [{ at: "desc" }, { resultId: "desc" }],
+    take: limit,
+    select: { resultId: true },
+  });
+  return rows.map((r) => r.resultId).reverse();
+}
+
+/** Whose monthly spend. */
+export type SpendScope = { userId: string } | { workspaceId: string };
+
+/** USD spent by a user (across workspaces) or in a workspace (by anyone) in the UTC month of `now`. */
+export async function monthlySpend(
+  db: Db,
+  scope: SpendScope,
+  now: Date,
+): Promise<{ usd: number; from: Date; to: Date }> {
+  const { from, to } = monthRange(now);
+  const where = whereOf({ ...scope, from, to });
+  const sums = await db.costEntry.aggregate({ where, _sum: { usd: true } });
+  return { usd: roundUsd(sums._sum.usd ?? 0), from, to };
+}
+
+/**
+ * Whether `userId` may start a turn in `workspaceId` now: the user's monthly limit against their
+ * spend everywhere, then the workspace's limit against everyone's spend in it. The first refusal
+ * (`budget_exceeded`, naming the limit and the spend) wins.
+ */
+export async function checkMonthlyBudgets(
+  db: Db,
+  who: { userId: string; workspaceId: string },
+  now: Date,
+): Promise<BudgetDecision> {
+  const [user, workspace] = await Promise.all([
+    db.user.findUnique({ where: { id: who.userId }, select: { monthlyBudgetUsd: true } }),
+    db.workspace.findUnique({ where: { id: who.workspaceId }, select: { monthlyBudgetUsd: true } }),
+  ]);
+  const userLimit = user?.monthlyBudgetUsd ?? null;
+  const workspaceLimit = workspace?.monthlyBudgetUsd ?? null;
+  // Spend is only summed for the limits that exist.
+  const [userSpent, workspaceSpent] = await Promise.all([
+    userLimit === null ? 0 : monthlySpend(db, { userId: who.userId }, now).then((s) => s.usd),
+    workspaceLimit === null ? 0 : monthlySpend(db, { workspaceId: who.workspaceId }, now).then((s) => s.usd),
+  ]);
+  return checkBudgets([
+    { scope: BudgetScope.user, limitUsd: userLimit, spentUsd: userSpent },
+    { scope: BudgetScope.workspace, limitUsd: workspaceLimit, spentUsd: workspaceSpent },
+  ]);
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return typeof err === "object" && err !== null && (err as { code?: string }).code === "P2002";
+}

@@ -1,0 +1,62 @@
+/**
+ * The event log store: `SessionEvent` rows, numbered by `seq` per session. Plain queries only;
+ * who allocates `seq` and in what order is the sidecar's event writer's business (one sidecar
+ * owns a session, and the unique index on (sessionId, seq) guards against a second writer).
+ */
+import type { Db } from "./client";
+
+/** One row of the event log. `payload` is JSON text: a CLI line exactly as printed, or a command's payload. */
+export interface SessionEventRecord {
+  sessionId: string;
+  seq: number;
+  kind: string;
+  payload: string;
+  commandId: string | null;
+  userId: string | null;
+  createdAt: Date;
+}
+
+const columns = { sessionId: true, seq: true, kind: true, payload: true, commandId: true, userId: true, createdAt: true } as const;
+
+/** Inserts rows in one statement: all of them or none (one implicit transaction). */
+export async function insertSessionEvents(db: Db, rows: readonly SessionEventRecord[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.sessionEvent.createMany({ data: rows.map((row) => ({ ...row })) });
+}
+
+/** The events of a session after `afterSeq`, in order. */
+export async function listSessionEvents(db: Db, sessionId: string, afterSeq: number): Promise<SessionEventRecord[]> {
+  return db.sessionEvent.findMany({ where: { sessionId, seq: { gt: afterSeq } }, orderBy: { seq: "asc" }, select: columns });
+}
+
+/** One event, or undefined. */
+export async function findSessionEvent(db: Db, sessionId: string, seq: number): Promise<SessionEventRecord | undefined> {
+  const row = await db.sessionEvent.findUnique({ where: { sessionId_seq: { sessionId, seq } }, select: columns });
+  return row ?? undefined;
+}
+
+/** The event a command with this client-made id wrote, or undefined when it never ran. */
+export async function findSessionCommand(db: Db, sessionId: string, commandId: string): Promise<SessionEventRecord | undefined> {
+  const row = await db.sessionEvent.findUnique({ where: { sessionId_commandId: { sessionId, commandId } }, select: columns });
+  return row ?? undefined;
+}
+
+/** The highest `seq` of a session; 0 when its log is empty. */
+export async function lastSessionSeq(db: Db, sessionId: string): Promise<number> {
+  const row = await db.sessionEvent.findFirst({ where: { sessionId }, orderBy: { seq: "desc" }, select: { seq: true } });
+  return row?.seq ?? 0;
+}
+
+/**
+ * The CLI lines that may be `result` frames (text search; the caller parses and checks `type`).
+ * The CLI prints `"type":"result"` in every result line, so none is missed; an assistant text
+ * quoting that string is a false candidate the caller drops.
+ */
+export async function listResultCandidates(db: Db, sessionId: string): Promise<string[]> {
+  const rows = await db.sessionEvent.findMany({
+    where: { sessionId, kind: "cli", payload: { contains: '"type":"result"' } },
+    orderBy: { seq: "asc" },
+    select: { payload: true },
+  });
+  return rows.map((r) => r.payload);
+}

@@ -1,0 +1,147 @@
+/**
+ * Sessions as the sidecar stores them: membership lookups for authorization, the Session row
+ * (created with a fresh claude session id, then kept current as the live child changes), and
+ * the figures a session header shows.
+ */
+import type { Db } from "./client";
+
+/** A workspace as a session needs it, with the caller's role in it. */
+export interface WorkspaceAccess {
+  workspace: { id: string; slug: string; rootPath: string; allowBypass: boolean; defaultMode: string };
+  /** The caller's membership role, as stored (owner, editor, viewer). */
+  role: string;
+}
+
+/** A session row with its workspace and the caller's role; `role` is undefined for a non-member. */
+export interface SessionAccess {
+  session: SessionRow;
+  workspace: WorkspaceAccess["workspace"];
+  role: string | undefined;
+}
+
+/** The Session columns the sidecar reads. */
+export interface SessionRow {
+  id: string;
+  workspaceId: string;
+  createdById: string;
+  claudeSessionId: string | null;
+  status: string;
+  mode: string;
+  model: string | null;
+  title: string | null;
+  pid: number | null;
+  createdAt: Date;
+  createdBy: { id: string; name: string };
+}
+
+const workspaceColumns = { id: true, slug: true, rootPath: true, allowBypass: true, defaultMode: true } as const;
+const sessionColumns = {
+  id: true,
+  workspaceId: true,
+  createdById: true,
+  claudeSessionId: true,
+  status: true,
+  mode: true,
+  model: true,
+  title: true,
+  pid: true,
+  createdAt: true,
+  createdBy: { select: { id: true, name: true } },
+} as const;
+
+/** The workspace with this slug and the user's role in it; undefined when either is missing. */
+export async function findWorkspaceAccess(db: Db, userId: string, slug: string): Promise<WorkspaceAccess | undefined> {
+  const workspace = await db.workspace.findUnique({
+    where: { slug },
+    select: { ...workspaceColumns, memberships: { where: { userId }, select: { role: true } } },
+  });
+  const role = workspace?.memberships[0]?.role;
+  if (!workspace || role === undefined) return undefined;
+  const { memberships: _memberships, ...rest } = workspace;
+  return { workspace: rest, role };
+}
+
+/** The session, its workspace and the user's role; undefined when the session does not exist. */
+export async function findSessionAccess(db: Db, userId: string, sessionId: string): Promise<SessionAccess | undefined> {
+  const row = await db.session.findUnique({
+    where: { id: sessionId },
+    select: {
+      ...sessionColumns,
+      workspace: { select: { ...workspaceColumns, memberships: { where: { userId }, select: { role: true } } } },
+    },
+  });
+  if (!row) return undefined;
+  const { workspace, ...session } = row;
+  const { memberships, ...ws } = workspace;
+  return { session, workspace: ws, role: memberships[0]?.role };
+}
+
+/** One session row, or undefined. */
+export async function findSession(db: Db, sessionId: string): Promise<(SessionRow & { workspace: WorkspaceAccess["workspace"] }) | undefined> {
+  const row = await db.session.findUnique({ where: { id: sessionId }, select: { ...sessionColumns, workspace: { select: workspaceColumns } } });
+  return row ?? undefined;
+}
+
+/** Creates a session row (status `starting`). */
+export async function insertSession(
+  db: Db,
+  data: { workspaceId: string; createdById: string; claudeSessionId: string; mode: string; model: string | null; sidecarId: string | null },
+): Promise<SessionRow> {
+  return db.session.create({ data: { ...data, status: "starting" }, select: sessionColumns });
+}
+
+/**
+ * Sessions that a user created in a workspace since `since`, newest first: the candidates when a
+ * `session:create` is retried and its first outcome must be found.
+ */
+export async function listRecentSessionIds(db: Db, workspaceId: string, userId: string, since: Date): Promise<string[]> {
+  const rows = await db.session.findMany({
+    where: { workspaceId, createdById: userId, createdAt: { gte: since } },
+    orderBy: { createdAt: "desc" },
+    select: { id: true },
+  });
+  return rows.map((r) => r.id);
+}
+
+/** The live fields of a session row, as they change. */
+export interface SessionLiveFields {
+  status?: string;
+  mode?: string;
+  model?: string | null;
+  title?: string | null;
+  pid?: number | null;
+  sidecarId?: string | null;
+  lastActivityAt?: Date;
+}
+
+/** Writes the live fields of a session row. */
+export async function updateSessionLive(db: Db, sessionId: string, fields: SessionLiveFields): Promise<void> {
+  await db.session.update({ where: { id: sessionId }, data: fields });
+}
+
+/** The USD this session has cost so far: the sum of its cost entries (0 when there are none). */
+export async function sumSessionCost(db: Db, sessionId: string): Promise<number> {
+  const sum = await db.costEntry.aggregate({ where: { sessionId }, _sum: { usd: true } });
+  return sum._sum.usd ?? 0;
+}
+
+/** Statuses that claim a CLI child is alive. */
+const liveStatuses = ["starting", "idle", "running", "awaiting-approval", "stalled"];
+
+/**
+ * Marks sessions that claim a live child as stopped: run once when a sidecar starts, since the
+ * children of an earlier sidecar are gone (reaped) and a prompt resumes the conversation.
+ * With `sidecarId`, only the rows that sidecar owned (or that no sidecar claimed). Returns the count.
+ */
+export async function markOrphanedSessionsStopped(db: Db, sidecarId?: string): Promise<number> {
+  const owner = sidecarId === undefined ? {} : { OR: [{ sidecarId }, { sidecarId: null }] };
+  const result = await db.session.updateMany({ where: { status: { in: liveStatuses }, ...owner }, data: { status: "stopped", pid: null } });
+  return result.count;
+}
+
+/** Display names of users by id (for attributing commands in the log). */
+export async function findUserNames(db: Db, userIds: readonly string[]): Promise<Map<string, string>> {
+  if (userIds.length === 0) return new Map();
+  const rows = await db.user.findMany({ where: { id: { in: [...userIds] } }, select: { id: true, name: true } });
+  return new Map(rows.map((r) => [r.id, r.name]));
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { buildCliArgs, streamJsonFlags } from "./build-cli-args";
+
+const id = "0b6a3b8e-4a35-4c47-9a4e-1f1d2c3b4a59";
+
+describe("buildCliArgs", () => {
+  it("always has the stream-json flags, then the conversation and the mode", () => {
+    expect(buildCliArgs({ claudeSessionId: id, resume: false, permissionMode: "default", includePartialMessages: false })).toEqual([
+      ...streamJsonFlags,
+      "--session-id",
+      id,
+      "--permission-mode",
+      "default",
+    ]);
+  });
+
+  it("adds resume, model, partial messages, bypass and budget as configured", () => {
+    expect(
+      buildCliArgs({
+        claudeSessionId: id,
+        resume: true,
+        permissionMode: "bypassPermissions",
+        model: "claude-sonnet-4-5[1m]",
+        allowBypass: true,
+        maxBudgetUsd: 0.5,
+      }).slice(streamJsonFlags.length),
+    ).toEqual([
+      "--resume",
+      id,
+      "--permission-mode",
+      "bypassPermissions",
+      "--model",
+      "claude-sonnet-4-5[1m]",
+      "--include-partial-messages",
+      "--allow-dangerously-skip-permissions",
+      "--max-budget-usd",
+      "0.5",
+    ]);
+  });
+
+  it("refuses values that would become flags or mean something else", () => {
+    const base = { claudeSessionId: id, resume: false, permissionMode: "default" as const };
+    expect(() => buildCliArgs({ ...base, claudeSessionId: "--dangerously-skip-permissions" })).toThrow(/UUID/);
+    expect(() => buildCliArgs({ ...base, model: "--dangerously-skip-permissions" })).toThrow(/model name/);
+    expect(() => buildCliArgs({ ...base, model: "a b" })).toThrow(/model name/);
+    expect(() => buildCliArgs({ ...base, permissionMode: "yolo" as never })).toThrow(/permission mode/);
+    expect(() => buildCliArgs({ ...base, maxBudgetUsd: -1 })).toThrow(/positive/);
+    expect(() => buildCliArgs({ ...base, maxBudgetUsd: Number.NaN })).toThrow(/positive/);
+    expect(() => buildCliArgs({ ...base, permissionMode: "bypassPermissions" })).toThrow(
+      expect.objectContaining({ code: "forbidden" }),
+    );
+  });
+});

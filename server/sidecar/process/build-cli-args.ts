@@ -1,0 +1,71 @@
+/**
+ * The argv of a `claude` child (protocol reference §1). An array handed to `spawn` without a
+ * shell, and every value checked first: a model name starting with `-` would otherwise become a
+ * flag of its own.
+ */
+import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
+import { ZPermissionMode } from "@/server/shared/claude-protocol/encode";
+import type { PermissionMode } from "@/server/shared/claude-protocol/messages";
+
+/** The flags every Conduit child gets: NDJSON both ways, permission questions over stdio. */
+export const streamJsonFlags = [
+  "--output-format",
+  "stream-json",
+  "--input-format",
+  "stream-json",
+  "--verbose",
+  "--permission-prompt-tool",
+  "stdio",
+] as const;
+
+/** What varies between children. */
+export interface CliArgsInput {
+  /** The conversation: `--resume <id>` when `resume`, else `--session-id <id>` (a new conversation with this id). */
+  claudeSessionId: string;
+  resume: boolean;
+  permissionMode: PermissionMode;
+  model?: string | undefined;
+  /** `--include-partial-messages`; default true. */
+  includePartialMessages?: boolean | undefined;
+  /** `--allow-dangerously-skip-permissions`: lets the session switch to bypassPermissions later. */
+  allowBypass?: boolean | undefined;
+  maxBudgetUsd?: number | undefined;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// Model ids and aliases: `claude-opus-5-5`, `sonnet`, `us.anthropic.claude…:0`, `claude-x[1m]`.
+const MODEL = /^[A-Za-z0-9][A-Za-z0-9._:/@[\]-]{0,199}$/;
+
+/** Builds the argv (without the executable). Throws AppError `invalid_payload` / `forbidden` on bad input. */
+export function buildCliArgs(input: CliArgsInput): string[] {
+  if (!UUID.test(input.claudeSessionId)) {
+    throw new AppError(ErrorCode.invalidPayload, `Not a claude session id (a UUID): ${input.claudeSessionId}`);
+  }
+  const mode = ZPermissionMode.safeParse(input.permissionMode);
+  if (!mode.success) {
+    throw new AppError(ErrorCode.invalidPayload, `Unknown permission mode: ${String(input.permissionMode)}`);
+  }
+  if (mode.data === "bypassPermissions" && input.allowBypass !== true) {
+    throw new AppError(ErrorCode.forbidden, "bypassPermissions needs the workspace to allow bypass");
+  }
+  const args: string[] = [
+    ...streamJsonFlags,
+    input.resume ? "--resume" : "--session-id",
+    input.claudeSessionId,
+    "--permission-mode",
+    mode.data,
+  ];
+  if (input.model !== undefined) {
+    if (!MODEL.test(input.model)) throw new AppError(ErrorCode.invalidPayload, `Not a model name: ${input.model}`);
+    args.push("--model", input.model);
+  }
+  if (input.includePartialMessages !== false) args.push("--include-partial-messages");
+  if (input.allowBypass === true) args.push("--allow-dangerously-skip-permissions");
+  if (input.maxBudgetUsd !== undefined) {
+    if (!Number.isFinite(input.maxBudgetUsd) || input.maxBudgetUsd <= 0) {
+      throw new AppError(ErrorCode.invalidPayload, `maxBudgetUsd must be a positive number, got ${input.maxBudgetUsd}`);
+    }
+    args.push("--max-budget-usd", String(input.maxBudgetUsd));
+  }
+  return args;
+}

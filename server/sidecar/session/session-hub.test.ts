@@ -1,0 +1,334 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listSessionEvents } from "@/server/db/session-events";
+import { AppError } from "@/server/shared/errors/app-error";
+import { maxWirePayloadBytes, type SessionView, type WireEvent } from "@/server/shared/wire/session";
+import { emitTurn, fakeRunnerFactory, type FakeRunnerScript, type FakeSessionRunner } from "@/test/fake-session-runner";
+import { createSessionFixtures, type SessionFixtures } from "@/test/session-fixtures";
+import { SessionHub, type Actor } from "./session-hub";
+
+const log = pino({ level: "silent" });
+let fx: SessionFixtures;
+let owner: Actor;
+
+beforeAll(async () => {
+  fx = await createSessionFixtures();
+  owner = { id: fx.owner.id, name: fx.owner.name };
+});
+afterAll(async () => {
+  await fx.close();
+});
+
+let counter = 0;
+const commandId = () => `cmd-${++counter}-${Math.random().toString(36).slice(2, 10)}`;
+
+function makeHub(script: FakeRunnerScript = {}) {
+  const factory = fakeRunnerFactory(script);
+  const hub = new SessionHub({ db: fx.db, createRunner: factory.create, configRoot: path.join(fx.dataDir, "claude-config"), sidecarId: "test", log });
+  const events: WireEvent[] = [];
+  const views: SessionView[] = [];
+  hub.onDidEmitEvent((e) => events.push(e));
+  hub.onDidChangeStatus((v) => views.push(v));
+  return { hub, factory, events, views };
+}
+
+const access = () => ({ workspace: fx.workspace, role: "owner" });
+
+async function dbLog(sessionId: string) {
+  return listSessionEvents(fx.db, sessionId, 0);
+}
+
+/** Waits until `check` holds (polling; the hub's writes are asynchronous). */
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+const seqs = (events: { seq: number }[]) => events.map((e) => e.seq);
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+describe("SessionHub", () => {
+  it("creates a session: row with a fresh claude session id, config dir per workspace, runner started, pid and status stored", async () => {
+    const { hub, factory } = makeHub();
+    const id = commandId();
+    const view = await hub.createSession(owner, access(), { mode: "acceptEdits", model: "claude-test", commandId: id });
+    const runner = factory.runners[0]!;
+    expect(runner.options).toMatchObject({
+      sessionId: view.id,
+      workspaceRoot: fx.workspace.rootPath,
+      configDir: path.join(fx.dataDir, "claude-config", fx.workspace.id),
+      resume: false,
+      permissionMode: "acceptEdits",
+      model: "claude-test",
+      allowBypass: false,
+    });
+    expect(existsSync(runner.options.configDir)).toBe(true);
+    expect(view).toMatchObject({ status: "idle", mode: "acceptEdits", createdBy: { id: owner.id, name: owner.name }, workspaceSlug: "demo" });
+    await until(async () => (await fx.db.session.findUnique({ where: { id: view.id } }))?.pid != null && (await dbLog(view.id)).length >= 2);
+    const row = await fx.db.session.findUniqueOrThrow({ where: { id: view.id } });
+    expect(row.claudeSessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(runner.options.claudeSessionId).toBe(row.claudeSessionId);
+    expect(row).toMatchObject({ status: "idle", sidecarId: "test", mode: "acceptEdits" });
+    const log = await dbLog(view.id);
+    expect(log[0]).toMatchObject({ seq: 1, kind: "process", commandId: id, userId: owner.id });
+    expect(log[1]).toMatchObject({ seq: 2, kind: "process" });
+    expect(JSON.parse(log[1]!.payload)).toMatchObject({ phase: "spawned", pid: row.pid });
+
+    // the same commandId again: the same session, no second runner
+    const again = await hub.createSession(owner, access(), { mode: "acceptEdits", model: "claude-test", commandId: id });
+    expect(again.id).toBe(view.id);
+    expect(factory.runners).toHaveLength(1);
+    await hub.close();
+
+    // and after a restart of the sidecar, found in the log
+    const second = makeHub();
+    expect((await second.hub.createSession(owner, access(), { mode: "acceptEdits", commandId: id })).id).toBe(view.id);
+    expect(second.factory.runners).toHaveLength(0);
+    await second.hub.close();
+  });
+
+  it("refuses bypassPermissions where the workspace does not allow it", async () => {
+    const { hub } = makeHub();
+    await expect(hub.createSession(owner, access(), { mode: "bypassPermissions", commandId: commandId() })).rejects.toMatchObject({ code: "forbidden" });
+    await hub.close();
+  });
+
+  it("logs the prompt before the CLI's answer and announces every event after it is stored, in seq order", async () => {
+    const { hub, factory, events } = makeHub({ onPrompt: (r, input) => emitTurn(r, input, "hello") });
+    const view = await hub.createSession(owner, access(), { mode: "default", commandId: commandId() });
+    const result = await hub.prompt(owner, view.id, "say hello", commandId());
+    await until(() => events.filter((e) => e.sessionId === view.id).length >= 6);
+    const mine = events.filter((e) => e.sessionId === view.id);
+    const stored = await dbLog(view.id);
+    expect(seqs(mine)).toEqual(range(1, stored.length));
+    expect(mine.map((e) => e.payload)).toEqual(stored.map((r) => JSON.parse(r.payload)));
+    const prompt = mine.find((e) => e.kind === "prompt")!;
+    expect(prompt.seq).toBe(result.seq);
+    expect(prompt).toMatchObject({ user: { id: owner.id, name: owner.name }, payload: { text: "say hello" } });
+    expect(mine.findIndex((e) => e.kind === "cli")).toBeGreaterThan(mine.indexOf(prompt));
+    expect(factory.runners[0]!.prompts).toEqual([{ uuid: (prompt.payload as { uuid: string }).uuid, text: "say hello" }]);
+    await until(async () => (await hub.view(view.id)).tokens.input === 10);
+    expect((await hub.view(view.id)).tokens).toEqual({ input: 10, output: 5, cacheRead: 0, cacheWrite: 0 });
+    await hub.close();
+  });
+
+  it("allocates gap-free ordered seqs under concurrent commands and a streaming CLI", async () => {
+    const { hub, factory, events } = makeHub();
+    const view = await hub.createSession(owner, access(), { mode: "default", commandId: commandId() });
+    const runner = factory.runners[0]!;
+    const streaming = (async () => {
+      for (let i = 0; i < 200; i++) {
+        runner.emitLine({ type: "stream_event", event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: `t${i}` } }, session_id: "x" });
+        if (i % 10 === 0) await new Promise((r) => setImmediate(r));
+      }
+    })();
+    const prompts = await Promise.all(range(1, 20).map((i) => hub.prompt(owner, view.id, `p${i}`, commandId())));
+    await streaming;
+    const stored = await (async () => {
+      await until(async () => (await dbLog(view.id)).length === 1 + 1 + 200 + 20);
+      return dbLog(view.id);
+    })();
+    expect(seqs(stored)).toEqual(range(1, stored.length));
+    expect(new Set(prompts.map((p) => p.seq)).size).toBe(20);
+    await until(() => events.filter((e) => e.sessionId === view.id).length === stored.length);
+    expect(seqs(events.filter((e) => e.sessionId === view.id))).toEqual(range(1, stored.length));
+    // the CLI's lines keep their order
+    const texts = stored.filter((r) => r.kind === "cli").map((r) => (JSON.parse(r.payload) as { event: { delta: { text: string } } }).event.delta.text);
+    expect(texts).toEqual(range(0, 199).map((i) => `t${i}`));
+    await hub.close();
+  });
+
+  it("runs a prompt retried with the same commandId once, also while the first is in flight and after a restart", async () => {
+    const { hub, factory } = makeHub({ promptDelayMs: 50 });
+    const view = await hub.createSession(owner, access(), { mode: "default", commandId: commandId() });
+    const id = commandId();
+    const [a, b] = await Promise.all([hub.prompt(owner, view.id, "once", id), hub.prompt(owner, view.id, "once", id)]);
+    const c = await hub.prompt(owner, view.id, "once", id);
+    expect(a).toEqual(b);
+    expect(c).toEqual(a);
+    expect(factory.runners[0]!.prompts).toHaveLength(1);
+    await hub.close();
+
+    const second = makeHub();
+    expect(await second.hub.prompt(owner, view.id, "once", id)).toEqual(a);
+    expect(second.factory.runners).toHaveLength(0);
+    const prompts = (await dbLog(view.id)).filter((r) => r.kind === "prompt");
+    expect(prompts).toHaveLength(1);
+    // a commandId used for another kind of command is refused
+    await expect(second.hub.interrupt(owner, view.id, id)).rejects.toMatchObject({ code: "conflict" });
+    await second.hub.close();
+  });
+
+  it("serves the backlog after afterSeq, and the whole log flagged reset when the client is ahead", async () => {
+    const { hub, factory } = makeHub({ onPrompt: (r, input) => emitTurn(r, input, "hi") });
+    const view = await hub.createSession(owner, access(), { mode: "default", commandId: commandId() });
+    await hub.prompt(owner, view.id, "hi", commandId());
+    await until(async () => (await hub.view(view.id)).status === "idle" && (await dbLog(view.id)).length >= 6);
+    const total = (await dbLog(view.id)).length;
+    let snapshot: Parameters<Parameters<SessionHub["subscribe"]>[2]>[0] | undefined;
+    await hub.subscribe(view.id, 2, (s) => (snapshot = s));
+    expect(snapshot!.reset).toBe(false);
+    expect(seqs(snapshot!.events)).toEqual(range(3, total));
+    await hub.subscribe(view.id, total + 5, (s) => (snapshot = s));
+    expect(snapshot!.reset).toBe(true);
+    expect(seqs(snapshot!.events)).toEqual(range(1, total));
+    expect(snapshot!.session.lastSeq).toBe(total);
+    expect(factory.runners).toHaveLength(1);
+    await hub.close();
+  });
+
+  it("loses and duplicates nothing between the snapshot and the live stream while events flow", async () => {
+    const { hub, factory } = makeHub();
+    const view = await hub.createSession(owner, access(), { mode: "default", commandId: commandId() });
+    const runner = factory.runners[0]!;
+    let streaming = true;
+    const emitted = (async () => {
+      let i = 0;
+      while (streaming) {
+        runner.emitLine({ type: "stream_event", event: { type: "ping", n: i++ }, session_id: "x" });
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    const received: number[][] = [];
+    await Promise.all(
+      range(1, 25).map(async (i) => {
+        await new Promise((r) => setTimeout(r, i * 3));
+        const list: number[] = [];
+        received.push(list);
+        await hub.subscribe(view.id, Math.max(0, i * 2 - 10), (s) => {
+          list.push(...seqs(s.events));
+          // "joining the room": from now on, live events
+          hub.onDidEmitEvent((e) => {
+            if (e.sessionId === view.id) list.push(e.seq);
+          });
+        });
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 30));
+    streaming = false;
+    await emitted;
+    await until(async () => (await hub.view(view.id)).lastSeq === (await dbLog(view.id)).length);
+    const total = (await dbLog(view.id)).length;
+    for (const list of received) {
+      expect(list).toEqual(range(list[0]!, total));
+    }
+    await hub.close();
+  });
+
+  it("sends large payloads trimmed and returns them whole on fetch", async () => {
+    const { hub, factory, events } = makeHub();
+    const view = await hub.createSession(owner, access(), { mode: "default", commandId: commandId() });
+    const big = "x".repeat(1_000_000);
+    factory.runners[0]!.emitLine({
+      type: "user",
+      message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: big }] },
+      parent_tool_use_id: null,
+      session_id: "s",
+      tool_use_result: { stdout: big },
+    });
+    await until(() => events.some((e) => e.sessionId === view.id && e.kind === "cli"));
+    const live = events.find((e) => e.sessionId === view.id && e.kind === "cli")!;
+    expect(live.trimmed).toBe(true);
+    expect(Buffer.byteLength(JSON.stringify(live.payload))).toBeLessThanOrEqual(maxWirePayloadBytes);
+    expect(live.payload).toMatchObject({ type: "user", message: { content: [{ type: "tool_result", tool_use_id: "toolu_1" }] } });
+    const whole = await hub.fetchEvent(view.id, live.seq);
+    expect(whole.trimmed).toBe(false);
+    expect((whole.payload as { tool_use_result: { stdout: string } }).tool_use_result.stdout).toBe(big);
+    const stored = (await dbLog(view.id)).find((r) => r.seq === live.seq)!;
+    expect(stored.payload.length).toBeGreaterThan(2_000_000);
+    await expect(hub.fetchEvent(view.id, 9999)).rejects.toMatchObject({ code: "not_found" });
+    await hub.close();
+  });
+
+  it("switches mode through the live CLI and remembers a refusal as the first outcome", async () => {
+    const { hub, factory } = makeHub();
+    const view = await hub.createSession(owner, access(), { mode: "default", commandId: commandId() });
+    expect(await hub.setMode(owner, view.id, "plan", commandId(), false)).toMatchObject({ mode: "plan" });
+    expect(factory.runners[0]!.modes).toEqual(["plan"]);
+    expect((await hub.view(view.id)).mode).toBe("plan");
+    await expect(hub.setMode(owner, view.id, "bypassPermissions", commandId(), false)).rejects.toMatchObject({ code: "forbidden" });
+    await hub.close();
+
+    const refusing = makeHub({ modeError: new Error("mode refused by the CLI") });
+    const other = await refusing.hub.createSession(owner, access(), { mode: "default", commandId: commandId() });
+    const id = commandId();
+    const first = await refusing.hub.setMode(owner, other.id, "acceptEdits", id, false).catch((e: unknown) => e);
+    expect(first).toBeInstanceOf(AppError);
+    expect(first).toMatchObject({ code: "cli_error", message: "mode refused by the CLI" });
+    await expect(refusing.hub.setMode(owner, other.id, "acceptEdits", id, false)).rejects.toMatchObject({ code: "cli_error" });
+    await refusing.hub.close();
+    const after = makeHub();
+    await expect(after.hub.setMode(owner, other.id, "acceptEdits", id, false)).rejects.toMatchObject({ code: "cli_error", message: "mode refused by the CLI" });
+    await after.hub.close();
+  });
+
+  it("stops, resumes on the next prompt, and after a sidecar restart starts a child with --resume", async () => {
+    const { hub, factory } = makeHub({ onPrompt: (r, input) => emitTurn(r, input, "ok") });
+    const view = await hub.createSession(owner, access(), { mode: "default", commandId: commandId() });
+    await hub.prompt(owner, view.id, "first", commandId());
+    await hub.stop(owner, view.id, commandId());
+    const runner: FakeSessionRunner = factory.runners[0]!;
+    expect(runner.stops).toBe(1);
+    await until(async () => (await fx.db.session.findUnique({ where: { id: view.id } }))?.status === "stopped");
+    expect((await hub.view(view.id)).status).toBe("stopped");
+    // mode change while stopped: the runner keeps it for its next child
+    expect(await hub.setMode(owner, view.id, "acceptEdits", commandId(), false)).toMatchObject({ mode: "acceptEdits" });
+    expect(runner.modes).toEqual(["acceptEdits"]);
+    await hub.prompt(owner, view.id, "second", commandId());
+    expect(factory.runners).toHaveLength(1);
+    expect(runner.prompts.map((p) => p.text)).toEqual(["first", "second"]);
+    expect(runner.state.processRunning).toBe(true);
+    await hub.close();
+    expect(runner.disposed).toBe(true);
+    expect((await fx.db.session.findUniqueOrThrow({ where: { id: view.id } })).status).toBe("stopped");
+
+    const second = makeHub();
+    expect((await second.hub.view(view.id)).tokens.input).toBe(20);
+    await second.hub.prompt(owner, view.id, "third", commandId());
+    expect(second.factory.runners[0]!.options).toMatchObject({
+      resume: true,
+      claudeSessionId: runner.options.claudeSessionId,
+      permissionMode: "acceptEdits",
+    });
+    await second.hub.close();
+  });
+
+  it("logs each permission decision before the runner answers the CLI", async () => {
+    const { hub, factory, events } = makeHub();
+    const view = await hub.createSession(owner, access(), { mode: "default", commandId: commandId() });
+    const runner = factory.runners[0]!;
+    const decision = await runner.decidePermission!({
+      requestId: "req-1",
+      request: { subtype: "can_use_tool", tool_name: "Bash", input: { command: "ls" }, tool_use_id: "toolu_9" },
+      signal: new AbortController().signal,
+    });
+    expect(decision).toMatchObject({ behavior: "deny", message: expect.stringContaining("Bash") });
+    const logged = events.find((e) => e.sessionId === view.id && e.kind === "decision");
+    expect(logged?.payload).toMatchObject({ requestId: "req-1", toolName: "Bash", toolUseId: "toolu_9", behavior: "deny" });
+    await hub.close();
+  });
+
+  it("records a failed start and answers the create with its error", async () => {
+    const { hub } = makeHub({ startError: new AppError("unavailable", "Not enough free memory to start another CLI.") });
+    const id = commandId();
+    await expect(hub.createSession(owner, access(), { mode: "default", commandId: id })).rejects.toMatchObject({ code: "unavailable" });
+    const row = await fx.db.session.findFirstOrThrow({ orderBy: { createdAt: "desc" } });
+    await until(async () => (await fx.db.session.findUniqueOrThrow({ where: { id: row.id } })).status === "stopped");
+    const log = await dbLog(row.id);
+    expect(log.map((r) => r.kind)).toEqual(["process", "process"]);
+    expect(JSON.parse(log[1]!.payload)).toMatchObject({ phase: "command-failed", command: "create", error: { code: "unavailable" } });
+    await hub.close();
+  });
+
+  it("answers an unknown session with not_found", async () => {
+    const { hub } = makeHub();
+    await expect(hub.prompt(owner, "no-such-session", "x", commandId())).rejects.toMatchObject({ code: "not_found" });
+    await expect(hub.subscribe("no-such-session", 0, () => undefined)).rejects.toMatchObject({ code: "not_found" });
+    await hub.close();
+  });
+});

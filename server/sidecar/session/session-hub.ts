@@ -1,0 +1,857 @@
+/**
+ * The sidecar's registry of sessions: one entry per session touched since start, holding its
+ * live runner (if any), its figures, its in-flight commands, and the subscribers catching up.
+ * Every runner event and every user command goes through the event writer (persist first);
+ * listeners (the socket layer) hear of an event only once it is committed.
+ *
+ * Authorization is the caller's job (the socket layer asks the database who is a member); the
+ * hub trusts the actor it is given.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import type { Logger } from "pino";
+import type { Db } from "@/server/db/client";
+import {
+  findSessionCommand,
+  findSessionEvent,
+  listResultCandidates,
+  listSessionEvents,
+  type SessionEventRecord,
+} from "@/server/db/session-events";
+import {
+  findSession,
+  findUserNames,
+  insertSession,
+  listRecentSessionIds,
+  sumSessionCost,
+  updateSessionLive,
+  type SessionRow,
+  type WorkspaceAccess,
+} from "@/server/db/sessions";
+import { isLive, type SessionState } from "@/server/domain/session/session-state";
+import { ZPermissionMode } from "@/server/shared/claude-protocol/encode";
+import type { CliMessage, PermissionMode, ResultMessage } from "@/server/shared/claude-protocol/messages";
+import { AppError, ErrorCode, toWireError, type WireError } from "@/server/shared/errors/app-error";
+import type {
+  CommandAccepted,
+  PermissionModeChoice,
+  SessionStatus,
+  SessionView,
+  SetModelResult,
+  SetModeResult,
+  SubscribeResult,
+  WireEvent,
+  WireEventKind,
+} from "@/server/shared/wire/session";
+import { SessionEventWriter, type StoredEvent } from "./session-event-writer";
+import type { PermissionDecision } from "@/server/shared/claude-protocol/encode";
+import type { PermissionDecider, PermissionQuestion, RunnerEvent, SessionRunner, SessionRunnerOptions } from "./session-runner-contract";
+import { toWireEvent } from "./session-wire-event";
+
+/**
+ * Makes the runner of one session; the hub starts, drives and disposes it. `decidePermission`
+ * is the hub's: it logs every decision before the runner writes it to the CLI.
+ */
+export type CreateRunner = (options: SessionRunnerOptions, decidePermission: PermissionDecider) => SessionRunner;
+
+/** Decides a permission question of a session (the approval queue, once there is one). */
+export type SessionPermissionDecider = (
+  session: { sessionId: string; workspaceId: string },
+  question: PermissionQuestion,
+) => Promise<PermissionDecision>;
+
+/** The person a command comes from. */
+export interface Actor {
+  id: string;
+  name: string;
+}
+
+export interface SessionHubDeps {
+  db: Db;
+  createRunner: CreateRunner;
+  /** `<CONDUIT_DATA_DIR>/claude-config`: each workspace's CLAUDE_CONFIG_DIR is a directory in it. */
+  configRoot: string;
+  /** Recorded on the Session rows this sidecar owns. */
+  sidecarId?: string | null;
+  log: Logger;
+  /** Defaults to a writer on `db`. */
+  writer?: SessionEventWriter;
+  /** Passed to every runner. */
+  includePartialMessages?: boolean;
+  /**
+   * Answers the CLI's `can_use_tool` questions. Without one, every question is denied with a
+   * message saying why (the CLI would otherwise wait forever); permission modes that need no
+   * approval (acceptEdits for edits, bypassPermissions) still let work proceed.
+   */
+  decidePermission?: SessionPermissionDecider;
+}
+
+/** What `subscribe` hands to its `deliver` callback. */
+export type SubscribeSnapshot = Omit<SubscribeResult, "viewers">;
+
+type Tokens = SessionView["tokens"];
+
+interface SessionEntry {
+  id: string;
+  workspace: WorkspaceAccess["workspace"];
+  claudeSessionId: string;
+  createdBy: { id: string; name: string };
+  createdAt: Date;
+  title: string | null;
+  status: SessionStatus;
+  mode: string;
+  model: string | null;
+  pid: number | null;
+  costUsd: number;
+  tokens: Tokens;
+  /** Result uuids already counted in `tokens`. */
+  countedResults: Set<string>;
+  /** A turn finished (a `result` is in the log): the CLI saved the conversation, a new child resumes it. */
+  conversationStarted: boolean;
+  runner: SessionRunner | undefined;
+  /** Whether the current (or next) child was started with --allow-dangerously-skip-permissions. */
+  runnerAllowsBypass: boolean;
+  runnerStarting: Promise<SessionRunner> | undefined;
+  detachRunner: (() => void) | undefined;
+  /** Commands by client-made id: a retry gets this same promise. */
+  commands: Map<string, { kind: string; outcome: Promise<unknown> }>;
+  /** Subscribers catching up: each collects the events stored while it reads the backlog. */
+  captures: Set<WireEvent[]>;
+  /** The highest seq listeners have been told about. */
+  lastNotifiedSeq: number;
+  /** The last append: status facts wait for it, so a view never runs ahead of the events. */
+  tail: Promise<unknown>;
+  rowDirty: boolean;
+  rowWriting: Promise<void> | undefined;
+}
+
+const liveStatuses: ReadonlySet<string> = new Set(["starting", "idle", "running", "awaiting-approval", "stalled"]);
+const knownStatuses: ReadonlySet<string> = new Set([...liveStatuses, "stopped", "crashed", "dead"]);
+/** Commands remembered per session for retries; older ones are answered from the log. */
+const maxRememberedCommands = 1_000;
+/** How far back a retried `session:create` is looked for. */
+const createRetryWindowMs = 24 * 60 * 60 * 1000;
+
+/** Registry of live sessions, event persistence and fan-out. */
+export class SessionHub {
+  private readonly entries = new Map<string, SessionEntry>();
+  private readonly loading = new Map<string, Promise<SessionEntry>>();
+  private readonly creates = new Map<string, Promise<SessionView>>();
+  private readonly names = new Map<string, string>();
+  private readonly eventListeners = new Set<(event: WireEvent) => void>();
+  private readonly statusListeners = new Set<(view: SessionView) => void>();
+  private readonly writer: SessionEventWriter;
+  private readonly ownsWriter: boolean;
+  private readonly detachWriter: () => void;
+  private closed = false;
+
+  constructor(private readonly deps: SessionHubDeps) {
+    this.ownsWriter = deps.writer === undefined;
+    this.writer = deps.writer ?? new SessionEventWriter(deps.db, deps.log);
+    this.detachWriter = this.writer.onDidStore((stored) => this.onStored(stored));
+  }
+
+  /** Called with every event once it is in the log, in `seq` order per session. */
+  onDidEmitEvent(listener: (event: WireEvent) => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
+  }
+
+  /** Called when a session's status, mode, model, title or figures change. */
+  onDidChangeStatus(listener: (view: SessionView) => void): () => void {
+    this.statusListeners.add(listener);
+    return () => this.statusListeners.delete(listener);
+  }
+
+  /**
+   * Creates a session in `access.workspace` and starts its CLI child. Retried with the same
+   * `commandId` by the same person, it returns the session the first call created.
+   */
+  createSession(
+    actor: Actor,
+    access: WorkspaceAccess,
+    input: { mode: PermissionModeChoice; model?: string | undefined; commandId: string },
+  ): Promise<SessionView> {
+    if (this.closed) return Promise.reject(shuttingDown());
+    if (input.mode === "bypassPermissions" && !access.workspace.allowBypass) return Promise.reject(bypassRefused());
+    const key = `${actor.id}\u0000${input.commandId}`;
+    const known = this.creates.get(key);
+    if (known) return known;
+    const outcome = (async () => {
+      const prior = await this.findCreated(access.workspace.id, actor.id, input.commandId);
+      if (prior) return this.view(prior);
+      return this.startNewSession(actor, access, input);
+    })();
+    remember(this.creates, key, outcome);
+    return outcome;
+  }
+
+  /**
+   * Reads the log after `afterSeq` (or all of it, flagged `reset`, when the client is ahead) and
+   * hands it to `deliver`, which must join the session's room synchronously: events stored while
+   * the backlog was read are merged in, events stored later reach the room, none twice.
+   */
+  async subscribe(sessionId: string, afterSeq: number, deliver: (snapshot: SubscribeSnapshot) => void): Promise<void> {
+    const entry = await this.entry(sessionId);
+    const captured: WireEvent[] = [];
+    entry.captures.add(captured);
+    try {
+      const reset = afterSeq > entry.lastNotifiedSeq;
+      const from = reset ? 0 : afterSeq;
+      const rows = await listSessionEvents(this.deps.db, sessionId, from);
+      await this.learnNames(rows);
+      // From here to deliver() nothing awaits. Every event up to lastNotifiedSeq was either
+      // committed before the read (in `rows`) or announced after the capture began (in
+      // `captured`); later ones go to the room deliver() joins. Rows past lastNotifiedSeq are
+      // committed but not yet announced: they will reach the room, so they are left out here.
+      const upTo = entry.lastNotifiedSeq;
+      const events: WireEvent[] = [];
+      for (const row of rows) {
+        if (row.seq > upTo) break;
+        events.push(toWireEvent(row, { userName: this.nameOf(row.userId) }));
+      }
+      let last = events.at(-1)?.seq ?? from;
+      for (const event of captured) {
+        if (event.seq > last) {
+          events.push(event);
+          last = event.seq;
+        }
+      }
+      deliver({ session: this.viewOf(entry), events, reset });
+    } finally {
+      entry.captures.delete(captured);
+    }
+  }
+
+  /** One event with its whole payload. */
+  async fetchEvent(sessionId: string, seq: number): Promise<WireEvent> {
+    const row = await findSessionEvent(this.deps.db, sessionId, seq);
+    if (!row) throw new AppError(ErrorCode.notFound, `This session has no event ${seq}.`);
+    await this.learnNames([row]);
+    return toWireEvent(row, { whole: true, userName: this.nameOf(row.userId) });
+  }
+
+  /** The current view of a session. */
+  async view(sessionId: string): Promise<SessionView> {
+    return this.viewOf(await this.entry(sessionId));
+  }
+
+  /** Views of the sessions of a workspace this hub holds in memory. */
+  liveViews(workspaceId: string): SessionView[] {
+    return [...this.entries.values()].filter((e) => e.workspace.id === workspaceId).map((e) => this.viewOf(e));
+  }
+
+  /** Writes a prompt; starts (resuming the conversation) a child when none is live. */
+  prompt(actor: Actor, sessionId: string, text: string, commandId: string): Promise<CommandAccepted> {
+    return this.command(sessionId, commandId, "prompt", async (entry) => {
+      assertNotDead(entry);
+      const uuid = randomUUID();
+      const stored = await this.append(entry, "prompt", { text, uuid }, { commandId, actor });
+      try {
+        const runner = await this.ensureRunner(entry, entry.conversationStarted);
+        await runner.prompt({ uuid, text });
+      } catch (err) {
+        await this.noteFailure(entry, "prompt", stored.record.seq, err);
+        throw err;
+      }
+      return { seq: stored.record.seq };
+    });
+  }
+
+  /** Interrupts the running turn (a no-op in the log's eyes when no child is live). */
+  interrupt(actor: Actor, sessionId: string, commandId: string): Promise<CommandAccepted> {
+    return this.command(sessionId, commandId, "interrupt", async (entry) => {
+      const stored = await this.append(entry, "interrupt", {}, { commandId, actor });
+      const runner = entry.runner;
+      if (runner && isLive(runner.state)) {
+        try {
+          await runner.interrupt();
+        } catch (err) {
+          await this.noteFailure(entry, "interrupt", stored.record.seq, err);
+          throw asAppError(err);
+        }
+      }
+      return { seq: stored.record.seq };
+    });
+  }
+
+  /** Stops the child politely; the next prompt resumes the conversation. */
+  stop(actor: Actor, sessionId: string, commandId: string): Promise<CommandAccepted> {
+    return this.command(sessionId, commandId, "stop", async (entry) => {
+      const stored = await this.append(entry, "stop", {}, { commandId, actor });
+      const runner = entry.runner ?? (await entry.runnerStarting?.catch(() => undefined));
+      if (runner) {
+        try {
+          await runner.stop();
+        } catch (err) {
+          await this.noteFailure(entry, "stop", stored.record.seq, err);
+          throw asAppError(err);
+        }
+      }
+      return { seq: stored.record.seq };
+    });
+  }
+
+  /**
+   * Switches the permission mode. With a live child, the answer is the mode the CLI confirmed;
+   * with none, the mode is kept for the next child. `allowBypass` is the workspace's current setting.
+   */
+  setMode(actor: Actor, sessionId: string, mode: PermissionModeChoice, commandId: string, allowBypass: boolean): Promise<SetModeResult> {
+    if (mode === "bypassPermissions" && !allowBypass) return Promise.reject(bypassRefused());
+    return this.command(sessionId, commandId, "set-mode", async (entry) => {
+      if (mode === "bypassPermissions" && !entry.runnerAllowsBypass && entry.runner && isLive(entry.runner.state)) {
+        throw new AppError(
+          ErrorCode.conflict,
+          "This session's CLI was started before bypassPermissions was allowed. Stop the session and prompt again to restart it with bypass available.",
+        );
+      }
+      const confirmed = await this.changeLive(entry, "set-mode", mode, commandId, actor, (runner) =>
+        runner.setPermissionMode(mode as PermissionMode),
+      );
+      entry.mode = confirmed.value;
+      this.persistRow(entry);
+      this.emitStatus(entry);
+      return { seq: confirmed.seq, mode: confirmed.value };
+    });
+  }
+
+  /** Switches the model, as {@link setMode} does the mode. */
+  setModel(actor: Actor, sessionId: string, model: string, commandId: string): Promise<SetModelResult> {
+    return this.command(sessionId, commandId, "set-model", async (entry) => {
+      const confirmed = await this.changeLive(entry, "set-model", model, commandId, actor, (runner) => runner.setModel(model));
+      entry.model = confirmed.value;
+      this.persistRow(entry);
+      this.emitStatus(entry);
+      return { seq: confirmed.seq, model: confirmed.value };
+    });
+  }
+
+  /** Stops every child, writes what is queued, and clears the registry. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const entries = [...this.entries.values()];
+    await Promise.all(
+      entries.map(async (entry) => {
+        const runner = entry.runner ?? (await entry.runnerStarting?.catch(() => undefined));
+        if (!runner) return;
+        try {
+          await runner.dispose();
+        } catch (err) {
+          this.deps.log.error({ err, sessionId: entry.id }, "runner dispose failed");
+        }
+      }),
+    );
+    if (this.ownsWriter) await this.writer.close();
+    await Promise.all(entries.map((e) => e.tail.catch(() => undefined)));
+    for (const entry of entries) {
+      entry.detachRunner?.();
+      // The children are gone: the rows say so, for the web app's lists.
+      if (liveStatuses.has(entry.status)) {
+        entry.status = "stopped";
+        entry.pid = null;
+        this.persistRow(entry);
+      }
+    }
+    await Promise.all(entries.map((e) => e.rowWriting));
+    this.detachWriter();
+    this.entries.clear();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // sessions and runners
+
+  private async startNewSession(
+    actor: Actor,
+    access: WorkspaceAccess,
+    input: { mode: PermissionModeChoice; model?: string | undefined; commandId: string },
+  ): Promise<SessionView> {
+    const row = await insertSession(this.deps.db, {
+      workspaceId: access.workspace.id,
+      createdById: actor.id,
+      claudeSessionId: randomUUID(),
+      mode: input.mode,
+      model: input.model ?? null,
+      sidecarId: this.deps.sidecarId ?? null,
+    });
+    const entry = this.newEntry(row, access.workspace, { fresh: true, lastSeq: 0, costUsd: 0, conversationStarted: false });
+    this.entries.set(entry.id, entry);
+    this.names.set(actor.id, actor.name);
+    const created = await this.append(
+      entry,
+      "process",
+      { phase: "created", mode: input.mode, model: input.model ?? null },
+      { commandId: input.commandId, actor },
+    );
+    this.emitStatus(entry);
+    try {
+      await this.ensureRunner(entry, false);
+    } catch (err) {
+      await this.noteFailure(entry, "create", created.record.seq, err);
+      entry.status = "stopped";
+      this.persistRow(entry);
+      this.emitStatus(entry);
+      throw asAppError(err);
+    }
+    return this.viewOf(entry);
+  }
+
+  /** The session a `session:create` with this id made, looked up in recent sessions' logs. */
+  private async findCreated(workspaceId: string, userId: string, commandId: string): Promise<string | undefined> {
+    const since = new Date(Date.now() - createRetryWindowMs);
+    for (const id of await listRecentSessionIds(this.deps.db, workspaceId, userId, since)) {
+      const event = await findSessionCommand(this.deps.db, id, commandId);
+      if (event) return id;
+    }
+    return undefined;
+  }
+
+  /** The live runner, or a new one started (resuming the conversation when there is one). */
+  private async ensureRunner(entry: SessionEntry, resume: boolean): Promise<SessionRunner> {
+    if (entry.runner) return entry.runner;
+    entry.runnerStarting ??= this.startRunner(entry, resume).finally(() => {
+      entry.runnerStarting = undefined;
+    });
+    return entry.runnerStarting;
+  }
+
+  private async startRunner(entry: SessionEntry, resume: boolean): Promise<SessionRunner> {
+    const configDir = path.join(this.deps.configRoot, entry.workspace.id);
+    await mkdir(configDir, { recursive: true });
+    const mode = ZPermissionMode.safeParse(entry.mode);
+    const allowBypass = entry.workspace.allowBypass;
+    const runner = this.deps.createRunner(
+      {
+      sessionId: entry.id,
+      workspaceRoot: entry.workspace.rootPath,
+      configDir,
+      claudeSessionId: entry.claudeSessionId,
+      resume,
+      permissionMode: mode.success ? mode.data : "default",
+      ...(entry.model !== null ? { model: entry.model } : {}),
+      allowBypass,
+      includePartialMessages: this.deps.includePartialMessages ?? true,
+      },
+      (question) => this.decide(entry, question),
+    );
+    // Listen before start: the spawn and the first lines are part of the log.
+    const detach = runner.onDidEvent((event) => this.onRunnerEvent(entry, event));
+    try {
+      await runner.start();
+    } catch (err) {
+      detach();
+      await runner.dispose().catch((e: unknown) => this.deps.log.error({ err: e, sessionId: entry.id }, "runner dispose failed"));
+      throw err;
+    }
+    entry.runner = runner;
+    entry.detachRunner = detach;
+    entry.runnerAllowsBypass = allowBypass;
+    this.applyState(entry, runner.state);
+    return runner;
+  }
+
+  /**
+   * A mode or model change, asked of the runner: a live CLI confirms it (or refuses, which is
+   * recorded as the outcome); a runner without a live child keeps it for its next spawn. With
+   * no runner at all, the value becomes the next runner's option.
+   */
+  private async changeLive(
+    entry: SessionEntry,
+    kind: "set-mode" | "set-model",
+    requested: string,
+    commandId: string,
+    actor: Actor,
+    ask: (runner: SessionRunner) => Promise<string>,
+  ): Promise<{ seq: number; value: string }> {
+    assertNotDead(entry);
+    const runner = entry.runner ?? (await entry.runnerStarting?.catch(() => undefined));
+    const field = kind === "set-mode" ? "mode" : "model";
+    const live = runner !== undefined && isLive(runner.state);
+    let value = requested;
+    if (runner) {
+      try {
+        value = await ask(runner);
+      } catch (err) {
+        const error = asAppError(err);
+        await this.append(entry, kind, { requested, error: toWireError(error) }, { commandId, actor });
+        throw error;
+      }
+    }
+    const stored = await this.append(entry, kind, { requested, [field]: value, live }, { commandId, actor });
+    return { seq: stored.record.seq, value };
+  }
+
+  /** Asks the decider, logs the decision, then lets the runner write it. */
+  private async decide(entry: SessionEntry, question: PermissionQuestion): Promise<PermissionDecision> {
+    const decider = this.deps.decidePermission ?? denyWithoutQueue;
+    const decision = await decider({ sessionId: entry.id, workspaceId: entry.workspace.id }, question);
+    const record = {
+      requestId: question.requestId,
+      toolName: question.request.tool_name,
+      toolUseId: question.request.tool_use_id ?? null,
+      behavior: decision.behavior,
+      ...(decision.behavior === "deny" ? { message: decision.message } : {}),
+    };
+    await this.appendRaw(entry, "decision", JSON.stringify(record), record).catch(() => undefined);
+    return decision;
+  }
+
+  private onRunnerEvent(entry: SessionEntry, event: RunnerEvent): void {
+    switch (event.type) {
+      case "line":
+        this.appendLine(entry, event.raw, event.message);
+        break;
+      case "bad-line":
+        this.appendQuietly(entry, "cli-bad-line", { raw: event.raw, error: event.error });
+        break;
+      case "stderr":
+        this.appendQuietly(entry, "stderr", { text: event.text });
+        break;
+      case "process": {
+        const { type: _type, ...fields } = event;
+        this.appendQuietly(entry, "process", fields);
+        entry.pid = event.phase === "spawned" ? event.pid : null;
+        this.persistRow(entry);
+        break;
+      }
+      case "state":
+        this.applyState(entry, event.state);
+        break;
+    }
+  }
+
+  private appendLine(entry: SessionEntry, raw: string, message: CliMessage): void {
+    this.appendRaw(entry, "cli", raw, wirePayloadOf(raw, message));
+    if (message.type === "result") {
+      entry.conversationStarted = true;
+      this.countResult(entry, message);
+      // Issue 4's accounting writes cost entries for results; re-read the sum after the line.
+      void entry.tail
+        .then(() => sumSessionCost(this.deps.db, entry.id))
+        .then((usd) => {
+          entry.costUsd = usd;
+          this.emitStatus(entry);
+        })
+        .catch((err: unknown) => this.deps.log.warn({ err, sessionId: entry.id }, "reading the session cost failed"));
+    } else if (message.type === "system" && message.subtype === "session_title_changed") {
+      entry.title = message.title;
+      this.persistRow(entry);
+      this.emitStatus(entry);
+    }
+  }
+
+  private countResult(entry: SessionEntry, result: ResultMessage): void {
+    if (typeof result.uuid === "string") {
+      if (entry.countedResults.has(result.uuid)) return;
+      entry.countedResults.add(result.uuid);
+    }
+    addUsage(entry.tokens, result);
+  }
+
+  private applyState(entry: SessionEntry, state: SessionState): void {
+    const mode = state.permissionMode ?? entry.mode;
+    const model = state.model ?? entry.model;
+    if (state.status === entry.status && mode === entry.mode && model === entry.model) return;
+    entry.status = state.status;
+    entry.mode = mode;
+    entry.model = model;
+    this.persistRow(entry);
+    this.emitStatus(entry);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // the log
+
+  private command<R>(sessionId: string, commandId: string, kind: WireEventKind, run: (entry: SessionEntry) => Promise<R>): Promise<R> {
+    return (async () => {
+      this.assertOpen();
+      const entry = await this.entry(sessionId);
+      const known = entry.commands.get(commandId);
+      if (known) {
+        if (known.kind !== kind) throw reusedCommandId();
+        return known.outcome as Promise<R>;
+      }
+      const outcome = (async () => {
+        const prior = await findSessionCommand(this.deps.db, sessionId, commandId);
+        if (prior) return outcomeFromLog(prior, kind) as R;
+        return run(entry);
+      })();
+      remember(entry.commands, commandId, { kind, outcome });
+      return outcome;
+    })();
+  }
+
+  private append(
+    entry: SessionEntry,
+    kind: WireEventKind,
+    value: unknown,
+    command?: { commandId: string; actor: Actor },
+  ): Promise<StoredEvent> {
+    if (command) this.names.set(command.actor.id, command.actor.name);
+    return this.appendRaw(entry, kind, JSON.stringify(value), value, command);
+  }
+
+  private appendRaw(
+    entry: SessionEntry,
+    kind: WireEventKind,
+    payload: string,
+    value: unknown,
+    command?: { commandId: string; actor: Actor },
+  ): Promise<StoredEvent> {
+    const stored = this.writer.append({
+      sessionId: entry.id,
+      kind,
+      payload,
+      value,
+      commandId: command?.commandId ?? null,
+      userId: command?.actor.id ?? null,
+    });
+    entry.tail = stored.catch(() => undefined);
+    if (!command) {
+      stored.catch((err: unknown) => this.deps.log.error({ err, sessionId: entry.id, kind }, "an event was not stored and is lost"));
+    }
+    return stored;
+  }
+
+  private appendQuietly(entry: SessionEntry, kind: WireEventKind, value: unknown): void {
+    void this.appendRaw(entry, kind, JSON.stringify(value), value);
+  }
+
+  /** Records that a command's effect failed after the command itself was logged. */
+  private async noteFailure(entry: SessionEntry, command: string, seq: number, err: unknown): Promise<void> {
+    this.deps.log.warn({ err, sessionId: entry.id, command }, "session command failed");
+    await this.appendRaw(
+      entry,
+      "process",
+      JSON.stringify({ phase: "command-failed", command, commandSeq: seq, error: toWireError(err) }),
+      { phase: "command-failed", command, commandSeq: seq, error: toWireError(err) },
+    ).catch(() => undefined);
+  }
+
+  private onStored(stored: StoredEvent): void {
+    const entry = this.entries.get(stored.record.sessionId);
+    const event = toWireEvent(stored.record, { value: stored.value, userName: this.nameOf(stored.record.userId) });
+    if (entry) {
+      entry.lastNotifiedSeq = stored.record.seq;
+      for (const captured of entry.captures) captured.push(event);
+    }
+    for (const listener of this.eventListeners) listener(event);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // entries, views, rows
+
+  private entry(sessionId: string): Promise<SessionEntry> {
+    const known = this.entries.get(sessionId);
+    if (known) return Promise.resolve(known);
+    let loading = this.loading.get(sessionId);
+    if (!loading) {
+      loading = this.load(sessionId).finally(() => this.loading.delete(sessionId));
+      this.loading.set(sessionId, loading);
+    }
+    return loading;
+  }
+
+  private async load(sessionId: string): Promise<SessionEntry> {
+    const row = await findSession(this.deps.db, sessionId);
+    if (!row) throw new AppError(ErrorCode.notFound, "No such session, or you are not a member of its workspace.");
+    const [lastSeq, costUsd, results] = await Promise.all([
+      this.writer.lastSeq(sessionId),
+      sumSessionCost(this.deps.db, sessionId),
+      listResultCandidates(this.deps.db, sessionId),
+    ]);
+    const entry = this.newEntry(row, row.workspace, { fresh: false, lastSeq, costUsd, conversationStarted: false });
+    for (const text of results) {
+      const parsed = safeParse(text);
+      if (!isResult(parsed)) continue;
+      entry.conversationStarted = true;
+      this.countResult(entry, parsed);
+    }
+    this.names.set(row.createdBy.id, row.createdBy.name);
+    this.entries.set(sessionId, entry);
+    return entry;
+  }
+
+  private newEntry(
+    row: SessionRow,
+    workspace: WorkspaceAccess["workspace"],
+    init: { fresh: boolean; lastSeq: number; costUsd: number; conversationStarted: boolean },
+  ): SessionEntry {
+    // A loaded session has no child of this sidecar: a row that claims a live one is stale.
+    const stale = !knownStatuses.has(row.status) || (!init.fresh && liveStatuses.has(row.status));
+    const status = stale ? "stopped" : (row.status as SessionStatus);
+    return {
+      id: row.id,
+      workspace,
+      claudeSessionId: row.claudeSessionId ?? row.id,
+      createdBy: row.createdBy,
+      createdAt: row.createdAt,
+      title: row.title,
+      status,
+      mode: row.mode,
+      model: row.model,
+      pid: null,
+      costUsd: init.costUsd,
+      tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+      countedResults: new Set(),
+      conversationStarted: init.conversationStarted,
+      runner: undefined,
+      runnerAllowsBypass: workspace.allowBypass,
+      runnerStarting: undefined,
+      detachRunner: undefined,
+      commands: new Map(),
+      captures: new Set(),
+      lastNotifiedSeq: init.lastSeq,
+      tail: Promise.resolve(),
+      rowDirty: false,
+      rowWriting: undefined,
+    };
+  }
+
+  private viewOf(entry: SessionEntry): SessionView {
+    return {
+      id: entry.id,
+      workspaceId: entry.workspace.id,
+      workspaceSlug: entry.workspace.slug,
+      title: entry.title,
+      status: entry.status,
+      mode: entry.mode,
+      model: entry.model,
+      createdBy: entry.createdBy,
+      createdAt: entry.createdAt.toISOString(),
+      lastSeq: entry.lastNotifiedSeq,
+      costUsd: entry.costUsd,
+      tokens: { ...entry.tokens },
+      bypassAvailable: entry.workspace.allowBypass && (entry.runner === undefined || entry.runnerAllowsBypass),
+    };
+  }
+
+  /** Tells listeners the session's view, after the events appended so far. */
+  private emitStatus(entry: SessionEntry): void {
+    void entry.tail.then(() => {
+      const view = this.viewOf(entry);
+      for (const listener of this.statusListeners) listener(view);
+    });
+  }
+
+  /** Writes the row's live fields; changes during a write are coalesced into the next one. */
+  private persistRow(entry: SessionEntry): void {
+    entry.rowDirty = true;
+    entry.rowWriting ??= (async () => {
+      while (entry.rowDirty) {
+        entry.rowDirty = false;
+        try {
+          await updateSessionLive(this.deps.db, entry.id, {
+            status: entry.status,
+            mode: entry.mode,
+            model: entry.model,
+            title: entry.title,
+            pid: entry.pid,
+            sidecarId: this.deps.sidecarId ?? null,
+            lastActivityAt: new Date(),
+          });
+        } catch (err) {
+          this.deps.log.error({ err, sessionId: entry.id }, "updating the session row failed");
+        }
+      }
+    })().finally(() => {
+      entry.rowWriting = undefined;
+    });
+  }
+
+  private async learnNames(rows: readonly SessionEventRecord[]): Promise<void> {
+    const missing = [...new Set(rows.map((r) => r.userId).filter((id): id is string => id !== null && !this.names.has(id)))];
+    if (missing.length === 0) return;
+    for (const [id, name] of await findUserNames(this.deps.db, missing)) this.names.set(id, name);
+  }
+
+  private nameOf(userId: string | null): string | undefined {
+    return userId === null ? undefined : this.names.get(userId);
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw shuttingDown();
+  }
+}
+
+/**
+ * The payload browsers get for a CLI line: the object the CLI printed. The decoder hands back
+ * that very object, except for frames it wraps (unknown types, unknown control requests): those
+ * are parsed again from the raw line, so a live event equals its replay from the log.
+ */
+function wirePayloadOf(raw: string, message: CliMessage): unknown {
+  if (message.type === "unknown") return message.value;
+  if (message.type === "control_request" && message.request.subtype === "unknown") return safeParse(raw);
+  return message;
+}
+
+function addUsage(tokens: Tokens, result: ResultMessage): void {
+  const usage = result.usage;
+  if (!usage) return;
+  tokens.input += usage.input_tokens ?? 0;
+  tokens.output += usage.output_tokens ?? 0;
+  tokens.cacheRead += usage.cache_read_input_tokens ?? 0;
+  tokens.cacheWrite += usage.cache_creation_input_tokens ?? 0;
+}
+
+/** The first outcome of a command, rebuilt from the event it logged. */
+function outcomeFromLog(event: SessionEventRecord, kind: WireEventKind): unknown {
+  if (event.kind !== kind) throw reusedCommandId();
+  const payload = safeParse(event.payload) as { error?: WireError; mode?: string; model?: string } | undefined;
+  if (payload?.error) throw new AppError(payload.error.code, payload.error.message);
+  if (kind === "set-mode") return { seq: event.seq, mode: payload?.mode ?? "" };
+  if (kind === "set-model") return { seq: event.seq, model: payload?.model ?? "" };
+  return { seq: event.seq };
+}
+
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.set(key, value);
+  if (map.size > maxRememberedCommands) {
+    const oldest = map.keys().next();
+    if (!oldest.done) map.delete(oldest.value);
+  }
+}
+
+function assertNotDead(entry: SessionEntry): void {
+  const status = entry.runner?.state.status ?? entry.status;
+  if (status === "dead") {
+    throw new AppError(ErrorCode.conflict, "This session's CLI crashed too often and the session is closed. Start a new session.");
+  }
+}
+
+/** The decider when no approval queue is connected: the CLI must get an answer, and this one says why. */
+const denyWithoutQueue: SessionPermissionDecider = async (_session, question) => ({
+  behavior: "deny",
+  message: `Conduit has no approval queue connected, so ${question.request.tool_name} was not allowed. Switch the permission mode (acceptEdits lets edits through) or ask the operator to enable approvals.`,
+});
+
+function shuttingDown(): AppError {
+  return new AppError(ErrorCode.unavailable, "The sidecar is shutting down.");
+}
+
+function bypassRefused(): AppError {
+  return new AppError(ErrorCode.forbidden, "bypassPermissions is not enabled for this workspace; an owner can allow it in the workspace settings.");
+}
+
+function reusedCommandId(): AppError {
+  return new AppError(ErrorCode.conflict, "This commandId was already used for a different command.");
+}
+
+function asAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const message = err instanceof Error && err.message ? err.message : "The CLI refused the request.";
+  return new AppError(ErrorCode.cliError, message);
+}
+
+function safeParse(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function isResult(value: unknown): value is ResultMessage {
+  return typeof value === "object" && value !== null && (value as { type?: unknown }).type === "result";
+}

@@ -1,0 +1,708 @@
+/**
+ * The session runner: one per live session, between the CLI child and everything above it.
+ *
+ * It spawns the child through the process layer, turns its stdout into decoded messages, reports
+ * every line as a {@link RunnerEvent} before anything else happens with it, feeds the pure
+ * session-state reducer, routes control messages to the {@link ControlChannel}, and supervises:
+ * crash → restart with `--resume` (budget, backoff) → dead; silence during a turn → stalled; idle
+ * → culled and resumed on the next prompt; stop by escalation.
+ *
+ * Decisions worth knowing:
+ * - A resume the CLI answers with "No conversation found" makes the session `dead` with a reason
+ *   that says so. It is never replaced by a fresh conversation: the event log, the cost ledger
+ *   and the people watching would take the new conversation for the old one.
+ * - A respawn resumes only when the CLI's transcript exists; before the first turn reaches the
+ *   model the CLI has saved nothing, and the child is started again with `--session-id <same id>`
+ *   (nothing of the conversation existed to lose; the prompt in flight is reported in
+ *   `crashed.lostPromptUuids`).
+ * - A restart keeps the admission slot of the crashed child; a stop, a cull or death frees it.
+ * - The turn ends at `result`, never at a process exit: a child that lingers after its result
+ *   does not keep the session `running`.
+ */
+import { ControlChannel, type ControlChannelEvent } from "@/server/shared/claude-protocol/control-channel";
+import { decodeLine } from "@/server/shared/claude-protocol/decode-line";
+import { encodeUserMessage, ZPermissionMode } from "@/server/shared/claude-protocol/encode";
+import { LineFramer, LineTooLongError, type FramedLine } from "@/server/shared/claude-protocol/line-framer";
+import type { CanUseToolRequest, CliMessage, PermissionMode } from "@/server/shared/claude-protocol/messages";
+import type { PermissionDecision } from "@/server/shared/claude-protocol/encode";
+import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
+import {
+  createSessionState,
+  reduceSessionState,
+  type SessionEvent,
+  type SessionState,
+} from "@/server/domain/session/session-state";
+import type { Admission, AdmissionLease } from "@/server/sidecar/process/admission";
+import { buildCliArgs } from "@/server/sidecar/process/build-cli-args";
+import { buildCliEnv, isRunningAsRoot } from "@/server/sidecar/process/build-cli-env";
+import { claudeTranscriptExists } from "@/server/sidecar/process/claude-transcript-exists";
+import {
+  CliPipeError,
+  globalTimers,
+  spawnCliProcess,
+  type CliExit,
+  type CliProcess,
+  type KillGroup,
+  type SpawnFunction,
+  type Timers,
+} from "@/server/sidecar/process/cli-process";
+import {
+  defaultSupervisorConfig,
+  restartDelayMs,
+  type SupervisorConfig,
+} from "@/server/sidecar/process/supervisor-config";
+import type {
+  PermissionDecider,
+  RunnerEvent,
+  SessionRunner,
+  SessionRunnerOptions,
+} from "./session-runner-contract";
+
+/** Time and timers; injected so tests run on fake timers and a disposed runner leaves none. */
+export interface Clock extends Timers {
+  now(): number;
+}
+
+/** The logger calls the runner makes (pino's `Logger` fits). Every call carries the session id. */
+export interface RunnerLogger {
+  debug(fields: Record<string, unknown>, message: string): void;
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+}
+
+/** What a runner is built from, besides its options. */
+export interface SessionRunnerDeps {
+  /** The `claude` executable (resolveClaudeBinary()), or a fake CLI in tests. */
+  cliPath: string;
+  /** Answers `can_use_tool`; the runner writes its decision to the CLI. */
+  decidePermission: PermissionDecider;
+  /** Where the allow-listed variables are read; default `process.env`. */
+  baseEnv?: Readonly<Record<string, string | undefined>>;
+  /** Variables added as they are (tests: `CLAUDE_CODE_MAX_RETRIES`). */
+  extraEnv?: Readonly<Record<string, string>>;
+  /** Prefix of the argv, for a CLI run through an interpreter (the fake CLI: `[script, mode]`). */
+  argsPrefix?: readonly string[];
+  /** Shared admission control; default admits every child. */
+  admission?: Admission;
+  /** Thresholds; default {@link defaultSupervisorConfig}. */
+  config?: Partial<SupervisorConfig>;
+  spawn?: SpawnFunction;
+  killGroup?: KillGroup;
+  clock?: Clock;
+  logger?: RunnerLogger;
+  /** Default: whether this process runs as root (IS_SANDBOX=1 is set only for root with bypass allowed). */
+  isRoot?: boolean;
+  /** Default: looks for the CLI's transcript under the config dir. */
+  transcriptExists?: (configDir: string, claudeSessionId: string) => boolean;
+}
+
+const systemClock: Clock = { now: () => Date.now(), ...globalTimers };
+
+const silentLogger: RunnerLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+const admitEverything: Admission = {
+  liveCount: 0,
+  admit: () => ({ release() {} }),
+};
+
+const NO_CONVERSATION = /No conversation found with session ID/i;
+
+/** Creates the runner of one session; nothing is spawned until `start()` or `prompt()`. */
+export function createSessionRunner(options: SessionRunnerOptions, deps: SessionRunnerDeps): SessionRunner {
+  return new SupervisedSessionRunner(options, deps);
+}
+
+/** One child's worth of protocol state; a respawn gets a fresh one, so nothing carries over. */
+interface Generation {
+  framer: LineFramer;
+  channel: ControlChannel;
+  process: CliProcess | undefined;
+  resumed: boolean;
+}
+
+class SupervisedSessionRunner implements SessionRunner {
+  readonly sessionId: string;
+
+  private readonly options: SessionRunnerOptions;
+  private readonly deps: SessionRunnerDeps;
+  private readonly config: SupervisorConfig;
+  private readonly clock: Clock;
+  private readonly log: RunnerLogger;
+  private readonly admission: Admission;
+  private currentState: SessionState;
+  private readonly listeners: Array<(event: RunnerEvent) => void> = [];
+  private readonly queue: RunnerEvent[] = [];
+  private emitting = false;
+
+  private current: Generation | undefined;
+  private lease: AdmissionLease | undefined;
+  private spawning: Promise<void> | undefined;
+  private stopping: Promise<void> | undefined;
+  private disposing: Promise<void> | undefined;
+  private restartTimer: unknown;
+  private stallTimer: unknown;
+  private cullTimer: unknown;
+
+  /** The conversation to resume: the latest id the CLI reported. */
+  private conversationId: string;
+  /** The CLI has reported a finished turn (or the caller said so): its transcript must exist. */
+  private conversationSaved: boolean;
+  private missingConversation: string | undefined;
+  private permissionMode: PermissionMode;
+  private model: string | undefined;
+
+  constructor(options: SessionRunnerOptions, deps: SessionRunnerDeps) {
+    this.options = options;
+    this.deps = deps;
+    this.sessionId = options.sessionId;
+    this.config = { ...defaultSupervisorConfig, ...deps.config };
+    this.clock = deps.clock ?? systemClock;
+    this.log = deps.logger ?? silentLogger;
+    this.admission = deps.admission ?? admitEverything;
+    this.currentState = createSessionState(this.clock.now());
+    this.conversationId = options.claudeSessionId;
+    this.conversationSaved = options.resume;
+    this.permissionMode = options.permissionMode;
+    this.model = options.model;
+  }
+
+  get state(): SessionState {
+    return this.currentState;
+  }
+
+  onDidEvent(listener: (event: RunnerEvent) => void): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const index = this.listeners.indexOf(listener);
+      if (index !== -1) this.listeners.splice(index, 1);
+    };
+  }
+
+  async start(): Promise<void> {
+    this.assertUsable();
+    await this.ensureLive();
+  }
+
+  async prompt(input: { uuid: string; text: string }): Promise<void> {
+    this.assertUsable();
+    // Encoded first: a prompt the CLI would die of is refused before anything is spawned.
+    const line = encodeUserMessage({ uuid: input.uuid, content: input.text });
+    await this.ensureLive();
+    this.write(line);
+    this.apply({ type: "prompt-sent", uuid: input.uuid });
+  }
+
+  async interrupt(): Promise<void> {
+    this.assertUsable();
+    const generation = this.liveGeneration();
+    // No child, nothing running: an interrupt has nothing to stop (the CLI answers the same when idle).
+    if (generation === undefined) return;
+    await generation.channel.request({ subtype: "interrupt" });
+  }
+
+  async setPermissionMode(mode: PermissionMode): Promise<PermissionMode> {
+    this.assertUsable();
+    const generation = this.liveGeneration();
+    if (generation === undefined) {
+      const parsed = ZPermissionMode.safeParse(mode);
+      if (!parsed.success) throw new AppError(ErrorCode.invalidPayload, `Unknown permission mode: ${String(mode)}`);
+      if (parsed.data === "bypassPermissions" && this.options.allowBypass !== true) {
+        throw new AppError(ErrorCode.forbidden, "bypassPermissions needs the workspace to allow bypass");
+      }
+      // Applied by the next spawn (`--permission-mode`), which is the only place it can go.
+      this.permissionMode = parsed.data;
+      return parsed.data;
+    }
+    // An unknown mode is an EncodeError from the encoder (nothing written); a refused one a ControlRequestError.
+    const response = await generation.channel.request({ subtype: "set_permission_mode", mode });
+    const confirmed = ZPermissionMode.safeParse(response.mode);
+    if (!confirmed.success) {
+      throw new AppError(ErrorCode.cliError, `The CLI did not confirm the permission mode (answered ${JSON.stringify(response)})`);
+    }
+    this.permissionMode = confirmed.data;
+    return confirmed.data;
+  }
+
+  async setModel(model: string | undefined): Promise<string> {
+    this.assertUsable();
+    const generation = this.liveGeneration();
+    if (generation === undefined) {
+      if (model !== undefined) buildCliArgs({ ...this.spawnArgsInput(false), model });
+      this.model = model;
+      return model ?? "default";
+    }
+    const response = await generation.channel.request(
+      model === undefined ? { subtype: "set_model" } : { subtype: "set_model", model },
+    );
+    this.model = model;
+    return typeof response.model === "string" ? response.model : (model ?? "default");
+  }
+
+  stop(): Promise<void> {
+    this.stopping ??= this.stopChild().finally(() => {
+      this.stopping = undefined;
+    });
+    return this.stopping;
+  }
+
+  dispose(): Promise<void> {
+    this.disposing ??= (async () => {
+      await this.stop();
+      this.clearTimers();
+      this.listeners.length = 0;
+    })();
+    return this.disposing;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Lifecycle
+
+  private assertUsable(): void {
+    if (this.disposing !== undefined) {
+      throw new AppError(ErrorCode.conflict, `Session ${this.sessionId} has been closed on this server`);
+    }
+  }
+
+  // A method, not an inline comparison: the state changes across the awaits of ensureLive.
+  private isDead(): boolean {
+    return this.currentState.status === "dead";
+  }
+
+  private deadError(): AppError {
+    const reason = this.currentState.status === "dead" ? this.currentState.reason : "dead";
+    return new AppError(ErrorCode.conflict, `This session has ended and takes no more prompts: ${reason}`);
+  }
+
+  private liveGeneration(): Generation | undefined {
+    const generation = this.current;
+    return generation?.process?.running === true && this.stopping === undefined ? generation : undefined;
+  }
+
+  /** Makes sure a child runs: waits for a stop or spawn in progress, resumes a stopped child. */
+  private async ensureLive(): Promise<void> {
+    if (this.isDead()) throw this.deadError();
+    if (this.stopping !== undefined) await this.stopping;
+    if (this.spawning === undefined) {
+      if (this.current?.process?.running === true) return;
+      if (this.isDead()) throw this.deadError();
+      // A person is waiting: a scheduled restart happens now instead of after its backoff.
+      this.cancelRestart();
+      this.spawning = this.spawnChild().finally(() => {
+        this.spawning = undefined;
+      });
+    }
+    await this.spawning;
+    if (this.current?.process?.running !== true) {
+      if (this.isDead()) throw this.deadError();
+      throw new AppError(ErrorCode.unavailable, "The Claude CLI exited right after it started; try again.");
+    }
+  }
+
+  private spawnArgsInput(resume: boolean) {
+    return {
+      claudeSessionId: this.conversationId,
+      resume,
+      permissionMode: this.permissionMode,
+      model: this.model,
+      includePartialMessages: this.options.includePartialMessages,
+      allowBypass: this.options.allowBypass,
+      maxBudgetUsd: this.options.maxBudgetUsd,
+    };
+  }
+
+  private async spawnChild(): Promise<void> {
+    const transcriptExists = this.deps.transcriptExists ?? claudeTranscriptExists;
+    const resume = this.conversationSaved || transcriptExists(this.options.configDir, this.conversationId);
+    const args = [...(this.deps.argsPrefix ?? []), ...buildCliArgs(this.spawnArgsInput(resume))];
+    const env = buildCliEnv({
+      baseEnv: this.deps.baseEnv ?? process.env,
+      configDir: this.options.configDir,
+      allowBypass: this.options.allowBypass,
+      isRoot: this.deps.isRoot ?? isRunningAsRoot(),
+      extraEnv: this.deps.extraEnv,
+    });
+    const newLease = this.lease === undefined;
+    this.lease ??= this.admission.admit(this.sessionId);
+    this.missingConversation = undefined;
+
+    const generation: Generation = {
+      framer: new LineFramer({ maxLineBytes: this.config.maxLineBytes }),
+      channel: this.createChannel(() => generation),
+      process: undefined,
+      resumed: resume,
+    };
+    this.current = generation;
+    let child: CliProcess;
+    try {
+      child = await spawnCliProcess({
+        cliPath: this.deps.cliPath,
+        args,
+        cwd: this.options.workspaceRoot,
+        env,
+        config: this.config,
+        spawn: this.deps.spawn,
+        killGroup: this.deps.killGroup,
+        timers: this.clock,
+        onStdout: (chunk) => {
+          if (this.current === generation) this.onFramedLines(generation, generation.framer.push(chunk));
+        },
+        onStderrLine: (text) => this.onStderrLine(generation, text),
+        onExit: (exit) => this.onExit(generation, exit),
+      });
+    } catch (error) {
+      if (this.current === generation) this.current = undefined;
+      generation.channel.close("the CLI did not start");
+      if (newLease) this.releaseLease();
+      this.log.error({ sessionId: this.sessionId, err: error }, "claude CLI could not be started");
+      throw error;
+    }
+    generation.process = child;
+    this.log.info(
+      { sessionId: this.sessionId, pid: child.pid, claudeSessionId: this.conversationId, resumed: resume },
+      "claude CLI started",
+    );
+    this.emit({ type: "process", phase: "spawned", pid: child.pid, resumed: resume });
+    this.apply({ type: "process-spawned", claudeSessionId: this.conversationId });
+  }
+
+  private createChannel(generation: () => Generation): ControlChannel {
+    return new ControlChannel({
+      write: (line) => {
+        const child = generation().process;
+        if (child === undefined) throw new CliPipeError("The CLI is not running");
+        child.write(line);
+      },
+      timers: this.clock,
+      requestTimeoutMs: this.config.controlTimeoutMs,
+      onCanUseTool: (request, context) => this.askPermission(request, context.requestId, context.signal),
+      onEvent: (event) => this.onChannelEvent(event),
+    });
+  }
+
+  private async stopChild(): Promise<void> {
+    // Yield once so that `this.stopping` is set before anything below looks at it.
+    await Promise.resolve();
+    this.cancelRestart();
+    if (this.spawning !== undefined) await this.spawning.catch(() => undefined);
+    const child = this.current?.process;
+    this.apply({ type: "stop-requested" });
+    if (child?.running === true) await child.stop();
+    this.releaseLease();
+    this.clearTimers();
+  }
+
+  private onExit(generation: Generation, exit: CliExit): void {
+    if (this.current !== generation) return;
+    // Every line the child printed is delivered before its exit.
+    this.onFramedLines(generation, generation.framer.end());
+    this.current = undefined;
+    this.emit({ type: "process", phase: "exited", pid: exit.pid, code: exit.code, signal: exit.signal, expected: exit.expected });
+    const fields = { sessionId: this.sessionId, pid: exit.pid, code: exit.code, signal: exit.signal, cause: exit.cause };
+    this.apply({ type: "process-exited", code: exit.code, signal: exit.signal, expected: exit.expected });
+    // After the exit is in the state: pending approvals are already gone, their aborts change nothing.
+    generation.channel.close(`the CLI exited (${describeExit(exit)})`);
+    this.clearWatchdogs();
+
+    if (this.missingConversation !== undefined) {
+      this.log.error(fields, "claude CLI has no conversation to resume; session is dead");
+      this.die(this.missingConversation);
+      return;
+    }
+    if (exit.expected || this.currentState.status === "stopped") {
+      this.log.info(fields, "claude CLI stopped");
+      return;
+    }
+    this.log.warn(fields, "claude CLI crashed");
+    if (this.disposing !== undefined) return;
+    if (this.currentState.consecutiveRestarts >= this.config.maxRestarts) {
+      this.apply({ type: "restart-budget-exhausted" });
+      this.releaseLease();
+      this.log.error(fields, "claude CLI restart budget exhausted; session is dead");
+      return;
+    }
+    const delayMs = restartDelayMs(this.currentState.consecutiveRestarts + 1, this.config);
+    this.apply({ type: "restart-scheduled", delayMs });
+    this.restartTimer = this.clock.setTimeout(() => this.restart(), delayMs);
+  }
+
+  private restart(): void {
+    this.restartTimer = undefined;
+    if (this.spawning !== undefined || this.stopping !== undefined || this.disposing !== undefined) return;
+    if (this.currentState.status !== "starting") return;
+    this.spawning = this.spawnChild()
+      .catch((error: unknown) => {
+        this.die(`the CLI could not be restarted: ${error instanceof Error ? error.message : String(error)}`);
+      })
+      .finally(() => {
+        this.spawning = undefined;
+      });
+  }
+
+  /** Ends the session for good with `reason`, through the reducer's own transition to `dead`. */
+  private die(reason: string): void {
+    const now = this.clock.now();
+    const state = this.currentState;
+    if (state.status !== "dead") {
+      const dead = reduceSessionState(state, { type: "restart-budget-exhausted" }, now);
+      this.setState(dead.status === "dead" ? { ...dead, reason } : deadFrom(state, reason, now));
+    }
+    this.cancelRestart();
+    this.releaseLease();
+  }
+
+  private releaseLease(): void {
+    this.lease?.release();
+    this.lease = undefined;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Output
+
+  private onFramedLines(generation: Generation, lines: FramedLine[]): void {
+    for (const framed of lines) {
+      if (framed instanceof LineTooLongError) {
+        this.log.warn({ sessionId: this.sessionId, limit: framed.limit, seen: framed.seen }, "claude CLI printed an oversized line");
+        this.emit({ type: "bad-line", raw: "", error: framed.message });
+        continue;
+      }
+      const decoded = decodeLine(framed);
+      if (!decoded.ok) {
+        this.log.warn({ sessionId: this.sessionId, error: decoded.error.message, raw: framed.slice(0, 500) }, "claude CLI printed a line that is not protocol");
+        this.emit({ type: "bad-line", raw: framed, error: decoded.error.message });
+        continue;
+      }
+      const message = decoded.message;
+      this.emit({ type: "line", raw: framed, message });
+      this.observe(message);
+      this.apply({ type: "message", message });
+      if (message.type === "control_request" || message.type === "control_response" || message.type === "control_cancel_request") {
+        generation.channel.receive(message);
+      } else if (message.type === "unknown") {
+        this.log.debug({ sessionId: this.sessionId, type: message.originalType, subtype: message.originalSubtype }, "unknown CLI message kept");
+      }
+    }
+  }
+
+  /** Tracks what a respawn needs: the conversation id, whether it is saved, and the mode. */
+  private observe(message: CliMessage): void {
+    if (message.type === "result") {
+      if (message.is_error && message.errors?.some((text) => NO_CONVERSATION.test(text))) {
+        this.noteMissingConversation();
+        return;
+      }
+      if (typeof message.session_id === "string" && message.session_id !== "") {
+        this.conversationId = message.session_id;
+        this.conversationSaved = true;
+      }
+    } else if (message.type === "system") {
+      if (message.subtype === "init") {
+        if (message.session_id !== this.conversationId) {
+          // A new id mid-process (/clear, fork) is a new conversation, saved once its turn ends.
+          this.conversationId = message.session_id;
+          this.conversationSaved = false;
+        }
+        this.adoptMode(message.permissionMode);
+      } else if (message.subtype === "status") {
+        this.adoptMode(message.permissionMode);
+      }
+    }
+  }
+
+  private adoptMode(mode: unknown): void {
+    const parsed = ZPermissionMode.safeParse(mode);
+    if (parsed.success) this.permissionMode = parsed.data;
+  }
+
+  private noteMissingConversation(): void {
+    this.missingConversation ??=
+      `the CLI has no saved conversation ${this.conversationId} to resume (its transcript is missing from ` +
+      `${this.options.configDir}); start a new session`;
+  }
+
+  private onStderrLine(generation: Generation, text: string): void {
+    if (this.current !== generation) return;
+    if (NO_CONVERSATION.test(text)) this.noteMissingConversation();
+    this.log.info({ sessionId: this.sessionId, pid: generation.process?.pid, stderr: text }, "claude CLI stderr");
+    this.emit({ type: "stderr", text });
+  }
+
+  private onChannelEvent(event: ControlChannelEvent): void {
+    const fields: Record<string, unknown> = { sessionId: this.sessionId, ...event };
+    if (event.kind === "handler-failed" || event.kind === "write-failed") this.log.warn(fields, `control channel: ${event.kind}`);
+    else this.log.debug(fields, `control channel: ${event.kind}`);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Input
+
+  private write(line: string): void {
+    const child = this.current?.process;
+    if (child === undefined || !child.running) {
+      throw new AppError(ErrorCode.unavailable, "The Claude CLI is not running; try again.");
+    }
+    try {
+      child.write(line);
+    } catch (error) {
+      if (this.stopping !== undefined) throw error;
+      // stdin is gone while the process is not: the conversation cannot go on in this child.
+      child.kill(`stdin write failed: ${error instanceof Error ? error.message : String(error)}`);
+      throw new AppError(ErrorCode.unavailable, "The Claude CLI stopped taking input; it is being restarted.");
+    }
+  }
+
+  private askPermission(request: CanUseToolRequest, requestId: string, signal: AbortSignal): Promise<PermissionDecision> {
+    this.apply({ type: "approval-requested", requestId, toolName: request.tool_name });
+    // A cancel (interrupt) or an exit frees the session at once, whatever the decider does next.
+    const onAbort = () => this.apply({ type: "approval-cancelled", requestId });
+    signal.addEventListener("abort", onAbort, { once: true });
+    let decision: Promise<PermissionDecision>;
+    try {
+      decision = Promise.resolve(this.deps.decidePermission({ requestId, request, signal }));
+    } catch (error) {
+      decision = Promise.reject(error);
+    }
+    return decision.finally(() => {
+      signal.removeEventListener("abort", onAbort);
+      if (!signal.aborted) this.apply({ type: "approval-resolved", requestId });
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // State, events, watchdogs
+
+  private apply(event: SessionEvent): void {
+    const next = reduceSessionState(this.currentState, event, this.clock.now());
+    if (next !== this.currentState) this.setState(next);
+  }
+
+  private setState(next: SessionState): void {
+    const previous = this.currentState;
+    this.currentState = next;
+    if (meaningfullyDifferent(previous, next)) this.emit({ type: "state", state: next });
+    this.syncWatchdogs();
+  }
+
+  /** Delivers events in order; an event raised by a listener waits until the current one is delivered. */
+  private emit(event: RunnerEvent): void {
+    this.queue.push(event);
+    if (this.emitting) return;
+    this.emitting = true;
+    try {
+      for (let i = 0; i < this.queue.length; i++) {
+        const queued = this.queue[i]!;
+        for (const listener of this.listeners.length === 1 ? this.listeners : [...this.listeners]) {
+          try {
+            listener(queued);
+          } catch (error) {
+            this.log.error({ sessionId: this.sessionId, err: error, event: queued.type }, "runner event listener failed");
+          }
+        }
+      }
+    } finally {
+      this.queue.length = 0;
+      this.emitting = false;
+    }
+  }
+
+  private syncWatchdogs(): void {
+    const state = this.currentState;
+    const live = this.current?.process?.running === true && this.stopping === undefined;
+    if (live && state.status === "running") {
+      this.stallTimer ??= this.clock.setTimeout(() => this.checkStall(), Math.max(0, state.lastActivityAt + this.config.stallMs - this.clock.now()));
+    } else if (this.stallTimer !== undefined) {
+      this.clock.clearTimeout(this.stallTimer);
+      this.stallTimer = undefined;
+    }
+    if (live && state.status === "idle" && this.config.idleCullMs > 0) {
+      this.cullTimer ??= this.clock.setTimeout(() => this.checkIdle(), Math.max(0, state.lastActivityAt + this.config.idleCullMs - this.clock.now()));
+    } else if (this.cullTimer !== undefined) {
+      this.clock.clearTimeout(this.cullTimer);
+      this.cullTimer = undefined;
+    }
+  }
+
+  // One timer per watchdog, re-armed for the remaining time when activity moved the deadline:
+  // cheaper than resetting a timer on every streamed line.
+  private checkStall(): void {
+    this.stallTimer = undefined;
+    const state = this.currentState;
+    if (state.status !== "running") return;
+    const due = state.lastActivityAt + this.config.stallMs;
+    if (this.clock.now() >= due) {
+      this.log.warn({ sessionId: this.sessionId, silentMs: this.clock.now() - state.lastActivityAt }, "claude CLI is silent during a turn");
+      this.apply({ type: "silence-watchdog-fired" });
+    } else {
+      this.syncWatchdogs();
+    }
+  }
+
+  private checkIdle(): void {
+    this.cullTimer = undefined;
+    const state = this.currentState;
+    if (state.status !== "idle" || state.pendingApprovals.length > 0) return;
+    if (this.clock.now() >= state.lastActivityAt + this.config.idleCullMs) {
+      this.log.info({ sessionId: this.sessionId, idleMs: this.clock.now() - state.lastActivityAt }, "culling idle claude CLI");
+      void this.stop();
+    } else {
+      this.syncWatchdogs();
+    }
+  }
+
+  private cancelRestart(): void {
+    if (this.restartTimer === undefined) return;
+    this.clock.clearTimeout(this.restartTimer);
+    this.restartTimer = undefined;
+  }
+
+  private clearWatchdogs(): void {
+    if (this.stallTimer !== undefined) this.clock.clearTimeout(this.stallTimer);
+    if (this.cullTimer !== undefined) this.clock.clearTimeout(this.cullTimer);
+    this.stallTimer = undefined;
+    this.cullTimer = undefined;
+  }
+
+  private clearTimers(): void {
+    this.cancelRestart();
+    this.clearWatchdogs();
+  }
+}
+
+/** A state change worth an event: anything but the activity clock (which moves on every line). */
+function meaningfullyDifferent(a: SessionState, b: SessionState): boolean {
+  if (a.status !== b.status) return true;
+  const left = a as unknown as Record<string, unknown>;
+  const right = b as unknown as Record<string, unknown>;
+  for (const key in right) {
+    if (key !== "lastActivityAt" && left[key] !== right[key]) return true;
+  }
+  return false;
+}
+
+/** The dead state for a status the reducer does not take to `dead` itself (a stopped session). */
+function deadFrom(state: SessionState, reason: string, now: number): SessionState {
+  const exit = state.status === "stopped" || state.status === "crashed" ? state.exit : null;
+  return {
+    claudeSessionId: state.claudeSessionId,
+    previousClaudeSessionIds: state.previousClaudeSessionIds,
+    model: state.model,
+    permissionMode: state.permissionMode,
+    pendingPrompts: [],
+    pendingApprovals: [],
+    turn: null,
+    lastTurn: state.lastTurn,
+    consecutiveRestarts: state.consecutiveRestarts,
+    processRunning: false,
+    stopRequestedAt: state.stopRequestedAt,
+    lastActivityAt: state.lastActivityAt,
+    since: now,
+    status: "dead",
+    exit,
+    reason,
+  };
+}
+
+function describeExit(exit: CliExit): string {
+  const status = exit.signal !== null ? `signal ${exit.signal}` : `code ${exit.code}`;
+  return exit.cause === undefined ? status : `${status}, ${exit.cause}`;
+}

@@ -1,0 +1,194 @@
+/**
+ * The session half of the socket contract (`server/shared/wire/session.ts`): each command is
+ * validated by the funnel, authorized against the member's role on the session's workspace
+ * (every message, not only the connection), and handed to the hub. The hub's facts go to
+ * rooms: `session:<id>` for a session's viewers, `workspace:<id>` for its workspace's lists.
+ */
+import type { Logger } from "pino";
+import type { Server, Socket } from "socket.io";
+import type { Db } from "@/server/db/client";
+import { findSessionAccess, findWorkspaceAccess, type SessionAccess, type WorkspaceAccess } from "@/server/db/sessions";
+import { canPerform, parseRole, type WorkspaceAction } from "@/server/domain/workspace/roles";
+import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
+import type { SocketUser } from "@/server/shared/wire/events";
+import {
+  SessionCommand,
+  SessionFact,
+  ZCreateSession,
+  ZFetchEvent,
+  ZPrompt,
+  ZSessionCommand,
+  ZSetMode,
+  ZSetModel,
+  ZSubscribe,
+  ZUnsubscribe,
+  ZWatchWorkspace,
+  type PresenceChanged,
+  type SubscribeResult,
+  type WatchWorkspaceResult,
+} from "@/server/shared/wire/session";
+import type { Actor, SessionHub } from "@/server/sidecar/session/session-hub";
+import { handleCommand, handleCommandWithReply } from "./handle-command";
+import { SessionPresence, type PresenceUpdate } from "./session-presence";
+
+export interface SessionSocketDeps {
+  hub: SessionHub;
+  db: Db;
+  log: Logger;
+}
+
+/** The room of a session's viewers. */
+export function sessionRoom(sessionId: string): string {
+  return `session:${sessionId}`;
+}
+
+/** The room of the people watching a workspace's session list. */
+export function workspaceRoom(workspaceId: string): string {
+  return `workspace:${workspaceId}`;
+}
+
+const sessionNotFound = "No such session, or you are not a member of its workspace.";
+const workspaceNotFound = "No such workspace, or you are not a member of it.";
+const viewerRefused =
+  "Viewers can read this session but not prompt, interrupt, stop, or change its mode or model. Ask a workspace owner for the editor role.";
+
+/**
+ * Serves the session commands on every socket of `io` and relays the hub's facts to rooms.
+ * Returns a function that detaches both.
+ */
+export function attachSessionSockets(io: Server, deps: SessionSocketDeps): () => void {
+  const presence = new SessionPresence();
+  const offEvent = deps.hub.onDidEmitEvent((event) => io.to(sessionRoom(event.sessionId)).emit(SessionFact.event, event));
+  const offStatus = deps.hub.onDidChangeStatus((view) =>
+    io.to([sessionRoom(view.id), workspaceRoom(view.workspaceId)]).emit(SessionFact.status, view),
+  );
+  const onConnection = (socket: Socket) => {
+    const user = (socket.data as { user?: SocketUser }).user;
+    if (user) registerSessionHandlers(io, socket, user, deps, presence);
+  };
+  io.on("connection", onConnection);
+  return () => {
+    offEvent();
+    offStatus();
+    io.off("connection", onConnection);
+    presence.clear();
+  };
+}
+
+function registerSessionHandlers(io: Server, socket: Socket, user: SocketUser, deps: SessionSocketDeps, presence: SessionPresence): void {
+  const { hub, db, log } = deps;
+  const actor: Actor = { id: user.id, name: user.name };
+  const announce = (update: PresenceUpdate) => {
+    if (!update.changed) return;
+    const payload: PresenceChanged = { sessionId: update.sessionId, viewers: update.viewers };
+    io.to(sessionRoom(update.sessionId)).emit(SessionFact.presence, payload);
+  };
+
+  /** The session if the user may do `action` in it; non-members learn nothing (the same not_found as a missing session). */
+  const authorize = async (sessionId: string, action: WorkspaceAction): Promise<SessionAccess> => {
+    const access = await findSessionAccess(db, user.id, sessionId);
+    const role = access?.role === undefined ? undefined : parseRole(access.role);
+    if (!access || !role || !canPerform(role, "read")) throw new AppError(ErrorCode.notFound, sessionNotFound);
+    if (!canPerform(role, action)) throw new AppError(ErrorCode.forbidden, viewerRefused);
+    return access;
+  };
+  const authorizeWorkspace = async (slug: string, action: WorkspaceAction): Promise<WorkspaceAccess> => {
+    const access = await findWorkspaceAccess(db, user.id, slug);
+    const role = access === undefined ? undefined : parseRole(access.role);
+    if (!access || !role) throw new AppError(ErrorCode.notFound, workspaceNotFound);
+    if (!canPerform(role, action)) {
+      throw new AppError(ErrorCode.forbidden, "Viewers cannot start sessions. Ask a workspace owner for the editor role.");
+    }
+    return access;
+  };
+
+  socket.on(
+    SessionCommand.create,
+    handleCommand(
+      ZCreateSession,
+      async (p) => hub.createSession(actor, await authorizeWorkspace(p.workspace, "steer"), { mode: p.mode, model: p.model, commandId: p.commandId }),
+      log,
+    ),
+  );
+
+  socket.on(
+    SessionCommand.subscribe,
+    handleCommandWithReply<typeof ZSubscribe, SubscribeResult>(
+      ZSubscribe,
+      async ({ sessionId, afterSeq }, reply) => {
+        await authorize(sessionId, "read");
+        const room = sessionRoom(sessionId);
+        // Out of the room while the backlog is read: what arrives meanwhile comes in the snapshot.
+        await socket.leave(room);
+        await hub.subscribe(sessionId, afterSeq, (snapshot) => {
+          if (!socket.connected) return reply({ ...snapshot, viewers: presence.viewers(sessionId) });
+          // Join and ack in one tick: live events emitted after this line follow the ack on the wire.
+          void socket.join(room);
+          const update = presence.join(sessionId, socket.id, { userId: user.id, name: user.name });
+          reply({ ...snapshot, viewers: update.viewers });
+          announce(update);
+        });
+      },
+      log,
+    ),
+  );
+
+  socket.on(
+    SessionCommand.unsubscribe,
+    handleCommand(
+      ZUnsubscribe,
+      async ({ sessionId }) => {
+        await socket.leave(sessionRoom(sessionId));
+        announce(presence.leave(sessionId, socket.id));
+        return {};
+      },
+      log,
+    ),
+  );
+
+  /** Wraps a command that steers a session: editors and owners only. */
+  const steering =
+    <P extends { sessionId: string }, R>(run: (p: P, access: SessionAccess) => Promise<R>) =>
+    async (p: P): Promise<R> =>
+      run(p, await authorize(p.sessionId, "steer"));
+
+  socket.on(SessionCommand.prompt, handleCommand(ZPrompt, steering((p) => hub.prompt(actor, p.sessionId, p.text, p.commandId)), log));
+  socket.on(SessionCommand.interrupt, handleCommand(ZSessionCommand, steering((p) => hub.interrupt(actor, p.sessionId, p.commandId)), log));
+  socket.on(SessionCommand.stop, handleCommand(ZSessionCommand, steering((p) => hub.stop(actor, p.sessionId, p.commandId)), log));
+  socket.on(
+    SessionCommand.setMode,
+    handleCommand(
+      ZSetMode,
+      steering((p, access) => hub.setMode(actor, p.sessionId, p.mode, p.commandId, access.workspace.allowBypass)),
+      log,
+    ),
+  );
+  socket.on(SessionCommand.setModel, handleCommand(ZSetModel, steering((p) => hub.setModel(actor, p.sessionId, p.model, p.commandId)), log));
+  socket.on(
+    SessionCommand.fetchEvent,
+    handleCommand(
+      ZFetchEvent,
+      async (p) => {
+        await authorize(p.sessionId, "read");
+        return hub.fetchEvent(p.sessionId, p.seq);
+      },
+      log,
+    ),
+  );
+  socket.on(
+    SessionCommand.watchWorkspace,
+    handleCommand(
+      ZWatchWorkspace,
+      async (p): Promise<WatchWorkspaceResult> => {
+        const access = await authorizeWorkspace(p.workspace, "read");
+        await socket.join(workspaceRoom(access.workspace.id));
+        return { workspaceId: access.workspace.id, sessions: hub.liveViews(access.workspace.id) };
+      },
+      log,
+    ),
+  );
+
+  socket.on("disconnect", () => {
+    for (const update of presence.leaveAll(socket.id)) announce(update);
+  });
+}

@@ -1,0 +1,186 @@
+/**
+ * Database reads behind the session pages and their read-only REST routes. Every function
+ * checks the caller's membership first (requireWorkspaceAccess): a non-member learns nothing,
+ * and a session of another workspace is not_found, as if it did not exist.
+ *
+ * Live state (status changes, presence, new events) comes from the sidecar over the socket;
+ * these reads give the first paint and the raw log download.
+ */
+import { getDb } from "@/server/db/client";
+import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
+import type { SessionStatus, SessionView, WireEvent, WireEventKind } from "@/server/shared/wire/session";
+import { requireWorkspaceAccess, type WorkspaceSummary } from "@/server/web/workspaces";
+
+const statuses: readonly SessionStatus[] = ["starting", "idle", "running", "awaiting-approval", "stalled", "stopped", "crashed", "dead"];
+
+export interface WorkspaceSessionSettings {
+  allowBypass: boolean;
+  defaultMode: string;
+}
+
+interface SessionRow {
+  id: string;
+  workspaceId: string;
+  title: string | null;
+  status: string;
+  mode: string;
+  model: string | null;
+  createdAt: Date;
+  createdBy: { id: string; name: string };
+}
+
+/** The workspace's sessions, newest first, with their cost so far. */
+export async function listSessions(userId: string, slug: string): Promise<{ workspace: WorkspaceSummary; sessions: SessionView[]; settings: WorkspaceSessionSettings }> {
+  const workspace = await requireWorkspaceAccess(userId, slug, "read");
+  const db = getDb();
+  const [rows, settings] = await Promise.all([
+    db.session.findMany({
+      where: { workspaceId: workspace.id },
+      include: { createdBy: { select: { id: true, name: true } } },
+      orderBy: { createdAt: "desc" },
+      take: 200,
+    }),
+    readSettings(workspace.id),
+  ]);
+  return { workspace, sessions: await toViews(rows, workspace, settings), settings };
+}
+
+/** One session of the workspace, or not_found (also for sessions of other workspaces). */
+export async function findSession(userId: string, slug: string, sessionId: string): Promise<{ workspace: WorkspaceSummary; session: SessionView }> {
+  const workspace = await requireWorkspaceAccess(userId, slug, "read");
+  const row = await getDb().session.findFirst({
+    where: { id: sessionId, workspaceId: workspace.id },
+    include: { createdBy: { select: { id: true, name: true } } },
+  });
+  if (!row) throw new AppError(ErrorCode.notFound, "No such session.");
+  const [session] = await toViews([row], workspace, await readSettings(workspace.id));
+  return { workspace, session: session! };
+}
+
+/** The session's event log after `afterSeq`, whole (never trimmed), in seq order. */
+export async function readSessionEvents(userId: string, slug: string, sessionId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<WireEvent[]> {
+  const { session } = await findSession(userId, slug, sessionId);
+  const db = getDb();
+  const rows = await db.sessionEvent.findMany({
+    where: { sessionId: session.id, seq: { gt: options.afterSeq ?? 0 } },
+    orderBy: { seq: "asc" },
+    take: Math.min(options.limit ?? 50_000, 50_000),
+  });
+  const userIds = [...new Set(rows.map((r) => r.userId).filter((id): id is string => id !== null))];
+  const users = new Map((await db.user.findMany({ where: { id: { in: userIds } }, select: { id: true, name: true } })).map((u) => [u.id, u]));
+  return rows.map((r) => {
+    const user = r.userId ? users.get(r.userId) : undefined;
+    return {
+      sessionId: r.sessionId,
+      seq: r.seq,
+      kind: r.kind as WireEventKind,
+      payload: parseJson(r.payload),
+      trimmed: false,
+      ...(user ? { user: { id: user.id, name: user.name } } : {}),
+      at: r.createdAt.toISOString(),
+    };
+  });
+}
+
+async function readSettings(workspaceId: string): Promise<WorkspaceSessionSettings> {
+  const ws = await getDb().workspace.findUnique({ where: { id: workspaceId }, select: { allowBypass: true, defaultMode: true } });
+  return { allowBypass: ws?.allowBypass ?? false, defaultMode: ws?.defaultMode ?? "default" };
+}
+
+async function toViews(rows: SessionRow[], workspace: WorkspaceSummary, settings: WorkspaceSessionSettings): Promise<SessionView[]> {
+  if (rows.length === 0) return [];
+  const db = getDb();
+  const ids = rows.map((r) => r.id);
+  const [seqs, costs] = await Promise.all([
+    db.sessionEvent.groupBy({ by: ["sessionId"], where: { sessionId: { in: ids } }, _max: { seq: true } }),
+    db.costEntry.groupBy({
+      by: ["sessionId"],
+      where: { sessionId: { in: ids } },
+      _sum: { usd: true, inputTokens: true, outputTokens: true, cacheReadTokens: true, cacheWriteTokens: true },
+    }),
+  ]);
+  const lastSeq = new Map(seqs.map((s) => [s.sessionId, s._max.seq ?? 0]));
+  const totals = new Map<string, Totals>(
+    costs.map((c) => [
+      c.sessionId,
+      {
+        usd: c._sum.usd ?? 0,
+        input: c._sum.inputTokens ?? 0,
+        output: c._sum.outputTokens ?? 0,
+        cacheRead: c._sum.cacheReadTokens ?? 0,
+        cacheWrite: c._sum.cacheWriteTokens ?? 0,
+      },
+    ]),
+  );
+  // Sessions without cost entries yet (accounting lands with issue 4): sum their results.
+  const missing = ids.filter((id) => !totals.has(id) && (lastSeq.get(id) ?? 0) > 0);
+  if (missing.length > 0) {
+    const results = await db.sessionEvent.findMany({
+      where: { sessionId: { in: missing }, kind: "cli", payload: { contains: '"type":"result"' } },
+      select: { sessionId: true, payload: true },
+      orderBy: [{ sessionId: "asc" }, { seq: "asc" }],
+    });
+    const bySession = new Map<string, unknown[]>();
+    for (const r of results) bySession.set(r.sessionId, [...(bySession.get(r.sessionId) ?? []), parseJson(r.payload)]);
+    for (const [id, payloads] of bySession) totals.set(id, totalsFromResults(payloads));
+  }
+  return rows.map((r) => {
+    const t = totals.get(r.id) ?? { usd: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+    return {
+      id: r.id,
+      workspaceId: r.workspaceId,
+      workspaceSlug: workspace.slug,
+      title: r.title,
+      status: statuses.includes(r.status as SessionStatus) ? (r.status as SessionStatus) : "idle",
+      mode: r.mode,
+      model: r.model,
+      createdBy: { id: r.createdBy.id, name: r.createdBy.name },
+      createdAt: r.createdAt.toISOString(),
+      lastSeq: lastSeq.get(r.id) ?? 0,
+      costUsd: t.usd,
+      tokens: { input: t.input, output: t.output, cacheRead: t.cacheRead, cacheWrite: t.cacheWrite },
+      // Whether the live process allows it only the sidecar knows; the subscribe reply corrects this.
+      bypassAvailable: settings.allowBypass,
+    };
+  });
+}
+
+interface Totals {
+  usd: number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+/**
+ * Cost and tokens from a session's `result` lines in order. `usage` is per turn;
+ * `total_cost_usd` is cumulative per CLI process, so a smaller total means a new process.
+ */
+export function totalsFromResults(payloads: readonly unknown[]): Totals {
+  const t: Totals = { usd: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+  let lastTotal = 0;
+  for (const raw of payloads) {
+    if (!raw || typeof raw !== "object") continue;
+    const p = raw as { type?: unknown; total_cost_usd?: unknown; usage?: Record<string, unknown> };
+    if (p.type !== "result") continue;
+    const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+    t.input += n(p.usage?.input_tokens);
+    t.output += n(p.usage?.output_tokens);
+    t.cacheRead += n(p.usage?.cache_read_input_tokens);
+    t.cacheWrite += n(p.usage?.cache_creation_input_tokens);
+    if (typeof p.total_cost_usd === "number") {
+      t.usd += p.total_cost_usd >= lastTotal ? p.total_cost_usd - lastTotal : p.total_cost_usd;
+      lastTotal = p.total_cost_usd;
+    }
+  }
+  return t;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}

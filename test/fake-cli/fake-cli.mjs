@@ -1,0 +1,145 @@
+#!/usr/bin/env node
+// A fault-injecting stand-in for the `claude` CLI, speaking just enough stream-json to be driven
+// by the session runner. Plain JavaScript so that it starts in tens of milliseconds (no loader).
+//
+//   node test/fake-cli/fake-cli.mjs --fake-mode <mode> [--fake-lines N] [--fake-huge-bytes N] [claude flags…]
+//
+// Modes:
+//   behave          answer every user message with init / assistant / result; control requests succeed
+//   hang            read stdin, never answer anything, ignore stdin end (SIGTERM still ends it)
+//   garbage         per user message: a non-JSON line and a huge non-JSON line, then a normal turn
+//   ignore-sigterm  behave, but ignore SIGTERM and stdin end (only SIGKILL ends it)
+//   grandchild      start `sleep 300` in the same process group (pid on stderr), then behave
+//   crash-after     behave, but exit 1 once N stdout lines were printed (N = 0: right after start)
+//   permission      per user message: a can_use_tool request; after the answer, the tool result and a result
+//
+// The claude flags are ignored except --session-id / --resume (the session id it reports); the argv
+// is printed on stderr as `fake-cli argv: …` so tests can check what was passed. The environment is
+// inherited by the grandchild, so the leak check (CONDUIT_LEAK_TAG) sees both.
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { createInterface } from "node:readline";
+
+const argv = process.argv.slice(2);
+const option = (name, fallback) => {
+  const index = argv.indexOf(name);
+  return index === -1 ? fallback : argv[index + 1];
+};
+const mode = option("--fake-mode", "behave");
+const crashAfterLines = Number(option("--fake-lines", "0"));
+const hugeBytes = Number(option("--fake-huge-bytes", String(2 * 1024 * 1024)));
+const sessionId = option("--session-id", undefined) ?? option("--resume", undefined) ?? randomUUID();
+let permissionMode = option("--permission-mode", "default");
+
+process.stderr.write(`fake-cli argv: ${argv.join(" ")}\n`);
+
+let printed = 0;
+function print(message) {
+  process.stdout.write(`${typeof message === "string" ? message : JSON.stringify(message)}\n`);
+  printed++;
+  if (mode === "crash-after" && printed >= crashAfterLines) process.exit(1);
+}
+
+if (mode === "crash-after" && crashAfterLines === 0) setTimeout(() => process.exit(1), 20);
+
+if (mode === "ignore-sigterm") process.on("SIGTERM", () => process.stderr.write("fake-cli: ignoring SIGTERM\n"));
+
+if (mode === "grandchild") {
+  const grandchild = spawn("sleep", ["300"], { stdio: "ignore" });
+  process.stderr.write(`fake-cli grandchild ${grandchild.pid}\n`);
+}
+
+// Stays alive after stdin ends in the modes that must be killed.
+const keepAlive = mode === "hang" || mode === "ignore-sigterm" ? setInterval(() => undefined, 60_000) : undefined;
+
+function turn(uuid, text) {
+  print({ type: "system", subtype: "init", session_id: sessionId, model: "fake-model", permissionMode, cwd: process.cwd(), tools: [] });
+  print({
+    type: "assistant",
+    message: { id: `msg_${randomUUID()}`, type: "message", role: "assistant", content: [{ type: "text", text: `You said: ${text}` }] },
+    parent_tool_use_id: null,
+    session_id: sessionId,
+    uuid: randomUUID(),
+  });
+  finish(uuid, `You said: ${text}`);
+}
+
+function finish(uuid, text) {
+  print({
+    type: "result",
+    subtype: "success",
+    is_error: false,
+    result: text,
+    num_turns: 1,
+    session_id: sessionId,
+    total_cost_usd: 0,
+    uuid: randomUUID(),
+    ...(uuid ? { user_message_uuid: uuid, user_message_uuids: [uuid] } : {}),
+  });
+}
+
+const pendingTools = new Map();
+
+function askPermission(uuid, text) {
+  print({ type: "system", subtype: "init", session_id: sessionId, model: "fake-model", permissionMode, cwd: process.cwd(), tools: ["Bash"] });
+  const requestId = randomUUID();
+  const toolUseId = `toolu_${randomUUID()}`;
+  pendingTools.set(requestId, { uuid, toolUseId });
+  print({
+    type: "control_request",
+    request_id: requestId,
+    request: { subtype: "can_use_tool", tool_name: "Bash", input: { command: text }, tool_use_id: toolUseId },
+  });
+}
+
+function onPermissionAnswer(response) {
+  const pending = pendingTools.get(response.request_id);
+  if (!pending) return;
+  pendingTools.delete(response.request_id);
+  const decision = response.response ?? {};
+  const content =
+    response.subtype === "success" && decision.behavior === "allow"
+      ? `ran: ${decision.updatedInput?.command}`
+      : (decision.message ?? response.error ?? "denied");
+  print({
+    type: "user",
+    message: { role: "user", content: [{ type: "tool_result", tool_use_id: pending.toolUseId, content, is_error: decision.behavior !== "allow" }] },
+    parent_tool_use_id: null,
+    session_id: sessionId,
+  });
+  finish(pending.uuid, content);
+}
+
+function answerControl(message) {
+  const request = message.request ?? {};
+  let response = {};
+  if (request.subtype === "interrupt") response = { still_queued: [] };
+  if (request.subtype === "set_permission_mode") {
+    permissionMode = request.mode;
+    response = { mode: request.mode };
+  }
+  if (request.subtype === "set_model") response = { model: request.model ?? "fake-model" };
+  print({ type: "control_response", response: { subtype: "success", request_id: message.request_id, response } });
+}
+
+const lines = createInterface({ input: process.stdin });
+lines.on("line", (line) => {
+  if (line.trim() === "") return;
+  const message = JSON.parse(line);
+  if (mode === "hang") return;
+  if (message.type === "control_request") answerControl(message);
+  else if (message.type === "control_response") onPermissionAnswer(message.response);
+  else if (message.type === "user") {
+    const content = message.message.content;
+    const text = typeof content === "string" ? content : content.map((block) => block.text ?? "").join("");
+    if (mode === "garbage") {
+      print("this line is not JSON at all");
+      print(`{"type":"assistant","junk":"${"x".repeat(hugeBytes)}"}`);
+    }
+    if (mode === "permission") askPermission(message.uuid, text);
+    else turn(message.uuid, text);
+  }
+});
+lines.on("close", () => {
+  if (keepAlive === undefined) process.exit(0);
+});
