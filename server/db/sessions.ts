@@ -125,6 +125,16 @@ export async function sumSessionCost(db: Db, sessionId: string): Promise<number>
   return sum._sum.usd ?? 0;
 }
 
+/**
+ * Pids recorded for live children (of `sidecarId`, or of no recorded sidecar): what a starting
+ * sidecar hands to the reaper, since an earlier one may have died without stopping them.
+ */
+export async function listRecordedPids(db: Db, sidecarId?: string): Promise<number[]> {
+  const owner = sidecarId === undefined ? {} : { OR: [{ sidecarId }, { sidecarId: null }] };
+  const rows = await db.session.findMany({ where: { pid: { not: null }, ...owner }, select: { pid: true } });
+  return rows.map((r) => r.pid).filter((pid): pid is number => pid !== null);
+}
+
 /** Statuses that claim a CLI child is alive. */
 const liveStatuses = ["starting", "idle", "running", "awaiting-approval", "stalled"];
 
@@ -135,8 +145,11 @@ const liveStatuses = ["starting", "idle", "running", "awaiting-approval", "stall
  */
 export async function markOrphanedSessionsStopped(db: Db, sidecarId?: string): Promise<number> {
   const owner = sidecarId === undefined ? {} : { OR: [{ sidecarId }, { sidecarId: null }] };
-  const result = await db.session.updateMany({ where: { status: { in: liveStatuses }, ...owner }, data: { status: "stopped", pid: null } });
-  return result.count;
+  const [stale] = await db.$transaction([
+    db.session.updateMany({ where: { status: { in: liveStatuses }, ...owner }, data: { status: "stopped", pid: null } }),
+    db.session.updateMany({ where: { pid: { not: null }, ...owner }, data: { pid: null } }),
+  ]);
+  return stale.count;
 }
 
 /** Display names of users by id (for attributing commands in the log). */

@@ -3,11 +3,20 @@
  * approval queues, event log writer and cost accounting. Wiring only; the parts live in
  * server/sidecar/{process,session,socket}.
  */
+import os from "node:os";
+import path from "node:path";
 import pino from "pino";
 import { getDb } from "@/server/db/client";
+import { listRecordedPids, markOrphanedSessionsStopped } from "@/server/db/sessions";
 import { getEnv, requireSetting } from "@/server/env/env";
+import { createAdmission } from "@/server/sidecar/process/admission";
 import { claudeVersion, resolveClaudeBinary } from "@/server/sidecar/process/claude-binary";
+import { reapOrphans } from "@/server/sidecar/process/reap-orphans";
+import { supervisorConfigFromEnv } from "@/server/sidecar/process/supervisor-config";
+import { SessionHub } from "@/server/sidecar/session/session-hub";
+import { createSessionRunner } from "@/server/sidecar/session/session-runner";
 import { createSocketServer } from "@/server/sidecar/socket/create-socket-server";
+import { attachSessionSockets } from "@/server/sidecar/socket/session-socket";
 
 const log = pino({ name: "sidecar", level: getEnv().LOG_LEVEL });
 
@@ -21,6 +30,25 @@ async function main(): Promise<void> {
   log.info({ cliPath, version }, "claude CLI found");
 
   const db = getDb();
+  // One sidecar per host owns that host's sessions: children an earlier sidecar left behind are
+  // reaped, and their rows stop claiming a live child (a prompt resumes the conversation).
+  const sidecarId = os.hostname();
+  const reaped = await reapOrphans(await listRecordedPids(db, sidecarId), { cliPath });
+  const stale = await markOrphanedSessionsStopped(db, sidecarId);
+  if (reaped.reaped.length > 0 || stale > 0) log.info({ reaped: reaped.reaped, survived: reaped.survived, stale }, "cleaned up after an earlier sidecar");
+
+  const admission = createAdmission({ maxLive: env.CONDUIT_SESSION_MAX, minFreeBytes: env.CONDUIT_MIN_FREE_MB * 1024 * 1024 });
+  const supervisor = supervisorConfigFromEnv(env);
+  const runnerLog = log.child({ component: "runner" });
+  const hub = new SessionHub({
+    db,
+    configRoot: path.resolve(env.CONDUIT_DATA_DIR, "claude-config"),
+    sidecarId,
+    log,
+    createRunner: (options, decidePermission) =>
+      createSessionRunner(options, { cliPath, decidePermission, admission, config: supervisor, logger: runnerLog }),
+  });
+
   const server = createSocketServer({
     secret,
     allowedOrigins: originsFor(publicUrl),
@@ -30,6 +58,7 @@ async function main(): Promise<void> {
     },
     log,
   });
+  attachSessionSockets(server.io, { hub, db, log });
   const port = await server.listen(env.CONDUIT_SIDECAR_PORT, "127.0.0.1");
   log.info({ port }, "sidecar listening");
 
@@ -38,8 +67,10 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, "sidecar stopping");
+    // Sockets first (no new commands), then the children (their last lines are logged), then the database.
     server
       .close()
+      .then(() => hub.close())
       .then(() => db.$disconnect())
       .finally(() => process.exit(0));
   };

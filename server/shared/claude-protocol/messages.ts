@@ -425,7 +425,7 @@ export interface ResultMessage extends FrameBase {
   terminal_reason?: string;
   duration_ms?: number;
   duration_api_ms?: number;
-  /** Cumulative for the process/conversation; resets on `/clear`, crash-resume and fork. */
+  /** Cumulative for the process/conversation; resets on `/clear` and on a resume after a crash; a fork carries on from the saved total (transcript resume-continue-fork). */
   total_cost_usd?: number;
   /** This turn only. */
   usage?: Usage;

@@ -1,0 +1,114 @@
+/**
+ * The approval part of the Socket.IO contract. Each signed-in socket is in its user's room, so
+ * every tab and device of a person sees the same inbox. The sidecar validates payloads with
+ * these schemas; the browser imports the types.
+ */
+import { z } from "zod";
+
+export const ApprovalCommand = {
+  /** The caller's inbox: pending approvals plus the most recent decided ones. */
+  list: "approval:list",
+  decide: "approval:decide",
+} as const;
+
+export const ApprovalFact = {
+  requested: "approval:requested",
+  /** Decided, expired or cancelled. */
+  resolved: "approval:resolved",
+  /** The caller's number of pending approvals changed. */
+  count: "approval:count",
+} as const;
+
+export type ApprovalStatus = "pending" | "allowed" | "denied" | "expired" | "cancelled";
+
+/** One hunk of the diff between the file on disk and the proposal (ids are stable per pair). */
+export interface WireHunk {
+  id: string;
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+  removed: string[];
+  added: string[];
+}
+
+/** For Edit / Write / NotebookEdit: the file as it is and as the proposal would leave it. */
+export interface FileReview {
+  filePath: string;
+  /** null when the file does not exist yet. */
+  original: string | null;
+  proposed: string;
+  hunks: WireHunk[];
+  /** Set when the proposal cannot be applied as it stands (the CLI would refuse it too). */
+  problem?: string;
+}
+
+/** A suggestion the CLI offers for "allow and remember". */
+export interface RememberOption {
+  index: number;
+  label: string;
+  /** A workspace rule can be stored from it (Bash and MCP rules), not only a session one. */
+  workspaceScope: boolean;
+}
+
+export interface ApprovalView {
+  id: string;
+  sessionId: string;
+  workspace: { id: string; slug: string; name: string };
+  sessionTitle: string | null;
+  toolName: string;
+  input: Record<string, unknown>;
+  /** The CLI's reason for asking, when it gave one. */
+  reason: string | null;
+  blockedPath: string | null;
+  rememberOptions: RememberOption[];
+  status: ApprovalStatus;
+  createdAt: string;
+  /** null: never expires. */
+  expiresAt: string | null;
+  decidedBy: { id: string; name: string } | null;
+  decidedAt: string | null;
+  message: string | null;
+  /** What was approved when it differed from the proposal. */
+  finalInput: Record<string, unknown> | null;
+  review: FileReview | null;
+  /** For ExitPlanMode: the plan text (from the input, the plan file or the last assistant text). */
+  plan: string | null;
+}
+
+const ZCommandId = z.string().min(8).max(64);
+
+export const ZListApprovals = z.object({}).strict();
+
+export const ZDecision = z.discriminatedUnion("behavior", [
+  z.object({
+    behavior: z.literal("allow"),
+    /** Edit / Write: the text the approver reviewed (edited, or with hunks rejected). */
+    reviewedText: z.string().max(20_000_000).optional(),
+    /** Bash (edited command), AskUserQuestion (answers), or any tool: the input to run instead. */
+    updatedInput: z.record(z.string(), z.unknown()).optional(),
+    remember: z.object({ index: z.number().int().min(0), scope: z.enum(["session", "workspace"]) }).optional(),
+  }),
+  z.object({
+    behavior: z.literal("deny"),
+    message: z.string().max(10_000).optional(),
+    /** Deny and stop the turn (interrupt). */
+    stop: z.boolean().optional(),
+  }),
+]);
+export type Decision = z.infer<typeof ZDecision>;
+
+export const ZDecide = z.object({ approvalId: z.string().min(1).max(64), decision: ZDecision, commandId: ZCommandId });
+export type Decide = z.infer<typeof ZDecide>;
+
+export interface ApprovalResolved {
+  approvalId: string;
+  sessionId: string;
+  status: ApprovalStatus;
+  decidedBy: { id: string; name: string } | null;
+  message: string | null;
+}
+
+export interface ApprovalCount {
+  pending: number;
+}
