@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
+import { ApprovalCountBadge } from "@/components/approval/approval-count-badge";
 import { DemoBanner } from "@/components/demo-banner";
 import { SignOutButton } from "@/components/sign-out-button";
 import { findCurrentUser } from "@/server/web/auth";
@@ -22,6 +23,7 @@ export default async function IdeLayout({ children }: { children: ReactNode }) {
           <Link href="/workspaces" className="hover:text-zinc-900 dark:hover:text-zinc-100">
             Workspaces
           </Link>
+          <ApprovalCountBadge />
         </nav>
         <div className="ml-auto flex items-center gap-3 text-sm">
           <span data-testid="current-user" title={user.email}>

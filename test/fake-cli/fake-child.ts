@@ -2,7 +2,13 @@
 // session runner: synchronous pipes, scripted reactions to stdin and signals, and a record of
 // every spawn and every signal with the (fake) time it happened.
 import { EventEmitter } from "node:events";
-import type { ChildLike, ChildReadable, ChildStdin, KillGroup, SpawnFunction } from "@/server/sidecar/process/cli-process";
+import type {
+  ChildLike,
+  ChildReadable,
+  ChildStdin,
+  KillGroup,
+  SpawnFunction,
+} from "@/server/sidecar/process/cli-process";
 
 /** How a fake child reacts. */
 export interface FakeChildBehaviour {
@@ -192,7 +198,15 @@ export function createFakeSpawner(
 /** Stdout frames of a minimal turn, shaped like the real CLI's. */
 export const frames = {
   init(sessionId: string, permissionMode = "default"): Record<string, unknown> {
-    return { type: "system", subtype: "init", session_id: sessionId, model: "claude-opus-5-5", permissionMode, cwd: "/ws", tools: [] };
+    return {
+      type: "system",
+      subtype: "init",
+      session_id: sessionId,
+      model: "claude-opus-5-5",
+      permissionMode,
+      cwd: "/ws",
+      tools: [],
+    };
   },
   assistant(sessionId: string, text: string): Record<string, unknown> {
     return {
@@ -213,7 +227,15 @@ export const frames = {
       ...extra,
     };
   },
-  canUseTool(requestId: string, toolName = "Bash", input: Record<string, unknown> = { command: "ls" }): Record<string, unknown> {
-    return { type: "control_request", request_id: requestId, request: { subtype: "can_use_tool", tool_name: toolName, input } };
+  canUseTool(
+    requestId: string,
+    toolName = "Bash",
+    input: Record<string, unknown> = { command: "ls" },
+  ): Record<string, unknown> {
+    return {
+      type: "control_request",
+      request_id: requestId,
+      request: { subtype: "can_use_tool", tool_name: toolName, input },
+    };
   },
 };

@@ -53,10 +53,23 @@ if (mode === "grandchild") {
 const keepAlive = mode === "hang" || mode === "ignore-sigterm" ? setInterval(() => undefined, 60_000) : undefined;
 
 function turn(uuid, text) {
-  print({ type: "system", subtype: "init", session_id: sessionId, model: "fake-model", permissionMode, cwd: process.cwd(), tools: [] });
+  print({
+    type: "system",
+    subtype: "init",
+    session_id: sessionId,
+    model: "fake-model",
+    permissionMode,
+    cwd: process.cwd(),
+    tools: [],
+  });
   print({
     type: "assistant",
-    message: { id: `msg_${randomUUID()}`, type: "message", role: "assistant", content: [{ type: "text", text: `You said: ${text}` }] },
+    message: {
+      id: `msg_${randomUUID()}`,
+      type: "message",
+      role: "assistant",
+      content: [{ type: "text", text: `You said: ${text}` }],
+    },
     parent_tool_use_id: null,
     session_id: sessionId,
     uuid: randomUUID(),
@@ -81,7 +94,15 @@ function finish(uuid, text) {
 const pendingTools = new Map();
 
 function askPermission(uuid, text) {
-  print({ type: "system", subtype: "init", session_id: sessionId, model: "fake-model", permissionMode, cwd: process.cwd(), tools: ["Bash"] });
+  print({
+    type: "system",
+    subtype: "init",
+    session_id: sessionId,
+    model: "fake-model",
+    permissionMode,
+    cwd: process.cwd(),
+    tools: ["Bash"],
+  });
   const requestId = randomUUID();
   const toolUseId = `toolu_${randomUUID()}`;
   pendingTools.set(requestId, { uuid, toolUseId });
@@ -103,7 +124,12 @@ function onPermissionAnswer(response) {
       : (decision.message ?? response.error ?? "denied");
   print({
     type: "user",
-    message: { role: "user", content: [{ type: "tool_result", tool_use_id: pending.toolUseId, content, is_error: decision.behavior !== "allow" }] },
+    message: {
+      role: "user",
+      content: [
+        { type: "tool_result", tool_use_id: pending.toolUseId, content, is_error: decision.behavior !== "allow" },
+      ],
+    },
     parent_tool_use_id: null,
     session_id: sessionId,
   });

@@ -23,7 +23,14 @@ import type { CliEnv } from "@/test/cli-env";
 export const fakeCliScript = fileURLToPath(new URL("./fake-cli.mjs", import.meta.url));
 
 /** The fake CLI's modes (see fake-cli.mjs). */
-export type FakeCliMode = "behave" | "hang" | "garbage" | "ignore-sigterm" | "grandchild" | "crash-after" | "permission";
+export type FakeCliMode =
+  | "behave"
+  | "hang"
+  | "garbage"
+  | "ignore-sigterm"
+  | "grandchild"
+  | "crash-after"
+  | "permission";
 
 export interface RunnerKitOptions {
   runner?: Partial<SessionRunnerOptions>;
@@ -39,7 +46,10 @@ export interface RunnerKit {
   /** Decoded stdout messages so far. */
   messages(): CliMessage[];
   /** The first event (from index `from`) matching `predicate`, waiting up to `timeoutMs`. */
-  waitFor(predicate: (event: RunnerEvent) => boolean, options?: { from?: number; timeoutMs?: number }): Promise<RunnerEvent>;
+  waitFor(
+    predicate: (event: RunnerEvent) => boolean,
+    options?: { from?: number; timeoutMs?: number },
+  ): Promise<RunnerEvent>;
   /** The first stdout message (from event index `from`) matching `predicate`. */
   waitForMessage<T extends CliMessage = CliMessage>(
     predicate: (message: CliMessage) => boolean,

@@ -30,7 +30,8 @@ describe("createAdmission", () => {
     }
     expect(refusal).toMatchObject({
       code: "unavailable",
-      message: "The server has 300 MB of memory available and needs 400 MB to start another Claude session. Try again in a minute.",
+      message:
+        "The server has 300 MB of memory available and needs 400 MB to start another Claude session. Try again in a minute.",
       details: { reason: "low_memory", retryable: true },
     });
     free = 500 * MB;

@@ -5,13 +5,9 @@ const id = "0b6a3b8e-4a35-4c47-9a4e-1f1d2c3b4a59";
 
 describe("buildCliArgs", () => {
   it("always has the stream-json flags, then the conversation and the mode", () => {
-    expect(buildCliArgs({ claudeSessionId: id, resume: false, permissionMode: "default", includePartialMessages: false })).toEqual([
-      ...streamJsonFlags,
-      "--session-id",
-      id,
-      "--permission-mode",
-      "default",
-    ]);
+    expect(
+      buildCliArgs({ claudeSessionId: id, resume: false, permissionMode: "default", includePartialMessages: false }),
+    ).toEqual([...streamJsonFlags, "--session-id", id, "--permission-mode", "default"]);
   });
 
   it("adds resume, model, partial messages, bypass and budget as configured", () => {

@@ -36,6 +36,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // Model ids and aliases: `claude-opus-5-5`, `sonnet`, `us.anthropic.claude…:0`, `claude-x[1m]`.
 const MODEL = /^[A-Za-z0-9][A-Za-z0-9._:/@[\]-]{0,199}$/;
 
+/** True for a value `--model` may take: an id or alias, never something that reads as a flag. */
+export function isModelName(value: string): boolean {
+  return MODEL.test(value);
+}
+
 /** Builds the argv (without the executable). Throws AppError `invalid_payload` / `forbidden` on bad input. */
 export function buildCliArgs(input: CliArgsInput): string[] {
   if (!UUID.test(input.claudeSessionId)) {
@@ -56,7 +61,7 @@ export function buildCliArgs(input: CliArgsInput): string[] {
     mode.data,
   ];
   if (input.model !== undefined) {
-    if (!MODEL.test(input.model)) throw new AppError(ErrorCode.invalidPayload, `Not a model name: ${input.model}`);
+    if (!isModelName(input.model)) throw new AppError(ErrorCode.invalidPayload, `Not a model name: ${input.model}`);
     args.push("--model", input.model);
   }
   if (input.includePartialMessages !== false) args.push("--include-partial-messages");

@@ -71,7 +71,10 @@ describe("CliProcess", () => {
 
   it("rejects when the executable cannot start", async () => {
     const spawner = createFakeSpawner({ spawnError: new Error("spawn /bin/claude ENOENT") });
-    await expect(start(spawner).started).rejects.toMatchObject({ name: "CliSpawnError", message: expect.stringContaining("ENOENT") });
+    await expect(start(spawner).started).rejects.toMatchObject({
+      name: "CliSpawnError",
+      message: expect.stringContaining("ENOENT"),
+    });
   });
 
   it("turns a broken stdin into a crash with a cause", async () => {
@@ -79,7 +82,9 @@ describe("CliProcess", () => {
     const { started, exits } = start(spawner);
     await started;
     spawner.last.breakStdin();
-    expect(exits).toEqual([expect.objectContaining({ signal: "SIGKILL", expected: false, cause: "stdin pipe error: write EPIPE" })]);
+    expect(exits).toEqual([
+      expect.objectContaining({ signal: "SIGKILL", expected: false, cause: "stdin pipe error: write EPIPE" }),
+    ]);
   });
 
   it("stop() escalates and is idempotent", async () => {

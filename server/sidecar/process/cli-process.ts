@@ -35,7 +35,11 @@ export interface ChildLike {
 }
 
 /** Starts a child; injected so that tests use a fake process. */
-export type SpawnFunction = (file: string, args: readonly string[], options: { cwd: string; env: Record<string, string> }) => ChildLike;
+export type SpawnFunction = (
+  file: string,
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string> },
+) => ChildLike;
 
 /** Sends `signal` to every process of group `pgid`; a group that is gone is not an error. */
 export type KillGroup = (pgid: number, signal: NodeJS.Signals) => void;
@@ -131,7 +135,9 @@ export function spawnCliProcess(options: CliProcessOptions): Promise<CliProcess>
   try {
     child = spawn(options.cliPath, options.args, { cwd: options.cwd, env: options.env });
   } catch (error) {
-    return Promise.reject(new CliSpawnError(`Could not start ${options.cliPath}: ${describe(error)}`, { cause: error }));
+    return Promise.reject(
+      new CliSpawnError(`Could not start ${options.cliPath}: ${describe(error)}`, { cause: error }),
+    );
   }
   return new Promise((resolve, reject) => {
     let settled = false;

@@ -1,7 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { isConduitClaudeCommand, reapOrphans, type ProcessTable } from "./reap-orphans";
 
-const claudeArgv = ["/opt/conduit/node_modules/@anthropic-ai/claude-code/bin/claude.exe", "--output-format", "stream-json", "--input-format", "stream-json", "--verbose"];
+const claudeArgv = [
+  "/opt/conduit/node_modules/@anthropic-ai/claude-code/bin/claude.exe",
+  "--output-format",
+  "stream-json",
+  "--input-format",
+  "stream-json",
+  "--verbose",
+];
 
 interface FakeProcess {
   argv: string[];

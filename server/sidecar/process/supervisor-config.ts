@@ -61,7 +61,10 @@ export function supervisorConfigFromEnv(env: SupervisorEnv): SupervisorConfig {
 }
 
 /** Delay before restart number `attempt` (1-based): exponential from `restartBaseMs`, capped. */
-export function restartDelayMs(attempt: number, config: Pick<SupervisorConfig, "restartBaseMs" | "restartMaxMs">): number {
+export function restartDelayMs(
+  attempt: number,
+  config: Pick<SupervisorConfig, "restartBaseMs" | "restartMaxMs">,
+): number {
   const exponent = Math.max(0, Math.min(attempt - 1, 30));
   return Math.min(config.restartMaxMs, config.restartBaseMs * 2 ** exponent);
 }

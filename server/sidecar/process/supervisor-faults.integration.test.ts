@@ -64,7 +64,10 @@ describe("a hanging CLI", () => {
 
 describe("a CLI printing garbage", () => {
   it("reports the bad lines and the oversized one, and the turn still completes", async () => {
-    kit = await createFakeRunner("garbage", { config: { maxLineBytes: 1024 * 1024 }, extraArgs: ["--fake-huge-bytes", String(3 * 1024 * 1024)] });
+    kit = await createFakeRunner("garbage", {
+      config: { maxLineBytes: 1024 * 1024 },
+      extraArgs: ["--fake-huge-bytes", String(3 * 1024 * 1024)],
+    });
     const result = await kit.turn("still fine?");
     expect(result).toMatchObject({ is_error: false, result: "You said: still fine?" });
     const bad = kit.events.filter((e) => e.type === "bad-line");
@@ -90,7 +93,10 @@ describe("a CLI ignoring SIGTERM", () => {
     expect(kill.sent.map((s) => s.signal)).toEqual(["SIGTERM", "SIGKILL", "SIGKILL"]);
     expect(kill.sent[0]!.at - started).toBeGreaterThanOrEqual(190);
     expect(kill.sent[1]!.at - kill.sent[0]!.at).toBeGreaterThanOrEqual(390);
-    expect(kit.events.find((e) => e.type === "process" && e.phase === "exited")).toMatchObject({ signal: "SIGKILL", expected: true });
+    expect(kit.events.find((e) => e.type === "process" && e.phase === "exited")).toMatchObject({
+      signal: "SIGKILL",
+      expected: true,
+    });
     expect(isRunning(kit.pids()[0]!)).toBe(false);
   });
 });
@@ -105,7 +111,10 @@ describe("a CLI leaving a grandchild behind", () => {
     await kit.turn("hi");
     await kit.runner.stop();
     // The CLI itself exited on stdin end; the grandchild would have lived on without the sweep.
-    expect(kit.events.find((e) => e.type === "process" && e.phase === "exited")).toMatchObject({ code: 0, expected: true });
+    expect(kit.events.find((e) => e.type === "process" && e.phase === "exited")).toMatchObject({
+      code: 0,
+      expected: true,
+    });
     await expect.poll(() => isRunning(grandchild), { timeout: 1000 }).toBe(false);
   });
 });
@@ -121,7 +130,9 @@ describe("a CLI that keeps crashing", () => {
     expect(exits).toHaveLength(6);
     expect(exits.every((e) => e.type === "process" && e.phase === "exited" && e.code === 1 && !e.expected)).toBe(true);
     // Nothing was ever saved, so no restart pretended to resume a conversation.
-    const argvLines = kit.events.flatMap((e) => (e.type === "stderr" && e.text.startsWith("fake-cli argv:") ? [e.text] : []));
+    const argvLines = kit.events.flatMap((e) =>
+      e.type === "stderr" && e.text.startsWith("fake-cli argv:") ? [e.text] : [],
+    );
     expect(argvLines.every((text) => text.includes("--session-id") && !text.includes("--resume"))).toBe(true);
   });
 });
@@ -129,7 +140,10 @@ describe("a CLI that keeps crashing", () => {
 describe("the can_use_tool emitter", () => {
   it("routes each permission question to the decider and completes the turn with its answer", async () => {
     kit = await createFakeRunner("permission", {
-      decide: async ({ request }) => ({ behavior: "allow", updatedInput: { ...request.input, command: "echo modified" } }),
+      decide: async ({ request }) => ({
+        behavior: "allow",
+        updatedInput: { ...request.input, command: "echo modified" },
+      }),
     });
     const first = await kit.turn("echo original");
     expect(first).toMatchObject({ result: "ran: echo modified" });

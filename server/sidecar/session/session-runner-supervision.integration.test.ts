@@ -55,7 +55,11 @@ describe("crash", () => {
     const after = kit.events.length;
     const result = await kit.turn("what was the word?");
     expect(result).toMatchObject({ is_error: false, session_id: claudeSessionId });
-    const init = kit.messages().slice(0).filter((m): m is SystemInitMessage => m.type === "system" && m.subtype === "init").at(-1);
+    const init = kit
+      .messages()
+      .slice(0)
+      .filter((m): m is SystemInitMessage => m.type === "system" && m.subtype === "init")
+      .at(-1);
     expect(init!.session_id).toBe(claudeSessionId);
     expect(kit.events.length).toBeGreaterThan(after);
     // The resumed process sent the earlier conversation to the model.
@@ -101,7 +105,9 @@ describe("a conversation that cannot be resumed", () => {
     });
     expect(kit.events.some((e) => e.type === "stderr" && e.text.includes("No conversation found"))).toBe(true);
     expect(kit.pids()).toHaveLength(2);
-    await expect(kit.runner.prompt({ uuid: crypto.randomUUID(), text: "third" })).rejects.toMatchObject({ code: "conflict" });
+    await expect(kit.runner.prompt({ uuid: crypto.randomUUID(), text: "third" })).rejects.toMatchObject({
+      code: "conflict",
+    });
     expect(cliEnv.server.requests.filter((r) => r.kind === "messages" && r.prompt.includes("second turn"))).toEqual([]);
   });
 });

@@ -77,7 +77,11 @@ describe("permission answers", () => {
     cliEnv = await startCliEnv();
     // Not read-only (echo would never prompt), and no redirection (a rule never covers those).
     const touch = { command: "touch rule-marker.txt", description: "Touch a file" };
-    cliEnv.server.addScenario("twice", [callTool("Bash", touch), callTool("Bash", touch), (ctx) => say(`last: ${ctx.lastToolResults[0]?.text}`)]);
+    cliEnv.server.addScenario("twice", [
+      callTool("Bash", touch),
+      callTool("Bash", touch),
+      (ctx) => say(`last: ${ctx.lastToolResults[0]?.text}`),
+    ]);
     let asked = 0;
     kit = createRealRunner(cliEnv, {
       decide: async ({ request }) => {
@@ -86,7 +90,12 @@ describe("permission answers", () => {
           behavior: "allow",
           updatedInput: request.input as ToolInput,
           updatedPermissions: [
-            { type: "addRules", rules: [{ toolName: "Bash", ruleContent: "touch rule-marker.txt" }], behavior: "allow", destination: "session" },
+            {
+              type: "addRules",
+              rules: [{ toolName: "Bash", ruleContent: "touch rule-marker.txt" }],
+              behavior: "allow",
+              destination: "session",
+            },
           ],
         };
       },

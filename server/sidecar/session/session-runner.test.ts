@@ -172,13 +172,15 @@ describe("turns", () => {
     expect(runner.state.status).toBe("running");
     events.length = 0;
     playTurn(child, UUID_1);
-    expect(events.map((event) => (event.type === "line" ? `line:${event.message.type}` : event.type === "state" ? `state:${event.state.status}` : event.type))).toEqual([
-      "line:system",
-      "state:running",
-      "line:assistant",
-      "line:result",
-      "state:idle",
-    ]);
+    expect(
+      events.map((event) =>
+        event.type === "line"
+          ? `line:${event.message.type}`
+          : event.type === "state"
+            ? `state:${event.state.status}`
+            : event.type,
+      ),
+    ).toEqual(["line:system", "state:running", "line:assistant", "line:result", "state:idle"]);
     expect(runner.state.lastTurn).toMatchObject({ promptUuids: [UUID_1] });
   });
 
@@ -188,7 +190,11 @@ describe("turns", () => {
     const order: string[] = [];
     runner.onDidEvent((event) => {
       order.push(event.type === "line" ? `line:${event.message.type}` : event.type);
-      if (event.type === "line" && event.message.type === "result" && order.filter((o) => o === "line:result").length === 1) {
+      if (
+        event.type === "line" &&
+        event.message.type === "result" &&
+        order.filter((o) => o === "line:result").length === 1
+      ) {
         void runner.prompt({ uuid: UUID_2, text: "again" });
       }
     });
@@ -252,7 +258,11 @@ describe("permissions and control requests", () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(spawner.last.lines.at(-1)).toEqual({
       type: "control_response",
-      response: { subtype: "success", request_id: "req-1", response: { behavior: "allow", updatedInput: { command: "echo changed" } } },
+      response: {
+        subtype: "success",
+        request_id: "req-1",
+        response: { behavior: "allow", updatedInput: { command: "echo changed" } },
+      },
     });
     expect(runner.state.status).toBe("running");
     expect(statuses()).toContain("awaiting-approval");
@@ -294,7 +304,12 @@ describe("permissions and control requests", () => {
     const second = child.controlRequests("set_permission_mode")[1]!;
     child.print({
       type: "control_response",
-      response: { subtype: "error", request_id: second.request_id, error: "not launched with bypass", error_code: "bypass_not_launched" },
+      response: {
+        subtype: "error",
+        request_id: second.request_id,
+        error: "not launched with bypass",
+        error_code: "bypass_not_launched",
+      },
     });
     await expect(refused).rejects.toMatchObject({ name: "ControlRequestError", errorCode: "bypass_not_launched" });
     await expect(refused).rejects.toBeInstanceOf(ControlRequestError);
@@ -412,7 +427,10 @@ describe("crashes and restarts", () => {
     expect(spawner.children).toHaveLength(6);
     const delays = spawner.spawnedAt.slice(1).map((at, i) => at - crashedAt[i]!);
     expect(delays).toEqual([100, 200, 400, 800, 1000]);
-    expect(runner.state).toMatchObject({ status: "dead", reason: expect.stringContaining("restart budget exhausted after 5") });
+    expect(runner.state).toMatchObject({
+      status: "dead",
+      reason: expect.stringContaining("restart budget exhausted after 5"),
+    });
     expect(admission.liveCount).toBe(0);
     await expect(runner.prompt({ uuid: UUID_1, text: "hi" })).rejects.toMatchObject({ code: "conflict" });
   });
@@ -439,6 +457,16 @@ describe("crashes and restarts", () => {
     expect(spawner.last.args).toEqual(expect.arrayContaining(["--session-id", CLAUDE_ID]));
   });
 
+  it("resumes next time when the CLI says the session id is already taken by a saved conversation", async () => {
+    const { runner, spawner } = setup();
+    await runner.start();
+    spawner.last.printStderr(`Error: Session ID ${CLAUDE_ID} is already in use.\n`);
+    spawner.last.exit(1);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(spawner.children).toHaveLength(2);
+    expect(spawner.last.args).toEqual(expect.arrayContaining(["--resume", CLAUDE_ID]));
+  });
+
   it("marks the session dead, never fresh, when the resume finds no conversation", async () => {
     const { runner, spawner, events } = setup({ runner: { resume: true } });
     await runner.start();
@@ -455,7 +483,10 @@ describe("crashes and restarts", () => {
     child.exit(1);
     await vi.advanceTimersByTimeAsync(10_000);
     expect(spawner.children).toHaveLength(1);
-    expect(runner.state).toMatchObject({ status: "dead", reason: expect.stringContaining(`no saved conversation ${CLAUDE_ID}`) });
+    expect(runner.state).toMatchObject({
+      status: "dead",
+      reason: expect.stringContaining(`no saved conversation ${CLAUDE_ID}`),
+    });
     expect(events.at(-1)).toMatchObject({ type: "state", state: { status: "dead" } });
   });
 
@@ -551,7 +582,11 @@ describe("admission", () => {
   });
 
   it("refuses a start when memory is short", async () => {
-    const admission = createAdmission({ maxLive: 10, minFreeBytes: 400 * 1024 * 1024, freeMemory: () => 100 * 1024 * 1024 });
+    const admission = createAdmission({
+      maxLive: 10,
+      minFreeBytes: 400 * 1024 * 1024,
+      freeMemory: () => 100 * 1024 * 1024,
+    });
     const { runner, spawner } = setup({ deps: { admission } });
     await expect(runner.start()).rejects.toMatchObject({
       code: "unavailable",

@@ -33,7 +33,7 @@ import {
   type SessionState,
 } from "@/server/domain/session/session-state";
 import type { Admission, AdmissionLease } from "@/server/sidecar/process/admission";
-import { buildCliArgs } from "@/server/sidecar/process/build-cli-args";
+import { buildCliArgs, isModelName } from "@/server/sidecar/process/build-cli-args";
 import { buildCliEnv, isRunningAsRoot } from "@/server/sidecar/process/build-cli-env";
 import { claudeTranscriptExists } from "@/server/sidecar/process/claude-transcript-exists";
 import {
@@ -51,12 +51,7 @@ import {
   restartDelayMs,
   type SupervisorConfig,
 } from "@/server/sidecar/process/supervisor-config";
-import type {
-  PermissionDecider,
-  RunnerEvent,
-  SessionRunner,
-  SessionRunnerOptions,
-} from "./session-runner-contract";
+import type { PermissionDecider, RunnerEvent, SessionRunner, SessionRunnerOptions } from "./session-runner-contract";
 
 /** Time and timers; injected so tests run on fake timers and a disposed runner leaves none. */
 export interface Clock extends Timers {
@@ -107,6 +102,8 @@ const admitEverything: Admission = {
 };
 
 const NO_CONVERSATION = /No conversation found with session ID/i;
+// `--session-id` for a conversation the CLI already saved: the next spawn must resume it.
+const ALREADY_IN_USE = /Session ID \S+ is already in use/i;
 
 /** Creates the runner of one session; nothing is spawned until `start()` or `prompt()`. */
 export function createSessionRunner(options: SessionRunnerOptions, deps: SessionRunnerDeps): SessionRunner {
@@ -118,7 +115,6 @@ interface Generation {
   framer: LineFramer;
   channel: ControlChannel;
   process: CliProcess | undefined;
-  resumed: boolean;
 }
 
 class SupervisedSessionRunner implements SessionRunner {
@@ -218,7 +214,10 @@ class SupervisedSessionRunner implements SessionRunner {
     const response = await generation.channel.request({ subtype: "set_permission_mode", mode });
     const confirmed = ZPermissionMode.safeParse(response.mode);
     if (!confirmed.success) {
-      throw new AppError(ErrorCode.cliError, `The CLI did not confirm the permission mode (answered ${JSON.stringify(response)})`);
+      throw new AppError(
+        ErrorCode.cliError,
+        `The CLI did not confirm the permission mode (answered ${JSON.stringify(response)})`,
+      );
     }
     this.permissionMode = confirmed.data;
     return confirmed.data;
@@ -228,7 +227,9 @@ class SupervisedSessionRunner implements SessionRunner {
     this.assertUsable();
     const generation = this.liveGeneration();
     if (generation === undefined) {
-      if (model !== undefined) buildCliArgs({ ...this.spawnArgsInput(false), model });
+      if (model !== undefined && !isModelName(model)) {
+        throw new AppError(ErrorCode.invalidPayload, `Not a model name: ${model}`);
+      }
       this.model = model;
       return model ?? "default";
     }
@@ -330,7 +331,6 @@ class SupervisedSessionRunner implements SessionRunner {
       framer: new LineFramer({ maxLineBytes: this.config.maxLineBytes }),
       channel: this.createChannel(() => generation),
       process: undefined,
-      resumed: resume,
     };
     this.current = generation;
     let child: CliProcess;
@@ -397,8 +397,21 @@ class SupervisedSessionRunner implements SessionRunner {
     // Every line the child printed is delivered before its exit.
     this.onFramedLines(generation, generation.framer.end());
     this.current = undefined;
-    this.emit({ type: "process", phase: "exited", pid: exit.pid, code: exit.code, signal: exit.signal, expected: exit.expected });
-    const fields = { sessionId: this.sessionId, pid: exit.pid, code: exit.code, signal: exit.signal, cause: exit.cause };
+    this.emit({
+      type: "process",
+      phase: "exited",
+      pid: exit.pid,
+      code: exit.code,
+      signal: exit.signal,
+      expected: exit.expected,
+    });
+    const fields = {
+      sessionId: this.sessionId,
+      pid: exit.pid,
+      code: exit.code,
+      signal: exit.signal,
+      cause: exit.cause,
+    };
     this.apply({ type: "process-exited", code: exit.code, signal: exit.signal, expected: exit.expected });
     // After the exit is in the state: pending approvals are already gone, their aborts change nothing.
     generation.channel.close(`the CLI exited (${describeExit(exit)})`);
@@ -462,13 +475,19 @@ class SupervisedSessionRunner implements SessionRunner {
   private onFramedLines(generation: Generation, lines: FramedLine[]): void {
     for (const framed of lines) {
       if (framed instanceof LineTooLongError) {
-        this.log.warn({ sessionId: this.sessionId, limit: framed.limit, seen: framed.seen }, "claude CLI printed an oversized line");
+        this.log.warn(
+          { sessionId: this.sessionId, limit: framed.limit, seen: framed.seen },
+          "claude CLI printed an oversized line",
+        );
         this.emit({ type: "bad-line", raw: "", error: framed.message });
         continue;
       }
       const decoded = decodeLine(framed);
       if (!decoded.ok) {
-        this.log.warn({ sessionId: this.sessionId, error: decoded.error.message, raw: framed.slice(0, 500) }, "claude CLI printed a line that is not protocol");
+        this.log.warn(
+          { sessionId: this.sessionId, error: decoded.error.message, raw: framed.slice(0, 500) },
+          "claude CLI printed a line that is not protocol",
+        );
         this.emit({ type: "bad-line", raw: framed, error: decoded.error.message });
         continue;
       }
@@ -476,10 +495,17 @@ class SupervisedSessionRunner implements SessionRunner {
       this.emit({ type: "line", raw: framed, message });
       this.observe(message);
       this.apply({ type: "message", message });
-      if (message.type === "control_request" || message.type === "control_response" || message.type === "control_cancel_request") {
+      if (
+        message.type === "control_request" ||
+        message.type === "control_response" ||
+        message.type === "control_cancel_request"
+      ) {
         generation.channel.receive(message);
       } else if (message.type === "unknown") {
-        this.log.debug({ sessionId: this.sessionId, type: message.originalType, subtype: message.originalSubtype }, "unknown CLI message kept");
+        this.log.debug(
+          { sessionId: this.sessionId, type: message.originalType, subtype: message.originalSubtype },
+          "unknown CLI message kept",
+        );
       }
     }
   }
@@ -492,8 +518,13 @@ class SupervisedSessionRunner implements SessionRunner {
         return;
       }
       if (typeof message.session_id === "string" && message.session_id !== "") {
-        this.conversationId = message.session_id;
-        this.conversationSaved = true;
+        if (message.session_id !== this.conversationId) {
+          this.conversationId = message.session_id;
+          this.conversationSaved = false;
+        }
+        // A turn that reached the model has been written to the transcript; a local command's
+        // result (`/clear`: num_turns 0, a new id) proves nothing, the transcript check decides then.
+        if (message.num_turns === undefined || message.num_turns > 0) this.conversationSaved = true;
       }
     } else if (message.type === "system") {
       if (message.subtype === "init") {
@@ -523,13 +554,15 @@ class SupervisedSessionRunner implements SessionRunner {
   private onStderrLine(generation: Generation, text: string): void {
     if (this.current !== generation) return;
     if (NO_CONVERSATION.test(text)) this.noteMissingConversation();
+    if (ALREADY_IN_USE.test(text)) this.conversationSaved = true;
     this.log.info({ sessionId: this.sessionId, pid: generation.process?.pid, stderr: text }, "claude CLI stderr");
     this.emit({ type: "stderr", text });
   }
 
   private onChannelEvent(event: ControlChannelEvent): void {
     const fields: Record<string, unknown> = { sessionId: this.sessionId, ...event };
-    if (event.kind === "handler-failed" || event.kind === "write-failed") this.log.warn(fields, `control channel: ${event.kind}`);
+    if (event.kind === "handler-failed" || event.kind === "write-failed")
+      this.log.warn(fields, `control channel: ${event.kind}`);
     else this.log.debug(fields, `control channel: ${event.kind}`);
   }
 
@@ -551,7 +584,11 @@ class SupervisedSessionRunner implements SessionRunner {
     }
   }
 
-  private askPermission(request: CanUseToolRequest, requestId: string, signal: AbortSignal): Promise<PermissionDecision> {
+  private askPermission(
+    request: CanUseToolRequest,
+    requestId: string,
+    signal: AbortSignal,
+  ): Promise<PermissionDecision> {
     this.apply({ type: "approval-requested", requestId, toolName: request.tool_name });
     // A cancel (interrupt) or an exit frees the session at once, whatever the decider does next.
     const onAbort = () => this.apply({ type: "approval-cancelled", requestId });
@@ -591,11 +628,14 @@ class SupervisedSessionRunner implements SessionRunner {
     try {
       for (let i = 0; i < this.queue.length; i++) {
         const queued = this.queue[i]!;
-        for (const listener of this.listeners.length === 1 ? this.listeners : [...this.listeners]) {
+        for (const listener of [...this.listeners]) {
           try {
             listener(queued);
           } catch (error) {
-            this.log.error({ sessionId: this.sessionId, err: error, event: queued.type }, "runner event listener failed");
+            this.log.error(
+              { sessionId: this.sessionId, err: error, event: queued.type },
+              "runner event listener failed",
+            );
           }
         }
       }
@@ -609,13 +649,19 @@ class SupervisedSessionRunner implements SessionRunner {
     const state = this.currentState;
     const live = this.current?.process?.running === true && this.stopping === undefined;
     if (live && state.status === "running") {
-      this.stallTimer ??= this.clock.setTimeout(() => this.checkStall(), Math.max(0, state.lastActivityAt + this.config.stallMs - this.clock.now()));
+      this.stallTimer ??= this.clock.setTimeout(
+        () => this.checkStall(),
+        Math.max(0, state.lastActivityAt + this.config.stallMs - this.clock.now()),
+      );
     } else if (this.stallTimer !== undefined) {
       this.clock.clearTimeout(this.stallTimer);
       this.stallTimer = undefined;
     }
     if (live && state.status === "idle" && this.config.idleCullMs > 0) {
-      this.cullTimer ??= this.clock.setTimeout(() => this.checkIdle(), Math.max(0, state.lastActivityAt + this.config.idleCullMs - this.clock.now()));
+      this.cullTimer ??= this.clock.setTimeout(
+        () => this.checkIdle(),
+        Math.max(0, state.lastActivityAt + this.config.idleCullMs - this.clock.now()),
+      );
     } else if (this.cullTimer !== undefined) {
       this.clock.clearTimeout(this.cullTimer);
       this.cullTimer = undefined;
@@ -630,7 +676,10 @@ class SupervisedSessionRunner implements SessionRunner {
     if (state.status !== "running") return;
     const due = state.lastActivityAt + this.config.stallMs;
     if (this.clock.now() >= due) {
-      this.log.warn({ sessionId: this.sessionId, silentMs: this.clock.now() - state.lastActivityAt }, "claude CLI is silent during a turn");
+      this.log.warn(
+        { sessionId: this.sessionId, silentMs: this.clock.now() - state.lastActivityAt },
+        "claude CLI is silent during a turn",
+      );
       this.apply({ type: "silence-watchdog-fired" });
     } else {
       this.syncWatchdogs();
@@ -642,7 +691,10 @@ class SupervisedSessionRunner implements SessionRunner {
     const state = this.currentState;
     if (state.status !== "idle" || state.pendingApprovals.length > 0) return;
     if (this.clock.now() >= state.lastActivityAt + this.config.idleCullMs) {
-      this.log.info({ sessionId: this.sessionId, idleMs: this.clock.now() - state.lastActivityAt }, "culling idle claude CLI");
+      this.log.info(
+        { sessionId: this.sessionId, idleMs: this.clock.now() - state.lastActivityAt },
+        "culling idle claude CLI",
+      );
       void this.stop();
     } else {
       this.syncWatchdogs();

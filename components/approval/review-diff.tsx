@@ -1,0 +1,140 @@
+"use client";
+
+/**
+ * Monaco's diff editor, served from this origin (`public/monaco/vs`, copied by
+ * scripts/copy-monaco.mjs): the loader's default would fetch it from a CDN. Load this module
+ * with `next/dynamic` and `ssr: false`; it touches `window`.
+ */
+import { DiffEditor, loader, type DiffOnMount } from "@monaco-editor/react";
+import { useLayoutEffect, useMemo, useRef, useSyncExternalStore } from "react";
+import { DiffSkeleton } from "./diff-skeleton";
+
+loader.config({ paths: { vs: "/monaco/vs" } });
+
+/** What the file review drives in the editor. */
+export interface ReviewDiffHandle {
+  /** Replaces the right side as one undoable edit. */
+  setModified(text: string): void;
+  getModified(): string;
+  revealLine(line: number): void;
+}
+
+export interface ReviewDiffProps {
+  original: string;
+  /** The right side's first text; later changes go through the handle, never this prop. */
+  modified: string;
+  language: string;
+  readOnly?: boolean;
+  height: number;
+  /** Long files show only the changed regions with some context. */
+  collapseUnchanged?: boolean;
+  onChange?: (text: string) => void;
+  onReady?: (handle: ReviewDiffHandle | null) => void;
+}
+
+function subscribeScheme(listener: () => void): () => void {
+  const query = window.matchMedia("(prefers-color-scheme: dark)");
+  query.addEventListener("change", listener);
+  return () => query.removeEventListener("change", listener);
+}
+
+function useDarkScheme(): boolean {
+  return useSyncExternalStore(
+    subscribeScheme,
+    () => window.matchMedia("(prefers-color-scheme: dark)").matches,
+    () => false,
+  );
+}
+
+type DiffWidget = Parameters<DiffOnMount>[0];
+
+export default function ReviewDiff({ original, modified, language, readOnly = false, height, collapseUnchanged = false, onChange, onReady }: ReviewDiffProps) {
+  const dark = useDarkScheme();
+  const widget = useRef<DiffWidget | null>(null);
+  const onChangeRef = useRef(onChange);
+  const onReadyRef = useRef(onReady);
+  useLayoutEffect(() => {
+    onChangeRef.current = onChange;
+    onReadyRef.current = onReady;
+  });
+
+  // Options keep one identity: the wrapper re-applies them whenever the object changes.
+  const options = useMemo(
+    () => ({
+      readOnly,
+      originalEditable: false,
+      renderSideBySide: true,
+      useInlineViewWhenSpaceIsLimited: true,
+      renderSideBySideInlineBreakpoint: 700,
+      // Reverting a block from the gutter would bypass the hunk controls' bookkeeping.
+      renderMarginRevertIcon: false,
+      ignoreTrimWhitespace: false,
+      renderOverviewRuler: false,
+      minimap: { enabled: false },
+      scrollBeyondLastLine: false,
+      fontSize: 12,
+      lineHeight: 18,
+      lineNumbersMinChars: 3,
+      folding: false,
+      glyphMargin: false,
+      wordWrap: "on" as const,
+      diffWordWrap: "on" as const,
+      hideUnchangedRegions: { enabled: collapseUnchanged, contextLineCount: 3, minimumLineCount: 4, revealLineCount: 10 },
+      scrollbar: { alwaysConsumeMouseWheel: false, verticalScrollbarSize: 10, horizontalScrollbarSize: 10 },
+      padding: { top: 4, bottom: 4 },
+    }),
+    [readOnly, collapseUnchanged],
+  );
+
+  const onMount: DiffOnMount = (editor) => {
+    widget.current = editor;
+    const right = editor.getModifiedEditor();
+    right.onDidChangeModelContent(() => onChangeRef.current?.(right.getValue()));
+    onReadyRef.current?.({
+      setModified(text) {
+        const model = right.getModel();
+        if (!model || model.getValue() === text) return;
+        right.pushUndoStop();
+        right.executeEdits("hunk-toggle", [{ range: model.getFullModelRange(), text, forceMoveMarkers: true }]);
+        right.pushUndoStop();
+      },
+      getModified: () => right.getValue(),
+      revealLine(line) {
+        right.revealLineInCenterIfOutsideViewport(line);
+        right.setPosition({ lineNumber: line, column: 1 });
+      },
+    });
+  };
+
+  // The wrapper disposes the two models before the widget, which Monaco reports as a bug
+  // ("TextModel got disposed before DiffEditorWidget model got reset"). Keep the models from
+  // it and detach them here: layout cleanups run before the wrapper's passive one.
+  useLayoutEffect(
+    () => () => {
+      const editor = widget.current;
+      widget.current = null;
+      onReadyRef.current?.(null);
+      if (!editor) return;
+      const models = editor.getModel();
+      editor.setModel(null);
+      models?.original.dispose();
+      models?.modified.dispose();
+    },
+    [],
+  );
+
+  return (
+    <DiffEditor
+      height={height}
+      original={original}
+      modified={modified}
+      language={language}
+      theme={dark ? "vs-dark" : "light"}
+      options={options}
+      keepCurrentOriginalModel
+      keepCurrentModifiedModel
+      onMount={onMount}
+      loading={<DiffSkeleton height={height} />}
+    />
+  );
+}

@@ -1,0 +1,82 @@
+import path from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createDb, type Db } from "./client";
+import { deployMigrations, withScratchPgDatabase } from "./migrations";
+import { findSessionCommand, findSessionEvent, insertSessionEvents, lastSessionSeq, listResultCandidates, listSessionEvents, type SessionEventRecord } from "./session-events";
+import { makeTempDir, pgTests } from "./test-support";
+
+/** The event log's queries, the same on both providers (the INSERT is raw SQL). */
+async function exerciseEventLog(db: Db): Promise<void> {
+  const user = await db.user.create({ data: { email: "a@example.test", name: "A" } });
+  const workspace = await db.workspace.create({ data: { name: "W", slug: "w", rootPath: "/w" } });
+  const session = await db.session.create({ data: { workspaceId: workspace.id, createdById: user.id } });
+  const at = new Date("2026-05-06T07:08:09.123Z");
+  const row = (seq: number, extra: Partial<SessionEventRecord> = {}): SessionEventRecord => ({
+    sessionId: session.id,
+    seq,
+    kind: "cli",
+    payload: JSON.stringify({ type: "stream_event", n: seq, text: `é"\n'); DROP TABLE x; --` }),
+    commandId: null,
+    userId: null,
+    createdAt: at,
+    ...extra,
+  });
+  expect(await lastSessionSeq(db, session.id)).toBe(0);
+  const first = [row(1, { kind: "prompt", commandId: "cmd-00000001", userId: user.id, payload: '{"text":"hi"}' }), row(2), row(3, { payload: '{"type":"result","subtype":"success"}' })];
+  await insertSessionEvents(db, first);
+  expect(await listSessionEvents(db, session.id, 0)).toEqual(first);
+  expect(await listSessionEvents(db, session.id, 2)).toEqual([first[2]]);
+  expect(await findSessionEvent(db, session.id, 2)).toEqual(first[1]);
+  expect(await findSessionCommand(db, session.id, "cmd-00000001")).toEqual(first[0]);
+  expect(await findSessionCommand(db, session.id, "cmd-missing")).toBeUndefined();
+  expect(await listResultCandidates(db, session.id)).toEqual(['{"type":"result","subtype":"success"}']);
+  expect(await lastSessionSeq(db, session.id)).toBe(3);
+
+  // A clash on (sessionId, seq) or (sessionId, commandId) writes nothing of the batch.
+  await expect(insertSessionEvents(db, [row(4), row(3)])).rejects.toThrow();
+  await expect(insertSessionEvents(db, [row(4), row(5, { commandId: "cmd-00000001" })])).rejects.toThrow();
+  expect(await lastSessionSeq(db, session.id)).toBe(3);
+
+  // More rows than one statement takes: still all or nothing.
+  const many = Array.from({ length: 1200 }, (_, i) => row(4 + i));
+  await insertSessionEvents(db, many);
+  expect(await lastSessionSeq(db, session.id)).toBe(1203);
+  await expect(insertSessionEvents(db, [...Array.from({ length: 600 }, (_, i) => row(1204 + i)), row(1)])).rejects.toThrow();
+  expect(await lastSessionSeq(db, session.id)).toBe(1203);
+}
+
+describe("event log store on SQLite", () => {
+  let temp: ReturnType<typeof makeTempDir> | undefined;
+  let db: Db | undefined;
+  afterEach(async () => {
+    await db?.$disconnect();
+    temp?.remove();
+  });
+
+  it("inserts, reads and refuses clashes", async () => {
+    temp = makeTempDir();
+    const url = `file:${path.join(temp.dir, "conduit.db")}`;
+    await deployMigrations({ url });
+    db = createDb(url);
+    await exerciseEventLog(db);
+  });
+});
+
+describe.skipIf(pgTests.skip)("event log store on PostgreSQL", () => {
+  let serverUrl: string;
+  beforeAll(() => {
+    serverUrl = pgTests.serverUrl();
+  });
+
+  it("inserts, reads and refuses clashes", async () => {
+    await withScratchPgDatabase(serverUrl, async (url) => {
+      await deployMigrations({ url });
+      const db = createDb(url);
+      try {
+        await exerciseEventLog(db);
+      } finally {
+        await db.$disconnect();
+      }
+    });
+  });
+});
