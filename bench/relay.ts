@@ -87,7 +87,10 @@ function describeRun(label: string, r: RunResult): string {
   const max = r.latenciesMs.reduce((a, b) => Math.max(a, b), 0);
   const cpu = (100 * r.stats.cpuMs) / r.stats.wallMs;
   const inside = percentiles(r.stats.sidecarLatenciesMs);
-  const insideText = r.stats.sidecarLatenciesMs.length > 0 ? ` (inside the sidecar, line → socket write: p50=${inside.p50.toFixed(2)} ms p99=${inside.p99.toFixed(2)} ms)` : "";
+  const insideText =
+    r.stats.sidecarLatenciesMs.length > 0
+      ? ` (inside the sidecar, line → socket write: p50=${inside.p50.toFixed(2)} ms p99=${inside.p99.toFixed(2)} ms)`
+      : "";
   return (
     `relay (${label}): sessions=${r.sessions} events=${r.events} stored=${r.stats.storedEvents} latency p50=${p50.toFixed(2)} ms ` +
     `p99=${p99.toFixed(2)} ms max=${max.toFixed(1)} ms${insideText}, ${Math.round(r.eventsPerS)} events/s, ` +
@@ -127,22 +130,34 @@ async function runOnce(config: RunConfig): Promise<RunResult> {
       sockets.push(socket);
       const list: { at: number; seq: number; t?: number }[] = [];
       received.set(sessionId, list);
-      socket.on("session:event", (event: { sessionId: string; seq: number; kind: string; payload: { type?: string; event?: { t?: number } } }) => {
-        const at = nowUs();
-        if (event.kind !== "cli") return;
-        firstAt ||= at;
-        lastAt = at;
-        list.push({ at, seq: event.seq, t: event.payload.event?.t });
-        if (event.payload.type === "result") done.get(sessionId)?.();
-      });
+      socket.on(
+        "session:event",
+        (event: {
+          sessionId: string;
+          seq: number;
+          kind: string;
+          payload: { type?: string; event?: { t?: number } };
+        }) => {
+          const at = nowUs();
+          if (event.kind !== "cli") return;
+          firstAt ||= at;
+          lastAt = at;
+          list.push({ at, seq: event.seq, t: event.payload.event?.t });
+          if (event.payload.type === "result") done.get(sessionId)?.();
+        },
+      );
       await new Promise<void>((resolve, reject) => {
         socket.once("connect", () => resolve());
         socket.once("connect_error", reject);
       });
-      const ack = (await socket.emitWithAck("session:subscribe", { sessionId, afterSeq: 0 })) as { ok: boolean; data?: { events: { seq: number; kind: string }[] } };
+      const ack = (await socket.emitWithAck("session:subscribe", { sessionId, afterSeq: 0 })) as {
+        ok: boolean;
+        data?: { events: { seq: number; kind: string }[] };
+      };
       if (!ack.ok) throw new Error(`subscribe failed: ${JSON.stringify(ack)}`);
       // Lines already in the log keep their place (for the real run's index match) but carry no latency.
-      for (const event of ack.data?.events ?? []) if (event.kind === "cli") list.unshift({ at: Number.NaN, seq: event.seq });
+      for (const event of ack.data?.events ?? [])
+        if (event.kind === "cli") list.unshift({ at: Number.NaN, seq: event.seq });
       list.sort((a, b) => a.seq - b.seq);
     }
 
@@ -151,11 +166,17 @@ async function runOnce(config: RunConfig): Promise<RunResult> {
     await Promise.all(
       sockets.map(async (socket, i) => {
         const text = config.mode === "real" ? "[scenario:relay-slow] go" : "stream";
-        const ack = (await socket.emitWithAck("session:prompt", { sessionId: ready.sessionIds[i], text, commandId: `relay-prompt-${i}` })) as { ok: boolean };
+        const ack = (await socket.emitWithAck("session:prompt", {
+          sessionId: ready.sessionIds[i],
+          text,
+          commandId: `relay-prompt-${i}`,
+        })) as { ok: boolean };
         if (!ack.ok) throw new Error(`prompt failed: ${JSON.stringify(ack)}`);
       }),
     );
-    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("relay: sessions did not finish in time")), 120_000).unref());
+    const timeout = new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error("relay: sessions did not finish in time")), 120_000).unref(),
+    );
     await Promise.race([Promise.all(finished), timeout]);
 
     child.stdin.write("stats\n");
@@ -237,7 +258,9 @@ async function serveSidecar(config: RunConfig): Promise<void> {
       import("../server/sidecar/session/session-runner"),
     ]);
     cli = await startCliEnv();
-    cli.server.addScenario("relay-slow", [say(Array.from({ length: 80 }, (_, i) => `word${i} `).join(""), { chunkDelayMs: 30 })]);
+    cli.server.addScenario("relay-slow", [
+      say(Array.from({ length: 80 }, (_, i) => `word${i} `).join(""), { chunkDelayMs: 30 }),
+    ]);
     const env = cli;
     createRunner = (options, decidePermission) => {
       const runner = createSessionRunner(options, { cliPath: env.cliPath, decidePermission, baseEnv: env.env });
@@ -256,11 +279,23 @@ async function serveSidecar(config: RunConfig): Promise<void> {
         const session_id = runner.options.claudeSessionId;
         const tick = () => {
           if (n >= lines) {
-            runner.emitLine({ type: "result", subtype: "success", is_error: false, session_id, uuid: crypto.randomUUID(), user_message_uuids: [input.uuid] });
+            runner.emitLine({
+              type: "result",
+              subtype: "success",
+              is_error: false,
+              session_id,
+              uuid: crypto.randomUUID(),
+              user_message_uuids: [input.uuid],
+            });
             return;
           }
           const delta = { type: "text_delta", text: `token ${n} of a streamed answer ` };
-          runner.emitLine({ type: "stream_event", event: { type: "content_block_delta", index: 0, delta, t: nowUs() }, session_id, uuid: crypto.randomUUID() });
+          runner.emitLine({
+            type: "stream_event",
+            event: { type: "content_block_delta", index: 0, delta, t: nowUs() },
+            session_id,
+            uuid: crypto.randomUUID(),
+          });
           n += 1;
           runner.later(tick, config.intervalMs);
         };
@@ -275,7 +310,8 @@ async function serveSidecar(config: RunConfig): Promise<void> {
   const server = createSocketServer({
     secret,
     allowedOrigins: [origin],
-    findUser: async (id) => (await fx.db.user.findUnique({ where: { id }, select: { id: true, email: true, name: true } })) ?? undefined,
+    findUser: async (id) =>
+      (await fx.db.user.findUnique({ where: { id }, select: { id: true, email: true, name: true } })) ?? undefined,
     log,
   });
   attachSessionSockets(server.io, { hub, db: fx.db, log });
@@ -309,7 +345,14 @@ async function serveSidecar(config: RunConfig): Promise<void> {
       const cpu = process.cpuUsage(cpuAtStart);
       rssMax = Math.max(rssMax, process.memoryUsage().rss);
       const storedEvents = await fx.db.sessionEvent.count();
-      out({ wallMs: performance.now() - startedAt, cpuMs: (cpu.user + cpu.system) / 1000, rssMaxMb: rssMax / 1024 / 1024, storedEvents, lineTimes, sidecarLatenciesMs } satisfies SidecarStats);
+      out({
+        wallMs: performance.now() - startedAt,
+        cpuMs: (cpu.user + cpu.system) / 1000,
+        rssMaxMb: rssMax / 1024 / 1024,
+        storedEvents,
+        lineTimes,
+        sidecarLatenciesMs,
+      } satisfies SidecarStats);
     } else if (line === "exit") {
       break;
     }

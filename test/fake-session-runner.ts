@@ -1,10 +1,20 @@
 // A SessionRunner without a CLI, for the hub's unit tests and the relay benchmark. Its state is
 // driven by the real session reducer; lines are decoded by the real decoder, so what the hub
 // sees has the shape a real runner produces. Tests script it: `emitLine`, `onPrompt`, refusals.
-import { createSessionState, reduceSessionState, type SessionEvent, type SessionState } from "@/server/domain/session/session-state";
+import {
+  createSessionState,
+  reduceSessionState,
+  type SessionEvent,
+  type SessionState,
+} from "@/server/domain/session/session-state";
 import { decodeLine } from "@/server/shared/claude-protocol/decode-line";
 import type { PermissionMode } from "@/server/shared/claude-protocol/messages";
-import type { PermissionDecider, RunnerEvent, SessionRunner, SessionRunnerOptions } from "@/server/sidecar/session/session-runner-contract";
+import type {
+  PermissionDecider,
+  RunnerEvent,
+  SessionRunner,
+  SessionRunnerOptions,
+} from "@/server/sidecar/session/session-runner-contract";
 
 export interface FakeRunnerScript {
   /** Called after a prompt is "written"; emit the turn from here (sync or with timers). */
@@ -53,7 +63,8 @@ export class FakeSessionRunner implements SessionRunner {
 
   async prompt(input: { uuid: string; text: string }): Promise<void> {
     if (!this.state.processRunning) this.spawn();
-    if (this.script.promptDelayMs) await new Promise<void>((r) => this.later(() => r(), this.script.promptDelayMs ?? 0));
+    if (this.script.promptDelayMs)
+      await new Promise<void>((r) => this.later(() => r(), this.script.promptDelayMs ?? 0));
     this.prompts.push(input);
     this.reduce({ type: "prompt-sent", uuid: input.uuid });
     this.script.onPrompt?.(this, input);
@@ -140,9 +151,21 @@ export class FakeSessionRunner implements SessionRunner {
 }
 
 /** A whole small turn, as the CLI prints it: init, assistant text, result. */
-export function emitTurn(runner: FakeSessionRunner, input: { uuid: string }, text: string, options: { sessionId?: string; usage?: Record<string, number> } = {}): void {
+export function emitTurn(
+  runner: FakeSessionRunner,
+  input: { uuid: string },
+  text: string,
+  options: { sessionId?: string; usage?: Record<string, number> } = {},
+): void {
   const session_id = options.sessionId ?? runner.options.claudeSessionId;
-  runner.emitLine({ type: "system", subtype: "init", session_id, model: "claude-test", permissionMode: runner.mode, uuid: crypto.randomUUID() });
+  runner.emitLine({
+    type: "system",
+    subtype: "init",
+    session_id,
+    model: "claude-test",
+    permissionMode: runner.mode,
+    uuid: crypto.randomUUID(),
+  });
   runner.emitLine({
     type: "assistant",
     message: { role: "assistant", content: [{ type: "text", text }] },
@@ -158,7 +181,12 @@ export function emitTurn(runner: FakeSessionRunner, input: { uuid: string }, tex
     session_id,
     uuid: crypto.randomUUID(),
     user_message_uuids: [input.uuid],
-    usage: options.usage ?? { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+    usage: options.usage ?? {
+      input_tokens: 10,
+      output_tokens: 5,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 0,
+    },
   });
 }
 

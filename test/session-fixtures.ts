@@ -27,7 +27,9 @@ export interface SessionFixtures {
 }
 
 /** Creates and seeds the database. `rootPath` defaults to a fresh directory under the temp root. */
-export async function createSessionFixtures(options: { rootPath?: string; allowBypass?: boolean; slug?: string } = {}): Promise<SessionFixtures> {
+export async function createSessionFixtures(
+  options: { rootPath?: string; allowBypass?: boolean; slug?: string } = {},
+): Promise<SessionFixtures> {
   const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), "conduit-sessions-")));
   const url = `file:${path.join(dir, "conduit.db")}`;
   await deployMigrations({ url });
@@ -36,7 +38,8 @@ export async function createSessionFixtures(options: { rootPath?: string; allowB
   const dataDir = path.join(dir, "data");
   await mkdir(rootPath, { recursive: true });
   await mkdir(dataDir, { recursive: true });
-  const user = (name: string) => db.user.create({ data: { email: `${name}@example.test`, name }, select: { id: true, email: true, name: true } });
+  const user = (name: string) =>
+    db.user.create({ data: { email: `${name}@example.test`, name }, select: { id: true, email: true, name: true } });
   const [owner, editor, viewer, outsider] = await Promise.all([user("Olga"), user("Ed"), user("Vera"), user("Otto")]);
   const workspace = await db.workspace.create({
     data: { name: "Demo", slug: options.slug ?? "demo", rootPath, allowBypass: options.allowBypass ?? false },

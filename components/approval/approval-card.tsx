@@ -262,7 +262,7 @@ export function ApprovalCard({ approval, onDecide, selected = false, showContext
                     className="rounded border border-zinc-300 bg-white px-1 py-0.5 text-[11px] dark:border-zinc-700 dark:bg-zinc-900"
                   >
                     <option value="session">in this session</option>
-                    <option value="workspace">in every session of this workspace</option>
+                    <option value="workspace">in this workspace</option>
                   </select>
                 ) : (
                   <span className="text-zinc-500">in this session</span>
@@ -291,7 +291,7 @@ export function ApprovalCard({ approval, onDecide, selected = false, showContext
                 }
               }}
               placeholder={isPlan ? "What should change in the plan? (sent with Keep planning)" : "Message to Claude (optional, sent with Deny)"}
-              className="field min-h-[30px] min-w-[12rem] flex-1 resize-y py-1 text-xs leading-[18px]"
+              className="min-h-[30px] min-w-[12rem] flex-1 resize-y rounded-md border border-zinc-300 bg-white px-2 py-1 text-xs leading-[18px] outline-none placeholder:text-zinc-400 focus:border-indigo-500 focus:ring-2 focus:ring-indigo-500/30 dark:border-zinc-700 dark:bg-zinc-900"
             />
             <button type="button" data-testid="deny-button" className={buttons.deny} disabled={!!busy} onClick={() => deny(false)}>
               {busy === "deny" ? "Sending…" : isPlan ? "Keep planning" : "Deny"}

@@ -81,7 +81,10 @@ export function ApprovalCountdown({ expiresAt }: { expiresAt: string | null }) {
       title={`Answered "deny" automatically at ${new Date(deadline).toLocaleTimeString()}`}
       className={`${base} ${tone}`}
     >
-      <span aria-hidden>⏱</span>
+      <svg aria-hidden viewBox="0 0 16 16" className="size-3" fill="none" stroke="currentColor" strokeWidth="1.6">
+        <circle cx="8" cy="9" r="5.5" />
+        <path d="M8 6v3l2 1.5M6.5 1.5h3" strokeLinecap="round" />
+      </svg>
       expires in {formatCountdown(left)}
     </span>
   );

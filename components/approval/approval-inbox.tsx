@@ -43,6 +43,19 @@ export function ApprovalInbox() {
     [approvals, selected],
   );
 
+  // After a decision by key, the next waiting card becomes current (the decided one moves down).
+  const advanceFrom = useCallback(
+    (id: string) => {
+      const waiting = approvals.filter((a) => a.status === "pending");
+      const index = waiting.findIndex((a) => a.id === id);
+      const next = waiting[index + 1] ?? waiting[index - 1];
+      if (!next) return;
+      setSelectedId(next.id);
+      handles.current.get(next.id)?.focus();
+    },
+    [approvals],
+  );
+
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || isTyping(e.target)) return;
@@ -58,14 +71,12 @@ export function ApprovalInbox() {
           move(-1);
           break;
         case "a":
-          if (!current || !isPending) return;
-          e.preventDefault();
-          current.allow();
-          break;
         case "d":
           if (!current || !isPending) return;
           e.preventDefault();
-          current.deny();
+          if (e.key === "a") current.allow();
+          else current.deny();
+          advanceFrom(selected!);
           break;
         case "D":
           if (!current || !isPending) return;
@@ -77,7 +88,7 @@ export function ApprovalInbox() {
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [approvals, selected, move]);
+  }, [approvals, selected, move, advanceFrom]);
 
   const card = (a: (typeof approvals)[number]) => (
     <ApprovalCard

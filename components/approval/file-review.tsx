@@ -11,15 +11,17 @@ const ReviewDiff = dynamic(() => import("./review-diff"), { ssr: false, loading:
 
 const lineHeight = 18;
 const collapseAbove = 80;
+const maxEditorHeight = 480;
 
 function lineCount(text: string): number {
   return text === "" ? 1 : text.split("\n").length;
 }
 
+/** A first guess (no wrapping) so the page does not jump much when Monaco measures. */
 function editorHeight(original: string, proposed: string, collapsed: boolean): number {
   if (collapsed) return 360;
   const lines = Math.max(lineCount(original), lineCount(proposed));
-  return Math.min(Math.max(lines * lineHeight + 10, 90), 480);
+  return Math.min(lines * lineHeight + 10, maxEditorHeight);
 }
 
 export interface FileReviewPanelProps {
@@ -105,9 +107,11 @@ export function FileReviewPanel({ review, readOnly = false, shownText, onTextCha
           {review.filePath}
         </span>
         {review.original === null && <span className="rounded bg-emerald-100 px-1 text-[10px] font-medium text-emerald-800 dark:bg-emerald-950 dark:text-emerald-300">new file</span>}
-        <span className="font-mono text-[11px]">
-          <span className="text-emerald-700 dark:text-emerald-400">+{stats.added}</span> <span className="text-red-700 dark:text-red-400">−{stats.removed}</span>
-        </span>
+        {shownText === undefined && (
+          <span className="font-mono text-[11px]">
+            <span className="text-emerald-700 dark:text-emerald-400">+{stats.added}</span> <span className="text-red-700 dark:text-red-400">−{stats.removed}</span>
+          </span>
+        )}
         {!readOnly && edited && (
           <span data-testid="approval-diff-edited" className="rounded bg-indigo-100 px-1 text-[10px] font-medium text-indigo-800 dark:bg-indigo-950 dark:text-indigo-300">
             edited by you
@@ -120,13 +124,14 @@ export function FileReviewPanel({ review, readOnly = false, shownText, onTextCha
           {review.problem}
         </div>
       )}
-      <div data-testid="approval-diff" data-language={language} data-readonly={readOnly} style={{ minHeight: height }}>
+      <div data-testid="approval-diff" data-language={language} data-readonly={readOnly}>
         <ReviewDiff
           original={original}
           modified={shownText ?? review.proposed}
           language={language}
           readOnly={readOnly}
           height={height}
+          maxHeight={maxEditorHeight}
           collapseUnchanged={collapsed}
           onChange={readOnly ? undefined : onChange}
           onReady={(h) => {

@@ -94,7 +94,7 @@ function QuestionFieldset({
                   value={choice.other}
                   onChange={(e) => onChange((c) => ({ ...c, other: e.target.value }))}
                   placeholder="Your answer"
-                  className="field mt-1 py-1 text-sm"
+                  className="mt-1 block w-full max-w-md rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm outline-none focus:border-indigo-500 focus:ring-2 focus:ring-indigo-500/30 dark:border-zinc-700 dark:bg-zinc-900"
                 />
               )}
             </span>

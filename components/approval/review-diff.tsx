@@ -6,7 +6,7 @@
  * with `next/dynamic` and `ssr: false`; it touches `window`.
  */
 import { DiffEditor, loader, type DiffOnMount } from "@monaco-editor/react";
-import { useLayoutEffect, useMemo, useRef, useSyncExternalStore } from "react";
+import { useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import { DiffSkeleton } from "./diff-skeleton";
 
 loader.config({ paths: { vs: "/monaco/vs" } });
@@ -25,7 +25,10 @@ export interface ReviewDiffProps {
   modified: string;
   language: string;
   readOnly?: boolean;
+  /** The first height, before Monaco has measured its content. */
   height: number;
+  /** The editor grows with its content (wrapped lines included) up to this. */
+  maxHeight: number;
   /** Long files show only the changed regions with some context. */
   collapseUnchanged?: boolean;
   onChange?: (text: string) => void;
@@ -48,8 +51,12 @@ function useDarkScheme(): boolean {
 
 type DiffWidget = Parameters<DiffOnMount>[0];
 
-export default function ReviewDiff({ original, modified, language, readOnly = false, height, collapseUnchanged = false, onChange, onReady }: ReviewDiffProps) {
+const minHeight = 60;
+const inlineBelow = 700;
+
+export default function ReviewDiff({ original, modified, language, readOnly = false, height, maxHeight, collapseUnchanged = false, onChange, onReady }: ReviewDiffProps) {
   const dark = useDarkScheme();
+  const [shownHeight, setShownHeight] = useState(height);
   const widget = useRef<DiffWidget | null>(null);
   const onChangeRef = useRef(onChange);
   const onReadyRef = useRef(onReady);
@@ -65,7 +72,8 @@ export default function ReviewDiff({ original, modified, language, readOnly = fa
       originalEditable: false,
       renderSideBySide: true,
       useInlineViewWhenSpaceIsLimited: true,
-      renderSideBySideInlineBreakpoint: 700,
+      renderSideBySideInlineBreakpoint: inlineBelow,
+      renderGutterMenu: false,
       // Reverting a block from the gutter would bypass the hunk controls' bookkeeping.
       renderMarginRevertIcon: false,
       ignoreTrimWhitespace: false,
@@ -86,9 +94,23 @@ export default function ReviewDiff({ original, modified, language, readOnly = fa
     [readOnly, collapseUnchanged],
   );
 
-  const onMount: DiffOnMount = (editor) => {
+  const onMount: DiffOnMount = (editor, monaco) => {
     widget.current = editor;
+    const left = editor.getOriginalEditor();
     const right = editor.getModifiedEditor();
+    const measure = () => {
+      const content = Math.max(left.getContentHeight(), right.getContentHeight());
+      setShownHeight(Math.min(Math.max(content + 2, minHeight), maxHeight));
+    };
+    // The inline layout (used while the widget is narrow, as before its first layout) turns
+    // wrapping off on the left side, and nothing turns it back on when the sides split.
+    left.onDidLayoutChange(() => {
+      const wrapOff = left.getOption(monaco.editor.EditorOption.wordWrapOverride2) === "off";
+      if (wrapOff && editor.getContainerDomNode().clientWidth >= inlineBelow) left.updateOptions({ wordWrapOverride2: "inherit" });
+    });
+    left.onDidContentSizeChange(measure);
+    right.onDidContentSizeChange(measure);
+    measure();
     right.onDidChangeModelContent(() => onChangeRef.current?.(right.getValue()));
     onReadyRef.current?.({
       setModified(text) {
@@ -125,7 +147,7 @@ export default function ReviewDiff({ original, modified, language, readOnly = fa
 
   return (
     <DiffEditor
-      height={height}
+      height={shownHeight}
       original={original}
       modified={modified}
       language={language}
@@ -134,7 +156,7 @@ export default function ReviewDiff({ original, modified, language, readOnly = fa
       keepCurrentOriginalModel
       keepCurrentModifiedModel
       onMount={onMount}
-      loading={<DiffSkeleton height={height} />}
+      loading={<DiffSkeleton height={shownHeight} />}
     />
   );
 }

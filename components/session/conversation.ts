@@ -69,6 +69,8 @@ export interface Conversation {
   costUsd: number;
   tokens: Tokens;
   turns: number;
+  /** The first prompt's text, a title for sessions that have none. */
+  firstPrompt?: string;
 }
 
 const interruptMarker = /^\[Request interrupted by user( for tool use)?\]$/;
@@ -88,6 +90,8 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
   let turns = 0;
   let sawInit = false;
   let stderrTail: string[] = [];
+  /** The API error text already shown in this turn, so the result does not repeat it. */
+  let apiErrorShown: string | undefined;
 
   const notice = (e: WireEvent, tone: "info" | "warning" | "error", text: string, detail?: string, suffix = "") =>
     items.push({ kind: "notice", key: `${e.seq}${suffix}`, seq: e.seq, tone, text, detail, at: e.at });
@@ -301,7 +305,10 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
           const at = partials.findIndex((x) => x.messageId === messageId);
           partials = partials.filter((_, j) => j !== (at >= 0 ? at : 0));
         }
-        if (apiError) notice(e, "error", text || "The API returned an error.", undefined, `:${i}`);
+        if (apiError) {
+          notice(e, "error", text || "The API returned an error.", undefined, `:${i}`);
+          apiErrorShown = text;
+        }
         else if (text.trim() !== "") items.push({ kind: "assistant", key, seq: e.seq, text, aborted: p.aborted === true, subagent });
       } else if (block.type === "thinking") {
         const text = str(block.thinking) ?? "";
@@ -320,8 +327,8 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
     const message = asObject(p.message);
     const content = message?.content;
     if (typeof content === "string") {
-      if (p.isSynthetic === true) notice(e, "info", "Summary of the earlier conversation.", content);
-      else if (interruptMarker.test(content.trim())) notice(e, "info", "Interrupted.");
+      // Interrupt markers are left out: the turn's result says it was interrupted.
+      if (p.isSynthetic === true && !interruptMarker.test(content.trim())) notice(e, "info", "Summary of the earlier conversation.", content);
       return;
     }
     if (!Array.isArray(content)) {
@@ -352,8 +359,7 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
         }
       } else if (block.type === "text") {
         const text = str(block.text) ?? "";
-        if (interruptMarker.test(text.trim())) notice(e, "info", "Interrupted.", undefined, `:${i}`);
-        else if (p.isSynthetic === true && text) notice(e, "info", "Summary of the earlier conversation.", text, `:${i}`);
+        if (p.isSynthetic === true && text && !interruptMarker.test(text.trim())) notice(e, "info", "Summary of the earlier conversation.", text, `:${i}`);
       }
     });
   }
@@ -382,15 +388,21 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
     const interrupted = terminal.startsWith("aborted");
     const isError = p.is_error === true && !interrupted;
     const errors = Array.isArray(p.errors) ? p.errors.filter((x): x is string => typeof x === "string") : [];
+    const reason = errors.join("; ") || str(p.result) || str(p.subtype) || "unknown error";
+    const status = p.api_error_status != null ? ` (API ${String(p.api_error_status)})` : "";
     const text = interrupted
       ? "Turn interrupted."
       : isError
-        ? `The turn failed${p.api_error_status != null ? ` (API ${String(p.api_error_status)})` : ""}: ${errors.join("; ") || str(p.result) || str(p.subtype) || "unknown error"}`
+        ? reason === apiErrorShown
+          ? `The turn failed${status}.`
+          : `The turn failed${status}: ${reason}`
         : "Turn finished.";
+    apiErrorShown = undefined;
     items.push({ kind: "turn-end", key: String(e.seq), seq: e.seq, isError, interrupted, text, durationMs: num(p.duration_ms), costUsd: turnCost });
   }
 
-  return { items, partials, mode, model, costUsd, tokens, turns };
+  const first = items.find((i) => i.kind === "user");
+  return { items, partials, mode, model, costUsd, tokens, turns, firstPrompt: first?.kind === "user" ? first.text : undefined };
 }
 
 /** Plain text of a tool_result's content (a string, or text and image blocks). */

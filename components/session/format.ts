@@ -34,7 +34,17 @@ export function formatDuration(ms: number): string {
   return `${m} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
-/** A session's name in lists and headers. */
-export function sessionTitle(session: { id: string; title: string | null }): string {
-  return session.title?.trim() || `Session ${session.id.slice(-6)}`;
+/** A session's name in lists and headers: its title, else its first prompt, else its id. */
+export function sessionTitle(session: { id: string; title: string | null }, firstPrompt?: string): string {
+  const prompt = firstPrompt?.trim().split("\n")[0]?.trim();
+  if (session.title?.trim()) return session.title.trim();
+  if (prompt) return prompt.length > 72 ? `${prompt.slice(0, 71)}…` : prompt;
+  return `Session ${session.id.slice(-6)}`;
+}
+
+/** A path inside the workspace, shown relative to its root. */
+export function relativePath(path: string, root: string | undefined): string {
+  if (!root) return path;
+  const prefix = root.endsWith("/") ? root : `${root}/`;
+  return path.startsWith(prefix) ? path.slice(prefix.length) : path;
 }

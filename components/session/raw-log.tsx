@@ -14,6 +14,13 @@ export function eventLine(event: WireEvent): string {
 export function RawLog({ events, downloadHref }: { events: readonly WireEvent[]; downloadHref: string }) {
   const [filter, setFilter] = useState("");
   const [limit, setLimit] = useState(pageSize);
+  const [expanded, setExpanded] = useState<ReadonlySet<number>>(new Set());
+  const toggle = (seq: number) =>
+    setExpanded((current) => {
+      const next = new Set(current);
+      if (!next.delete(seq)) next.add(seq);
+      return next;
+    });
   const lines = useMemo(() => {
     const needle = filter.trim().toLowerCase();
     const all = events.map((e) => ({ seq: e.seq, kind: e.kind, trimmed: e.trimmed, text: eventLine(e) }));
@@ -43,9 +50,17 @@ export function RawLog({ events, downloadHref }: { events: readonly WireEvent[];
       <ol data-testid="raw-log" className="max-h-[65vh] overflow-auto rounded-md border border-zinc-200 bg-white font-mono text-[11.5px] leading-5 dark:border-zinc-800 dark:bg-zinc-950" aria-label="Raw events">
         {shown.map((l) => (
           <li key={l.seq} data-testid="raw-line" data-seq={l.seq} className="flex gap-2 border-b border-zinc-100 px-2 py-0.5 hover:bg-zinc-50 dark:border-zinc-900 dark:hover:bg-zinc-900">
-            <span className="w-10 shrink-0 text-right text-zinc-400 select-none">{l.seq}</span>
+            <button
+              type="button"
+              aria-expanded={expanded.has(l.seq)}
+              aria-label={`${expanded.has(l.seq) ? "Collapse" : "Expand"} event ${l.seq}`}
+              onClick={() => toggle(l.seq)}
+              className="w-12 shrink-0 text-right text-zinc-400 select-none hover:text-indigo-600 focus-visible:outline-2 focus-visible:outline-indigo-500"
+            >
+              {expanded.has(l.seq) ? "▾" : "▸"} {l.seq}
+            </button>
             <span className="w-16 shrink-0 truncate text-zinc-500 select-none">{l.kind}</span>
-            <span className="min-w-0 flex-1 break-all whitespace-pre-wrap">{l.text}</span>
+            <span className={`min-w-0 flex-1 break-all whitespace-pre-wrap ${expanded.has(l.seq) ? "" : "line-clamp-2"}`}>{l.text}</span>
             {l.trimmed && <span className="shrink-0 text-amber-600">trimmed</span>}
           </li>
         ))}

@@ -13,6 +13,8 @@ import { ackMessage, command, emitCommand, fact, newCommandId } from "./wire-cli
 export interface SessionListProps {
   slug: string;
   initialSessions: SessionView[];
+  /** Each session's first prompt, shown as its title when it has none. */
+  firstPrompts: Record<string, string>;
   /** Why this user may not start sessions (viewers); undefined when they may. */
   createRefusal?: string;
   /** The workspace owner allowed bypassPermissions. */
@@ -38,7 +40,7 @@ function sortSessions(list: SessionView[]): SessionView[] {
 }
 
 /** The workspace's sessions, live, with the "new session" action. */
-export function SessionList({ slug, initialSessions, createRefusal, bypassAllowed, defaultMode }: SessionListProps) {
+export function SessionList({ slug, initialSessions, firstPrompts, createRefusal, bypassAllowed, defaultMode }: SessionListProps) {
   const state = useSocket();
   const { socket } = state;
   const [sessions, setSessions] = useState(() => sortSessions(initialSessions));
@@ -124,12 +126,12 @@ export function SessionList({ slug, initialSessions, createRefusal, bypassAllowe
           {watchError}
         </p>
       )}
-      <SessionTable slug={slug} sessions={sessions} />
+      <SessionTable slug={slug} sessions={sessions} firstPrompts={firstPrompts} />
     </section>
   );
 }
 
-function SessionTable({ slug, sessions }: { slug: string; sessions: SessionView[] }) {
+function SessionTable({ slug, sessions, firstPrompts }: { slug: string; sessions: SessionView[]; firstPrompts: Record<string, string> }) {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     const t = setInterval(() => setNow(Date.now()), 30_000);
@@ -167,7 +169,7 @@ function SessionTable({ slug, sessions }: { slug: string; sessions: SessionView[
               >
                 <td className="py-2 pl-5">
                   <Link data-testid="session-link" href={`/w/${encodeURIComponent(slug)}/s/${encodeURIComponent(s.id)}`} className="font-medium text-indigo-600 hover:underline dark:text-indigo-400">
-                    {sessionTitle(s)}
+                    {sessionTitle(s, firstPrompts[s.id])}
                   </Link>
                   <div className="text-xs text-zinc-500" suppressHydrationWarning>
                     {formatRelative(s.createdAt, now)}

@@ -17,7 +17,7 @@ import { ConnectionNotice, useSocket } from "./use-socket";
 import { ackMessage, command, emitCommand, fact, newCommandId } from "./wire-client";
 
 export interface SessionViewProps {
-  workspace: { slug: string; name: string; role: "owner" | "editor" | "viewer" };
+  workspace: { slug: string; name: string; role: "owner" | "editor" | "viewer"; rootPath: string };
   /** The session as the database had it when the page was rendered; the subscribe reply replaces it. */
   initialSession: SessionInfo;
   currentUser: { id: string; name: string };
@@ -162,7 +162,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
           <span>sessions</span>
         </nav>
         <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
-          <h1 className="text-lg font-semibold tracking-tight">{sessionTitle(info)}</h1>
+          <h1 className="min-w-0 truncate text-lg font-semibold tracking-tight">{sessionTitle(info, conversation.firstPrompt)}</h1>
           <StatusBadge status={info.status} testId="session-status" />
           <ConnectionNotice state={state} />
           <div className="ml-auto flex flex-wrap items-center gap-2">
@@ -221,6 +221,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
         {tab === "conversation" ? (
           <ConversationPane
             conversation={conversation}
+            rootPath={workspace.rootPath}
             loading={!subscribed && log.events.length === 0 && !subscribeError}
             failed={subscribeError !== undefined && log.events.length === 0}
             onLoadFull={async (seq) => {
@@ -273,7 +274,7 @@ function Presence({ others }: { others: Viewer[] }) {
                 key={v.userId}
                 data-testid="presence-viewer"
                 title={v.name}
-                className="inline-flex size-6 items-center justify-center rounded-full bg-indigo-100 text-[10px] font-semibold text-indigo-800 ring-2 ring-zinc-50 dark:bg-indigo-900 dark:text-indigo-100 dark:ring-zinc-950"
+                className={`inline-flex size-6 items-center justify-center rounded-full text-[10px] font-semibold ring-2 ring-zinc-50 dark:ring-zinc-950 ${avatarColour(v.name)}`}
               >
                 {initials(v.name)}
               </span>
@@ -286,6 +287,24 @@ function Presence({ others }: { others: Viewer[] }) {
       )}
     </div>
   );
+}
+
+const avatarColours = [
+  "bg-indigo-600 text-white",
+  "bg-emerald-600 text-white",
+  "bg-sky-600 text-white",
+  "bg-fuchsia-600 text-white",
+  "bg-amber-600 text-white",
+  "bg-rose-600 text-white",
+  "bg-teal-600 text-white",
+  "bg-violet-600 text-white",
+];
+
+/** A stable colour per person, so a shared conversation shows who said what at a glance. */
+function avatarColour(name: string): string {
+  let h = 0;
+  for (const ch of name) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+  return avatarColours[h % avatarColours.length]!;
 }
 
 function initials(name: string): string {
@@ -376,8 +395,8 @@ function StopButton({ canWrite, active, onStop }: { canWrite: boolean; active: b
   );
 }
 
-function ConversationPane(props: { conversation: Conversation; loading: boolean; failed: boolean; onLoadFull: (seq: number) => void }) {
-  const { conversation, loading, failed, onLoadFull } = props;
+function ConversationPane(props: { conversation: Conversation; rootPath: string; loading: boolean; failed: boolean; onLoadFull: (seq: number) => void }) {
+  const { conversation, rootPath, loading, failed, onLoadFull } = props;
   const endRef = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
 
@@ -403,14 +422,13 @@ function ConversationPane(props: { conversation: Conversation; loading: boolean;
     <ol className="space-y-3 pb-2" aria-label="Conversation">
       {conversation.items.map((item) => (
         <li key={item.key}>
-          <Item item={item} onLoadFull={onLoadFull} />
+          <Item item={item} rootPath={rootPath} onLoadFull={onLoadFull} />
         </li>
       ))}
       {conversation.partials.map((p) => (
         <li key={`partial-${p.key}`}>
           <AssistantBubble streaming>
             <Markdown text={p.text} />
-            <span aria-hidden className="ml-0.5 inline-block h-3.5 w-1.5 animate-pulse bg-indigo-400 align-middle" />
           </AssistantBubble>
         </li>
       ))}
@@ -421,14 +439,18 @@ function ConversationPane(props: { conversation: Conversation; loading: boolean;
 
 function AssistantBubble({ children, streaming, aborted, subagent }: { children: ReactNode; streaming?: boolean; aborted?: boolean; subagent?: boolean }) {
   return (
-    <div data-testid="message-assistant" data-streaming={streaming ? "true" : "false"} className="flex gap-3">
-      <span aria-hidden className="mt-0.5 inline-flex size-6 shrink-0 items-center justify-center rounded-md bg-orange-100 text-[11px] font-bold text-orange-700 dark:bg-orange-900/50 dark:text-orange-300">
+    <div data-testid="message-assistant" data-streaming={streaming ? "true" : "false"} aria-busy={streaming || undefined} className="flex gap-3">
+      <span
+        aria-hidden
+        className={`mt-0.5 inline-flex size-6 shrink-0 items-center justify-center rounded-md bg-orange-100 text-[11px] font-bold text-orange-700 dark:bg-orange-900/50 dark:text-orange-300 ${streaming ? "animate-pulse" : ""}`}
+      >
         C
       </span>
       <div className="min-w-0 flex-1">
         <span className="sr-only">Claude{subagent ? " (subagent)" : ""}: </span>
         {subagent && <div className="mb-0.5 text-[11px] text-zinc-500">subagent</div>}
         {children}
+        {streaming && <div className="mt-1 text-[11px] text-zinc-400">writing…</div>}
         {aborted && <div className="mt-1 text-xs text-zinc-500 italic">(cut short by an interrupt)</div>}
       </div>
     </div>
@@ -441,12 +463,12 @@ const noticeTone = {
   error: "text-red-800 bg-red-50 dark:bg-red-950/40 dark:text-red-300",
 } as const;
 
-function Item({ item, onLoadFull }: { item: ConversationItem; onLoadFull: (seq: number) => void }) {
+function Item({ item, rootPath, onLoadFull }: { item: ConversationItem; rootPath: string; onLoadFull: (seq: number) => void }) {
   switch (item.kind) {
     case "user":
       return (
         <div data-testid="message-user" data-author={item.author} className="flex gap-3">
-          <span aria-hidden className="mt-0.5 inline-flex size-6 shrink-0 items-center justify-center rounded-md bg-indigo-600 text-[10px] font-semibold text-white">
+          <span aria-hidden className={`mt-0.5 inline-flex size-6 shrink-0 items-center justify-center rounded-md text-[10px] font-semibold ${avatarColour(item.author)}`}>
             {initials(item.author)}
           </span>
           <div className="min-w-0 flex-1 rounded-lg bg-indigo-50 px-3 py-2 dark:bg-indigo-950/40">
@@ -476,7 +498,7 @@ function Item({ item, onLoadFull }: { item: ConversationItem; onLoadFull: (seq: 
     case "tool":
       return (
         <div className="ml-9">
-          <ToolCard name={item.name} input={item.input} result={item.result} approval={item.approval} subagent={item.subagent} onLoadFull={onLoadFull} />
+          <ToolCard name={item.name} input={item.input} result={item.result} approval={item.approval} subagent={item.subagent} rootPath={rootPath} onLoadFull={onLoadFull} />
         </div>
       );
     case "approval":

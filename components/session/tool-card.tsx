@@ -2,6 +2,7 @@
 
 import { useId, useState } from "react";
 import type { ApprovalView, ToolResultView } from "./conversation";
+import { relativePath } from "./format";
 
 type Json = Record<string, unknown>;
 
@@ -11,6 +12,8 @@ export interface ToolCardProps {
   result?: ToolResultView;
   approval?: ApprovalView;
   subagent: boolean;
+  /** The workspace directory: paths inside it are shown relative to it. */
+  rootPath?: string;
   /** Loads a trimmed result whole (`session:fetch-event`). */
   onLoadFull?: (seq: number) => void;
 }
@@ -24,9 +27,10 @@ function str(value: unknown): string | undefined {
 }
 
 /** One line saying what the call does: the file, the command, the pattern… */
-export function toolSummary(name: string, input: unknown): string {
+export function toolSummary(name: string, input: unknown, rootPath?: string): string {
   const i = asObject(input);
-  const pick = str(i.file_path) ?? str(i.notebook_path) ?? str(i.command) ?? str(i.pattern) ?? str(i.url) ?? str(i.query) ?? str(i.description) ?? str(i.prompt);
+  const file = str(i.file_path) ?? str(i.notebook_path);
+  const pick = (file !== undefined ? relativePath(file, rootPath) : undefined) ?? str(i.command) ?? str(i.pattern) ?? str(i.url) ?? str(i.query) ?? str(i.description) ?? str(i.prompt);
   if (pick) return pick.split("\n")[0]!.slice(0, 160);
   if (name === "AskUserQuestion" && Array.isArray(i.questions)) return str(asObject(i.questions[0]).question) ?? "";
   if (name === "ExitPlanMode") return "Plan ready for review";
@@ -36,12 +40,12 @@ export function toolSummary(name: string, input: unknown): string {
 const resultPreviewLines = 40;
 
 /** A tool call as a collapsible card: what was asked, whether it ran, what came back. */
-export function ToolCard({ name, input, result, approval, subagent, onLoadFull }: ToolCardProps) {
+export function ToolCard({ name, input, result, approval, subagent, rootPath, onLoadFull }: ToolCardProps) {
   const state = approval ? "awaiting-approval" : !result ? "running" : result.isError ? "error" : "done";
   const [open, setOpen] = useState(state === "error");
   const [showAll, setShowAll] = useState(false);
   const bodyId = useId();
-  const summary = toolSummary(name, input);
+  const summary = toolSummary(name, input, rootPath);
   const resultLines = result?.text.split("\n") ?? [];
   const longResult = resultLines.length > resultPreviewLines;
   const shownResult = longResult && !showAll ? resultLines.slice(0, resultPreviewLines).join("\n") : result?.text;
@@ -81,7 +85,7 @@ export function ToolCard({ name, input, result, approval, subagent, onLoadFull }
       )}
       {open && (
         <div id={bodyId} className="space-y-2 border-t border-zinc-200 px-3 py-2 dark:border-zinc-800">
-          <ToolInput name={name} input={input} />
+          <ToolInput name={name} input={input} rootPath={rootPath} />
           {result && (
             <div>
               <div className="mb-1 flex items-center gap-2 text-[11px] font-medium tracking-wide text-zinc-500 uppercase">
@@ -136,8 +140,9 @@ function Label({ children }: { children: string }) {
   return <div className="mb-1 text-[11px] font-medium tracking-wide text-zinc-500 uppercase">{children}</div>;
 }
 
-function ToolInput({ name, input }: { name: string; input: unknown }) {
+function ToolInput({ name, input, rootPath }: { name: string; input: unknown; rootPath?: string }) {
   const i = asObject(input);
+  const file = relativePath(str(i.file_path) ?? "", rootPath);
   if (name === "Bash" && str(i.command)) {
     return (
       <div>
@@ -153,7 +158,7 @@ function ToolInput({ name, input }: { name: string; input: unknown }) {
   if (name === "Edit" && str(i.old_string) !== undefined) {
     return (
       <div>
-        <Label>{`Edit ${str(i.file_path) ?? ""}${i.replace_all === true ? " (all occurrences)" : ""}`}</Label>
+        <Label>{`Edit ${file}${i.replace_all === true ? " (all occurrences)" : ""}`}</Label>
         <pre className="overflow-x-auto rounded border border-zinc-200 font-mono text-xs dark:border-zinc-800">
           {(str(i.old_string) ?? "").split("\n").map((line, n) => (
             <div key={`o${n}`} className="bg-red-50 px-2 text-red-800 dark:bg-red-950/40 dark:text-red-300">
@@ -174,7 +179,7 @@ function ToolInput({ name, input }: { name: string; input: unknown }) {
   if (name === "Write" && str(i.content) !== undefined) {
     return (
       <div>
-        <Label>{`Write ${str(i.file_path) ?? ""}`}</Label>
+        <Label>{`Write ${file}`}</Label>
         <pre className="max-h-72 overflow-auto rounded bg-zinc-50 px-2 py-1.5 font-mono text-xs dark:bg-zinc-950">{str(i.content)}</pre>
       </div>
     );

@@ -2,7 +2,15 @@ import path from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "./client";
 import { deployMigrations, withScratchPgDatabase } from "./migrations";
-import { findSessionCommand, findSessionEvent, insertSessionEvents, lastSessionSeq, listResultCandidates, listSessionEvents, type SessionEventRecord } from "./session-events";
+import {
+  findSessionCommand,
+  findSessionEvent,
+  insertSessionEvents,
+  lastSessionSeq,
+  listResultCandidates,
+  listSessionEvents,
+  type SessionEventRecord,
+} from "./session-events";
 import { makeTempDir, pgTests } from "./test-support";
 
 /** The event log's queries, the same on both providers (the INSERT is raw SQL). */
@@ -22,7 +30,11 @@ async function exerciseEventLog(db: Db): Promise<void> {
     ...extra,
   });
   expect(await lastSessionSeq(db, session.id)).toBe(0);
-  const first = [row(1, { kind: "prompt", commandId: "cmd-00000001", userId: user.id, payload: '{"text":"hi"}' }), row(2), row(3, { payload: '{"type":"result","subtype":"success"}' })];
+  const first = [
+    row(1, { kind: "prompt", commandId: "cmd-00000001", userId: user.id, payload: '{"text":"hi"}' }),
+    row(2),
+    row(3, { payload: '{"type":"result","subtype":"success"}' }),
+  ];
   await insertSessionEvents(db, first);
   expect(await listSessionEvents(db, session.id, 0)).toEqual(first);
   expect(await listSessionEvents(db, session.id, 2)).toEqual([first[2]]);
@@ -41,7 +53,9 @@ async function exerciseEventLog(db: Db): Promise<void> {
   const many = Array.from({ length: 1200 }, (_, i) => row(4 + i));
   await insertSessionEvents(db, many);
   expect(await lastSessionSeq(db, session.id)).toBe(1203);
-  await expect(insertSessionEvents(db, [...Array.from({ length: 600 }, (_, i) => row(1204 + i)), row(1)])).rejects.toThrow();
+  await expect(
+    insertSessionEvents(db, [...Array.from({ length: 600 }, (_, i) => row(1204 + i)), row(1)]),
+  ).rejects.toThrow();
   expect(await lastSessionSeq(db, session.id)).toBe(1203);
 }
 

@@ -17,7 +17,15 @@ export interface SessionEventRecord {
   createdAt: Date;
 }
 
-const columns = { sessionId: true, seq: true, kind: true, payload: true, commandId: true, userId: true, createdAt: true } as const;
+const columns = {
+  sessionId: true,
+  seq: true,
+  kind: true,
+  payload: true,
+  commandId: true,
+  userId: true,
+  createdAt: true,
+} as const;
 
 /** Rows per INSERT: 7 parameters each stays far below SQLite's and PostgreSQL's parameter limits. */
 const rowsPerStatement = 500;
@@ -33,7 +41,10 @@ export async function insertSessionEvents(db: Db, rows: readonly SessionEventRec
   for (let i = 0; i < rows.length; i += rowsPerStatement) {
     const values = rows
       .slice(i, i + rowsPerStatement)
-      .map((r) => Prisma.sql`(${r.sessionId}, ${r.seq}, ${r.kind}, ${r.payload}, ${r.commandId}, ${r.userId}, ${r.createdAt})`);
+      .map(
+        (r) =>
+          Prisma.sql`(${r.sessionId}, ${r.seq}, ${r.kind}, ${r.payload}, ${r.commandId}, ${r.userId}, ${r.createdAt})`,
+      );
     statements.push(
       db.$executeRaw`INSERT INTO "SessionEvent" ("sessionId", "seq", "kind", "payload", "commandId", "userId", "createdAt") VALUES ${Prisma.join(values)}`,
     );
@@ -44,24 +55,43 @@ export async function insertSessionEvents(db: Db, rows: readonly SessionEventRec
 
 /** The events of a session after `afterSeq`, in order. */
 export async function listSessionEvents(db: Db, sessionId: string, afterSeq: number): Promise<SessionEventRecord[]> {
-  return db.sessionEvent.findMany({ where: { sessionId, seq: { gt: afterSeq } }, orderBy: { seq: "asc" }, select: columns });
+  return db.sessionEvent.findMany({
+    where: { sessionId, seq: { gt: afterSeq } },
+    orderBy: { seq: "asc" },
+    select: columns,
+  });
 }
 
 /** One event, or undefined. */
-export async function findSessionEvent(db: Db, sessionId: string, seq: number): Promise<SessionEventRecord | undefined> {
+export async function findSessionEvent(
+  db: Db,
+  sessionId: string,
+  seq: number,
+): Promise<SessionEventRecord | undefined> {
   const row = await db.sessionEvent.findUnique({ where: { sessionId_seq: { sessionId, seq } }, select: columns });
   return row ?? undefined;
 }
 
 /** The event a command with this client-made id wrote, or undefined when it never ran. */
-export async function findSessionCommand(db: Db, sessionId: string, commandId: string): Promise<SessionEventRecord | undefined> {
-  const row = await db.sessionEvent.findUnique({ where: { sessionId_commandId: { sessionId, commandId } }, select: columns });
+export async function findSessionCommand(
+  db: Db,
+  sessionId: string,
+  commandId: string,
+): Promise<SessionEventRecord | undefined> {
+  const row = await db.sessionEvent.findUnique({
+    where: { sessionId_commandId: { sessionId, commandId } },
+    select: columns,
+  });
   return row ?? undefined;
 }
 
 /** The highest `seq` of a session; 0 when its log is empty. */
 export async function lastSessionSeq(db: Db, sessionId: string): Promise<number> {
-  const row = await db.sessionEvent.findFirst({ where: { sessionId }, orderBy: { seq: "desc" }, select: { seq: true } });
+  const row = await db.sessionEvent.findFirst({
+    where: { sessionId },
+    orderBy: { seq: "desc" },
+    select: { seq: true },
+  });
   return row?.seq ?? 0;
 }
 

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSessionFixtures, type SessionFixtures } from "@/test/session-fixtures";
-import { findSessionAccess, findWorkspaceAccess, insertSession, listRecordedPids, markOrphanedSessionsStopped, updateSessionLive } from "./sessions";
+import {
+  findSessionAccess,
+  findWorkspaceAccess,
+  insertSession,
+  listRecordedPids,
+  markOrphanedSessionsStopped,
+  updateSessionLive,
+} from "./sessions";
 
 let fx: SessionFixtures;
 beforeAll(async () => {
@@ -11,11 +18,21 @@ afterAll(async () => {
 });
 
 const newSession = () =>
-  insertSession(fx.db, { workspaceId: fx.workspace.id, createdById: fx.owner.id, claudeSessionId: crypto.randomUUID(), mode: "default", model: null, sidecarId: "host-a" });
+  insertSession(fx.db, {
+    workspaceId: fx.workspace.id,
+    createdById: fx.owner.id,
+    claudeSessionId: crypto.randomUUID(),
+    mode: "default",
+    model: null,
+    sidecarId: "host-a",
+  });
 
 describe("session store", () => {
   it("finds a workspace with the caller's role, and nothing for a non-member or an unknown slug", async () => {
-    expect(await findWorkspaceAccess(fx.db, fx.viewer.id, "demo")).toMatchObject({ role: "viewer", workspace: { id: fx.workspace.id, allowBypass: false } });
+    expect(await findWorkspaceAccess(fx.db, fx.viewer.id, "demo")).toMatchObject({
+      role: "viewer",
+      workspace: { id: fx.workspace.id, allowBypass: false },
+    });
     expect(await findWorkspaceAccess(fx.db, fx.outsider.id, "demo")).toBeUndefined();
     expect(await findWorkspaceAccess(fx.db, fx.owner.id, "nope")).toBeUndefined();
   });
@@ -23,7 +40,11 @@ describe("session store", () => {
   it("finds a session with its workspace and the caller's role (undefined for a non-member)", async () => {
     const session = await newSession();
     expect(session).toMatchObject({ status: "starting", createdBy: { id: fx.owner.id, name: fx.owner.name } });
-    expect(await findSessionAccess(fx.db, fx.editor.id, session.id)).toMatchObject({ role: "editor", session: { id: session.id }, workspace: { slug: "demo" } });
+    expect(await findSessionAccess(fx.db, fx.editor.id, session.id)).toMatchObject({
+      role: "editor",
+      session: { id: session.id },
+      workspace: { slug: "demo" },
+    });
     expect(await findSessionAccess(fx.db, fx.outsider.id, session.id)).toMatchObject({ role: undefined });
     expect(await findSessionAccess(fx.db, fx.owner.id, "missing")).toBeUndefined();
   });

@@ -77,15 +77,28 @@ export async function findSessionAccess(db: Db, userId: string, sessionId: strin
 }
 
 /** One session row, or undefined. */
-export async function findSession(db: Db, sessionId: string): Promise<(SessionRow & { workspace: WorkspaceAccess["workspace"] }) | undefined> {
-  const row = await db.session.findUnique({ where: { id: sessionId }, select: { ...sessionColumns, workspace: { select: workspaceColumns } } });
+export async function findSession(
+  db: Db,
+  sessionId: string,
+): Promise<(SessionRow & { workspace: WorkspaceAccess["workspace"] }) | undefined> {
+  const row = await db.session.findUnique({
+    where: { id: sessionId },
+    select: { ...sessionColumns, workspace: { select: workspaceColumns } },
+  });
   return row ?? undefined;
 }
 
 /** Creates a session row (status `starting`). */
 export async function insertSession(
   db: Db,
-  data: { workspaceId: string; createdById: string; claudeSessionId: string; mode: string; model: string | null; sidecarId: string | null },
+  data: {
+    workspaceId: string;
+    createdById: string;
+    claudeSessionId: string;
+    mode: string;
+    model: string | null;
+    sidecarId: string | null;
+  },
 ): Promise<SessionRow> {
   return db.session.create({ data: { ...data, status: "starting" }, select: sessionColumns });
 }
@@ -94,7 +107,12 @@ export async function insertSession(
  * Sessions that a user created in a workspace since `since`, newest first: the candidates when a
  * `session:create` is retried and its first outcome must be found.
  */
-export async function listRecentSessionIds(db: Db, workspaceId: string, userId: string, since: Date): Promise<string[]> {
+export async function listRecentSessionIds(
+  db: Db,
+  workspaceId: string,
+  userId: string,
+  since: Date,
+): Promise<string[]> {
   const rows = await db.session.findMany({
     where: { workspaceId, createdById: userId, createdAt: { gte: since } },
     orderBy: { createdAt: "desc" },
@@ -146,7 +164,10 @@ const liveStatuses = ["starting", "idle", "running", "awaiting-approval", "stall
 export async function markOrphanedSessionsStopped(db: Db, sidecarId?: string): Promise<number> {
   const owner = sidecarId === undefined ? {} : { OR: [{ sidecarId }, { sidecarId: null }] };
   const [stale] = await db.$transaction([
-    db.session.updateMany({ where: { status: { in: liveStatuses }, ...owner }, data: { status: "stopped", pid: null } }),
+    db.session.updateMany({
+      where: { status: { in: liveStatuses }, ...owner },
+      data: { status: "stopped", pid: null },
+    }),
     db.session.updateMany({ where: { pid: { not: null }, ...owner }, data: { pid: null } }),
   ]);
   return stale.count;

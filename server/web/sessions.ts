@@ -29,8 +29,14 @@ interface SessionRow {
   createdBy: { id: string; name: string };
 }
 
-/** The workspace's sessions, newest first, with their cost so far. */
-export async function listSessions(userId: string, slug: string): Promise<{ workspace: WorkspaceSummary; sessions: SessionView[]; settings: WorkspaceSessionSettings }> {
+/**
+ * The workspace's sessions, newest first, with their cost so far, and each one's first prompt
+ * (a title for sessions without one).
+ */
+export async function listSessions(
+  userId: string,
+  slug: string,
+): Promise<{ workspace: WorkspaceSummary; sessions: SessionView[]; settings: WorkspaceSessionSettings; firstPrompts: Record<string, string> }> {
   const workspace = await requireWorkspaceAccess(userId, slug, "read");
   const db = getDb();
   const [rows, settings] = await Promise.all([
@@ -42,7 +48,20 @@ export async function listSessions(userId: string, slug: string): Promise<{ work
     }),
     readSettings(workspace.id),
   ]);
-  return { workspace, sessions: await toViews(rows, workspace, settings), settings };
+  const firstPrompts: Record<string, string> = {};
+  if (rows.length > 0) {
+    const prompts = await db.sessionEvent.findMany({
+      where: { sessionId: { in: rows.map((r) => r.id) }, kind: "prompt" },
+      orderBy: [{ sessionId: "asc" }, { seq: "asc" }],
+      distinct: ["sessionId"],
+      select: { sessionId: true, payload: true },
+    });
+    for (const p of prompts) {
+      const text = (parseJson(p.payload) as { text?: unknown } | undefined)?.text;
+      if (typeof text === "string") firstPrompts[p.sessionId] = text.slice(0, 200);
+    }
+  }
+  return { workspace, sessions: await toViews(rows, workspace, settings), settings, firstPrompts };
 }
 
 /** One session of the workspace, or not_found (also for sessions of other workspaces). */

@@ -1,33 +1,33 @@
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import type { Db } from "@/server/db/client";
 import type { SessionEventRecord } from "@/server/db/session-events";
-import { SessionEventWriter, type StoredEvent } from "./session-event-writer";
+import { SessionEventWriter, type EventLogStore, type StoredEvent } from "./session-event-writer";
 
-/** The two queries the writer makes, over an array, with the log's unique indexes. */
+/** The store over an array, with the log's unique indexes and all-or-nothing inserts. */
 function fakeDb(initial: SessionEventRecord[] = [], fail: (row: SessionEventRecord) => boolean = () => false) {
   const rows = [...initial];
   const statements: number[] = [];
-  const db = {
-    sessionEvent: {
-      async createMany({ data }: { data: SessionEventRecord[] }) {
-        await new Promise((r) => setTimeout(r, 1));
-        for (const row of data) {
-          if (fail(row)) throw new Error("disk full");
-          const clash = rows.some((r) => r.sessionId === row.sessionId && (r.seq === row.seq || (row.commandId !== null && r.commandId === row.commandId)));
-          if (clash) throw new Error("Unique constraint failed");
-        }
-        rows.push(...data);
-        statements.push(data.length);
-        return { count: data.length };
-      },
-      async findFirst({ where }: { where: { sessionId: string } }) {
-        const seqs = rows.filter((r) => r.sessionId === where.sessionId).map((r) => r.seq);
-        return seqs.length === 0 ? null : { seq: Math.max(...seqs) };
-      },
+  const db: EventLogStore = {
+    async insert(data) {
+      await new Promise((r) => setTimeout(r, 1));
+      for (const row of data) {
+        if (fail(row)) throw new Error("disk full");
+        const clash = rows.some(
+          (r) =>
+            r.sessionId === row.sessionId &&
+            (r.seq === row.seq || (row.commandId !== null && r.commandId === row.commandId)),
+        );
+        if (clash) throw new Error("Unique constraint failed");
+      }
+      rows.push(...data);
+      statements.push(data.length);
+    },
+    async lastSeq(sessionId) {
+      const seqs = rows.filter((r) => r.sessionId === sessionId).map((r) => r.seq);
+      return seqs.length === 0 ? 0 : Math.max(...seqs);
     },
   };
-  return { db: db as unknown as Db, rows, statements };
+  return { db, rows, statements };
 }
 
 const draft = (sessionId: string, n: number, extra: { commandId?: string } = {}) => ({
@@ -42,14 +42,26 @@ const log = pino({ level: "silent" });
 
 describe("SessionEventWriter", () => {
   it("numbers each session's events from its last stored seq, gap-free, and batches them", async () => {
-    const existing: SessionEventRecord = { sessionId: "a", seq: 41, kind: "cli", payload: "{}", commandId: null, userId: null, createdAt: new Date() };
+    const existing: SessionEventRecord = {
+      sessionId: "a",
+      seq: 41,
+      kind: "cli",
+      payload: "{}",
+      commandId: null,
+      userId: null,
+      createdAt: new Date(),
+    };
     const { db, rows, statements } = fakeDb([existing]);
     const writer = new SessionEventWriter(db, log);
     const heard: StoredEvent[] = [];
     writer.onDidStore((s) => heard.push(s));
     const results = await Promise.all(Array.from({ length: 30 }, (_, i) => writer.append(draft(i % 2 ? "a" : "b", i))));
-    expect(results.filter((r) => r.record.sessionId === "a").map((r) => r.record.seq)).toEqual(Array.from({ length: 15 }, (_, i) => 42 + i));
-    expect(results.filter((r) => r.record.sessionId === "b").map((r) => r.record.seq)).toEqual(Array.from({ length: 15 }, (_, i) => 1 + i));
+    expect(results.filter((r) => r.record.sessionId === "a").map((r) => r.record.seq)).toEqual(
+      Array.from({ length: 15 }, (_, i) => 42 + i),
+    );
+    expect(results.filter((r) => r.record.sessionId === "b").map((r) => r.record.seq)).toEqual(
+      Array.from({ length: 15 }, (_, i) => 1 + i),
+    );
     expect(heard.map((h) => h.record)).toEqual(results.map((r) => r.record));
     expect(statements).toEqual([30]);
     expect(rows).toHaveLength(31);
@@ -75,7 +87,15 @@ describe("SessionEventWriter", () => {
     const { db, rows } = fakeDb();
     const writer = new SessionEventWriter(db, log);
     await writer.append(draft("s", 0));
-    rows.push({ sessionId: "s", seq: 2, kind: "cli", payload: "{}", commandId: null, userId: null, createdAt: new Date() });
+    rows.push({
+      sessionId: "s",
+      seq: 2,
+      kind: "cli",
+      payload: "{}",
+      commandId: null,
+      userId: null,
+      createdAt: new Date(),
+    });
     const stored = await writer.append(draft("s", 1));
     expect(stored.record.seq).toBe(3);
     await writer.close();

@@ -12,6 +12,19 @@ import type { Logger } from "pino";
 import type { Db } from "@/server/db/client";
 import { insertSessionEvents, lastSessionSeq, type SessionEventRecord } from "@/server/db/session-events";
 
+/** The two queries the writer makes; {@link eventLogStoreOf} runs them on the database. */
+export interface EventLogStore {
+  /** Inserts rows, all or none. */
+  insert(rows: readonly SessionEventRecord[]): Promise<void>;
+  /** The highest stored seq of a session, 0 for none. */
+  lastSeq(sessionId: string): Promise<number>;
+}
+
+/** The event log store on a Prisma client. */
+export function eventLogStoreOf(db: Db): EventLogStore {
+  return { insert: (rows) => insertSessionEvents(db, rows), lastSeq: (sessionId) => lastSessionSeq(db, sessionId) };
+}
+
 /** An event to append: everything but its `seq`. */
 export interface EventDraft {
   sessionId: string;
@@ -58,7 +71,7 @@ export class SessionEventWriter {
   private readonly now: () => Date;
 
   constructor(
-    private readonly db: Db,
+    private readonly store: EventLogStore,
     private readonly log: Logger,
     options: SessionEventWriterOptions = {},
   ) {
@@ -89,7 +102,7 @@ export class SessionEventWriter {
   async lastSeq(sessionId: string): Promise<number> {
     const known = this.lastSeqs.get(sessionId);
     if (known !== undefined) return known;
-    const loaded = await lastSessionSeq(this.db, sessionId);
+    const loaded = await this.store.lastSeq(sessionId);
     // A flush may have committed (and set the counter) while we read.
     const current = this.lastSeqs.get(sessionId);
     if (current !== undefined) return current;
@@ -145,7 +158,7 @@ export class SessionEventWriter {
       return this.record(pending, seq);
     });
     try {
-      await insertSessionEvents(this.db, records);
+      await this.store.insert(records);
     } catch (err) {
       this.log.warn({ err, events: batch.length }, "event log batch write failed; writing one by one");
       await this.writeOneByOne(batch);
@@ -165,7 +178,7 @@ export class SessionEventWriter {
           // On the retry, the counter is reloaded: another writer may have used the seq.
           if (attempt > 0) this.lastSeqs.delete(id);
           const record = this.record(pending, (await this.lastSeq(id)) + 1);
-          await insertSessionEvents(this.db, [record]);
+          await this.store.insert([record]);
           this.lastSeqs.set(id, record.seq);
           this.committed(pending, record);
           stored = true;

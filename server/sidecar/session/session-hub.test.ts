@@ -26,7 +26,13 @@ const commandId = () => `cmd-${++counter}-${Math.random().toString(36).slice(2, 
 
 function makeHub(script: FakeRunnerScript = {}) {
   const factory = fakeRunnerFactory(script);
-  const hub = new SessionHub({ db: fx.db, createRunner: factory.create, configRoot: path.join(fx.dataDir, "claude-config"), sidecarId: "test", log });
+  const hub = new SessionHub({
+    db: fx.db,
+    createRunner: factory.create,
+    configRoot: path.join(fx.dataDir, "claude-config"),
+    sidecarId: "test",
+    log,
+  });
   const events: WireEvent[] = [];
   const views: SessionView[] = [];
   hub.onDidEmitEvent((e) => events.push(e));
@@ -68,8 +74,16 @@ describe("SessionHub", () => {
       allowBypass: false,
     });
     expect(existsSync(runner.options.configDir)).toBe(true);
-    expect(view).toMatchObject({ status: "idle", mode: "acceptEdits", createdBy: { id: owner.id, name: owner.name }, workspaceSlug: "demo" });
-    await until(async () => (await fx.db.session.findUnique({ where: { id: view.id } }))?.pid != null && (await dbLog(view.id)).length >= 2);
+    expect(view).toMatchObject({
+      status: "idle",
+      mode: "acceptEdits",
+      createdBy: { id: owner.id, name: owner.name },
+      workspaceSlug: "demo",
+    });
+    await until(
+      async () =>
+        (await fx.db.session.findUnique({ where: { id: view.id } }))?.pid != null && (await dbLog(view.id)).length >= 2,
+    );
     const row = await fx.db.session.findUniqueOrThrow({ where: { id: view.id } });
     expect(row.claudeSessionId).toMatch(/^[0-9a-f-]{36}$/);
     expect(runner.options.claudeSessionId).toBe(row.claudeSessionId);
@@ -80,7 +94,11 @@ describe("SessionHub", () => {
     expect(JSON.parse(log[1]!.payload)).toMatchObject({ phase: "spawned", pid: row.pid });
 
     // the same commandId again: the same session, no second runner
-    const again = await hub.createSession(owner, access(), { mode: "acceptEdits", model: "claude-test", commandId: id });
+    const again = await hub.createSession(owner, access(), {
+      mode: "acceptEdits",
+      model: "claude-test",
+      commandId: id,
+    });
     expect(again.id).toBe(view.id);
     expect(factory.runners).toHaveLength(1);
     await hub.close();
@@ -92,9 +110,17 @@ describe("SessionHub", () => {
     await second.hub.close();
   });
 
-  it("refuses bypassPermissions where the workspace does not allow it", async () => {
-    const { hub } = makeHub();
-    await expect(hub.createSession(owner, access(), { mode: "bypassPermissions", commandId: commandId() })).rejects.toMatchObject({ code: "forbidden" });
+  it("refuses bypassPermissions where the workspace does not allow it, and a model name that is not one, before any row exists", async () => {
+    const { hub, factory } = makeHub();
+    const before = await fx.db.session.count();
+    await expect(
+      hub.createSession(owner, access(), { mode: "bypassPermissions", commandId: commandId() }),
+    ).rejects.toMatchObject({ code: "forbidden" });
+    await expect(
+      hub.createSession(owner, access(), { mode: "default", model: "--dangerous", commandId: commandId() }),
+    ).rejects.toMatchObject({ code: "invalid_payload" });
+    expect(await fx.db.session.count()).toBe(before);
+    expect(factory.runners).toHaveLength(0);
     await hub.close();
   });
 
@@ -111,7 +137,9 @@ describe("SessionHub", () => {
     expect(prompt.seq).toBe(result.seq);
     expect(prompt).toMatchObject({ user: { id: owner.id, name: owner.name }, payload: { text: "say hello" } });
     expect(mine.findIndex((e) => e.kind === "cli")).toBeGreaterThan(mine.indexOf(prompt));
-    expect(factory.runners[0]!.prompts).toEqual([{ uuid: (prompt.payload as { uuid: string }).uuid, text: "say hello" }]);
+    expect(factory.runners[0]!.prompts).toEqual([
+      { uuid: (prompt.payload as { uuid: string }).uuid, text: "say hello" },
+    ]);
     await until(async () => (await hub.view(view.id)).tokens.input === 10);
     expect((await hub.view(view.id)).tokens).toEqual({ input: 10, output: 5, cacheRead: 0, cacheWrite: 0 });
     await hub.close();
@@ -123,7 +151,11 @@ describe("SessionHub", () => {
     const runner = factory.runners[0]!;
     const streaming = (async () => {
       for (let i = 0; i < 200; i++) {
-        runner.emitLine({ type: "stream_event", event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: `t${i}` } }, session_id: "x" });
+        runner.emitLine({
+          type: "stream_event",
+          event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: `t${i}` } },
+          session_id: "x",
+        });
         if (i % 10 === 0) await new Promise((r) => setImmediate(r));
       }
     })();
@@ -138,7 +170,9 @@ describe("SessionHub", () => {
     await until(() => events.filter((e) => e.sessionId === view.id).length === stored.length);
     expect(seqs(events.filter((e) => e.sessionId === view.id))).toEqual(range(1, stored.length));
     // the CLI's lines keep their order
-    const texts = stored.filter((r) => r.kind === "cli").map((r) => (JSON.parse(r.payload) as { event: { delta: { text: string } } }).event.delta.text);
+    const texts = stored
+      .filter((r) => r.kind === "cli")
+      .map((r) => (JSON.parse(r.payload) as { event: { delta: { text: string } } }).event.delta.text);
     expect(texts).toEqual(range(0, 199).map((i) => `t${i}`));
     await hub.close();
   });
@@ -235,7 +269,10 @@ describe("SessionHub", () => {
     const live = events.find((e) => e.sessionId === view.id && e.kind === "cli")!;
     expect(live.trimmed).toBe(true);
     expect(Buffer.byteLength(JSON.stringify(live.payload))).toBeLessThanOrEqual(maxWirePayloadBytes);
-    expect(live.payload).toMatchObject({ type: "user", message: { content: [{ type: "tool_result", tool_use_id: "toolu_1" }] } });
+    expect(live.payload).toMatchObject({
+      type: "user",
+      message: { content: [{ type: "tool_result", tool_use_id: "toolu_1" }] },
+    });
     const whole = await hub.fetchEvent(view.id, live.seq);
     expect(whole.trimmed).toBe(false);
     expect((whole.payload as { tool_use_result: { stdout: string } }).tool_use_result.stdout).toBe(big);
@@ -251,7 +288,9 @@ describe("SessionHub", () => {
     expect(await hub.setMode(owner, view.id, "plan", commandId(), false)).toMatchObject({ mode: "plan" });
     expect(factory.runners[0]!.modes).toEqual(["plan"]);
     expect((await hub.view(view.id)).mode).toBe("plan");
-    await expect(hub.setMode(owner, view.id, "bypassPermissions", commandId(), false)).rejects.toMatchObject({ code: "forbidden" });
+    await expect(hub.setMode(owner, view.id, "bypassPermissions", commandId(), false)).rejects.toMatchObject({
+      code: "forbidden",
+    });
     await hub.close();
 
     const refusing = makeHub({ modeError: new Error("mode refused by the CLI") });
@@ -260,10 +299,15 @@ describe("SessionHub", () => {
     const first = await refusing.hub.setMode(owner, other.id, "acceptEdits", id, false).catch((e: unknown) => e);
     expect(first).toBeInstanceOf(AppError);
     expect(first).toMatchObject({ code: "cli_error", message: "mode refused by the CLI" });
-    await expect(refusing.hub.setMode(owner, other.id, "acceptEdits", id, false)).rejects.toMatchObject({ code: "cli_error" });
+    await expect(refusing.hub.setMode(owner, other.id, "acceptEdits", id, false)).rejects.toMatchObject({
+      code: "cli_error",
+    });
     await refusing.hub.close();
     const after = makeHub();
-    await expect(after.hub.setMode(owner, other.id, "acceptEdits", id, false)).rejects.toMatchObject({ code: "cli_error", message: "mode refused by the CLI" });
+    await expect(after.hub.setMode(owner, other.id, "acceptEdits", id, false)).rejects.toMatchObject({
+      code: "cli_error",
+      message: "mode refused by the CLI",
+    });
     await after.hub.close();
   });
 
@@ -309,19 +353,50 @@ describe("SessionHub", () => {
     });
     expect(decision).toMatchObject({ behavior: "deny", message: expect.stringContaining("Bash") });
     const logged = events.find((e) => e.sessionId === view.id && e.kind === "decision");
-    expect(logged?.payload).toMatchObject({ requestId: "req-1", toolName: "Bash", toolUseId: "toolu_9", behavior: "deny" });
+    expect(logged?.payload).toMatchObject({
+      requestId: "req-1",
+      toolName: "Bash",
+      toolUseId: "toolu_9",
+      behavior: "deny",
+    });
+    await hub.close();
+  });
+
+  it("offers bypassPermissions once the workspace allows it, through a new child after a stop", async () => {
+    const { hub, factory } = makeHub();
+    const view = await hub.createSession(owner, access(), { mode: "default", commandId: commandId() });
+    expect(view.bypassAvailable).toBe(false);
+    await expect(hub.setMode(owner, view.id, "bypassPermissions", commandId(), true)).rejects.toMatchObject({
+      code: "conflict",
+    });
+    await hub.stop(owner, view.id, commandId());
+    expect(await hub.setMode(owner, view.id, "bypassPermissions", commandId(), true)).toMatchObject({
+      mode: "bypassPermissions",
+    });
+    expect(factory.runners[0]!.disposed).toBe(true);
+    expect((await hub.view(view.id)).bypassAvailable).toBe(true);
+    await hub.prompt(owner, view.id, "go", commandId());
+    expect(factory.runners[1]!.options).toMatchObject({ allowBypass: true, permissionMode: "bypassPermissions" });
     await hub.close();
   });
 
   it("records a failed start and answers the create with its error", async () => {
-    const { hub } = makeHub({ startError: new AppError("unavailable", "Not enough free memory to start another CLI.") });
+    const { hub } = makeHub({
+      startError: new AppError("unavailable", "Not enough free memory to start another CLI."),
+    });
     const id = commandId();
-    await expect(hub.createSession(owner, access(), { mode: "default", commandId: id })).rejects.toMatchObject({ code: "unavailable" });
+    await expect(hub.createSession(owner, access(), { mode: "default", commandId: id })).rejects.toMatchObject({
+      code: "unavailable",
+    });
     const row = await fx.db.session.findFirstOrThrow({ orderBy: { createdAt: "desc" } });
     await until(async () => (await fx.db.session.findUniqueOrThrow({ where: { id: row.id } })).status === "stopped");
     const log = await dbLog(row.id);
     expect(log.map((r) => r.kind)).toEqual(["process", "process"]);
-    expect(JSON.parse(log[1]!.payload)).toMatchObject({ phase: "command-failed", command: "create", error: { code: "unavailable" } });
+    expect(JSON.parse(log[1]!.payload)).toMatchObject({
+      phase: "command-failed",
+      command: "create",
+      error: { code: "unavailable" },
+    });
     await hub.close();
   });
 

@@ -30,6 +30,7 @@ import {
   type WorkspaceAccess,
 } from "@/server/db/sessions";
 import { isLive, type SessionState } from "@/server/domain/session/session-state";
+import { buildCliArgs } from "@/server/sidecar/process/build-cli-args";
 import { ZPermissionMode } from "@/server/shared/claude-protocol/encode";
 import type { CliMessage, PermissionMode, ResultMessage } from "@/server/shared/claude-protocol/messages";
 import { AppError, ErrorCode, toWireError, type WireError } from "@/server/shared/errors/app-error";
@@ -44,9 +45,15 @@ import type {
   WireEvent,
   WireEventKind,
 } from "@/server/shared/wire/session";
-import { SessionEventWriter, type StoredEvent } from "./session-event-writer";
+import { eventLogStoreOf, SessionEventWriter, type StoredEvent } from "./session-event-writer";
 import type { PermissionDecision } from "@/server/shared/claude-protocol/encode";
-import type { PermissionDecider, PermissionQuestion, RunnerEvent, SessionRunner, SessionRunnerOptions } from "./session-runner-contract";
+import type {
+  PermissionDecider,
+  PermissionQuestion,
+  RunnerEvent,
+  SessionRunner,
+  SessionRunnerOptions,
+} from "./session-runner-contract";
 import { toWireEvent } from "./session-wire-event";
 
 /**
@@ -148,7 +155,7 @@ export class SessionHub {
 
   constructor(private readonly deps: SessionHubDeps) {
     this.ownsWriter = deps.writer === undefined;
-    this.writer = deps.writer ?? new SessionEventWriter(deps.db, deps.log);
+    this.writer = deps.writer ?? new SessionEventWriter(eventLogStoreOf(deps.db), deps.log);
     this.detachWriter = this.writer.onDidStore((stored) => this.onStored(stored));
   }
 
@@ -181,6 +188,15 @@ export class SessionHub {
     const outcome = (async () => {
       const prior = await this.findCreated(access.workspace.id, actor.id, input.commandId);
       if (prior) return this.view(prior);
+      // The argv the child will get, checked before a row exists: a bad model name is the
+      // caller's error, not a session that can never start.
+      buildCliArgs({
+        claudeSessionId: randomUUID(),
+        resume: false,
+        permissionMode: input.mode,
+        model: input.model,
+        allowBypass: access.workspace.allowBypass,
+      });
       return this.startNewSession(actor, access, input);
     })();
     remember(this.creates, key, outcome);
@@ -297,14 +313,25 @@ export class SessionHub {
    * Switches the permission mode. With a live child, the answer is the mode the CLI confirmed;
    * with none, the mode is kept for the next child. `allowBypass` is the workspace's current setting.
    */
-  setMode(actor: Actor, sessionId: string, mode: PermissionModeChoice, commandId: string, allowBypass: boolean): Promise<SetModeResult> {
+  setMode(
+    actor: Actor,
+    sessionId: string,
+    mode: PermissionModeChoice,
+    commandId: string,
+    allowBypass: boolean,
+  ): Promise<SetModeResult> {
     if (mode === "bypassPermissions" && !allowBypass) return Promise.reject(bypassRefused());
     return this.command(sessionId, commandId, "set-mode", async (entry) => {
-      if (mode === "bypassPermissions" && !entry.runnerAllowsBypass && entry.runner && isLive(entry.runner.state)) {
-        throw new AppError(
-          ErrorCode.conflict,
-          "This session's CLI was started before bypassPermissions was allowed. Stop the session and prompt again to restart it with bypass available.",
-        );
+      entry.workspace = { ...entry.workspace, allowBypass };
+      if (mode === "bypassPermissions" && entry.runner && !entry.runnerAllowsBypass) {
+        // The flag is fixed at spawn: only a new runner (and child) can offer bypass.
+        if (isLive(entry.runner.state)) {
+          throw new AppError(
+            ErrorCode.conflict,
+            "This session's CLI was started before bypassPermissions was allowed. Stop the session; the next prompt restarts it with bypass available.",
+          );
+        }
+        await this.retireRunner(entry);
       }
       const confirmed = await this.changeLive(entry, "set-mode", mode, commandId, actor, (runner) =>
         runner.setPermissionMode(mode as PermissionMode),
@@ -319,7 +346,9 @@ export class SessionHub {
   /** Switches the model, as {@link setMode} does the mode. */
   setModel(actor: Actor, sessionId: string, model: string, commandId: string): Promise<SetModelResult> {
     return this.command(sessionId, commandId, "set-model", async (entry) => {
-      const confirmed = await this.changeLive(entry, "set-model", model, commandId, actor, (runner) => runner.setModel(model));
+      const confirmed = await this.changeLive(entry, "set-model", model, commandId, actor, (runner) =>
+        runner.setModel(model),
+      );
       entry.model = confirmed.value;
       this.persistRow(entry);
       this.emitStatus(entry);
@@ -375,7 +404,12 @@ export class SessionHub {
       model: input.model ?? null,
       sidecarId: this.deps.sidecarId ?? null,
     });
-    const entry = this.newEntry(row, access.workspace, { fresh: true, lastSeq: 0, costUsd: 0, conversationStarted: false });
+    const entry = this.newEntry(row, access.workspace, {
+      fresh: true,
+      lastSeq: 0,
+      costUsd: 0,
+      conversationStarted: false,
+    });
     this.entries.set(entry.id, entry);
     this.names.set(actor.id, actor.name);
     const created = await this.append(
@@ -423,15 +457,15 @@ export class SessionHub {
     const allowBypass = entry.workspace.allowBypass;
     const runner = this.deps.createRunner(
       {
-      sessionId: entry.id,
-      workspaceRoot: entry.workspace.rootPath,
-      configDir,
-      claudeSessionId: entry.claudeSessionId,
-      resume,
-      permissionMode: mode.success ? mode.data : "default",
-      ...(entry.model !== null ? { model: entry.model } : {}),
-      allowBypass,
-      includePartialMessages: this.deps.includePartialMessages ?? true,
+        sessionId: entry.id,
+        workspaceRoot: entry.workspace.rootPath,
+        configDir,
+        claudeSessionId: entry.claudeSessionId,
+        resume,
+        permissionMode: mode.success ? mode.data : "default",
+        ...(entry.model !== null ? { model: entry.model } : {}),
+        allowBypass,
+        includePartialMessages: this.deps.includePartialMessages ?? true,
       },
       (question) => this.decide(entry, question),
     );
@@ -441,7 +475,9 @@ export class SessionHub {
       await runner.start();
     } catch (err) {
       detach();
-      await runner.dispose().catch((e: unknown) => this.deps.log.error({ err: e, sessionId: entry.id }, "runner dispose failed"));
+      await runner
+        .dispose()
+        .catch((e: unknown) => this.deps.log.error({ err: e, sessionId: entry.id }, "runner dispose failed"));
       throw err;
     }
     entry.runner = runner;
@@ -480,6 +516,19 @@ export class SessionHub {
     }
     const stored = await this.append(entry, kind, { requested, [field]: value, live }, { commandId, actor });
     return { seq: stored.record.seq, value };
+  }
+
+  /** Drops a runner without a live child, so the next prompt starts one with the current options. */
+  private async retireRunner(entry: SessionEntry): Promise<void> {
+    const runner = entry.runner;
+    if (!runner) return;
+    entry.runner = undefined;
+    entry.detachRunner?.();
+    entry.detachRunner = undefined;
+    entry.runnerAllowsBypass = entry.workspace.allowBypass;
+    await runner
+      .dispose()
+      .catch((err: unknown) => this.deps.log.error({ err, sessionId: entry.id }, "runner dispose failed"));
   }
 
   /** Asks the decider, logs the decision, then lets the runner write it. */
@@ -563,7 +612,12 @@ export class SessionHub {
   // -------------------------------------------------------------------------------------------
   // the log
 
-  private command<R>(sessionId: string, commandId: string, kind: WireEventKind, run: (entry: SessionEntry) => Promise<R>): Promise<R> {
+  private command<R>(
+    sessionId: string,
+    commandId: string,
+    kind: WireEventKind,
+    run: (entry: SessionEntry) => Promise<R>,
+  ): Promise<R> {
     return (async () => {
       this.assertOpen();
       const entry = await this.entry(sessionId);
@@ -609,7 +663,9 @@ export class SessionHub {
     });
     entry.tail = stored.catch(() => undefined);
     if (!command) {
-      stored.catch((err: unknown) => this.deps.log.error({ err, sessionId: entry.id, kind }, "an event was not stored and is lost"));
+      stored.catch((err: unknown) =>
+        this.deps.log.error({ err, sessionId: entry.id, kind }, "an event was not stored and is lost"),
+      );
     }
     return stored;
   }
@@ -761,7 +817,9 @@ export class SessionHub {
   }
 
   private async learnNames(rows: readonly SessionEventRecord[]): Promise<void> {
-    const missing = [...new Set(rows.map((r) => r.userId).filter((id): id is string => id !== null && !this.names.has(id)))];
+    const missing = [
+      ...new Set(rows.map((r) => r.userId).filter((id): id is string => id !== null && !this.names.has(id))),
+    ];
     if (missing.length === 0) return;
     for (const [id, name] of await findUserNames(this.deps.db, missing)) this.names.set(id, name);
   }
@@ -816,7 +874,10 @@ function remember<V>(map: Map<string, V>, key: string, value: V): void {
 function assertNotDead(entry: SessionEntry): void {
   const status = entry.runner?.state.status ?? entry.status;
   if (status === "dead") {
-    throw new AppError(ErrorCode.conflict, "This session's CLI crashed too often and the session is closed. Start a new session.");
+    throw new AppError(
+      ErrorCode.conflict,
+      "This session's CLI crashed too often and the session is closed. Start a new session.",
+    );
   }
 }
 
@@ -831,7 +892,10 @@ function shuttingDown(): AppError {
 }
 
 function bypassRefused(): AppError {
-  return new AppError(ErrorCode.forbidden, "bypassPermissions is not enabled for this workspace; an owner can allow it in the workspace settings.");
+  return new AppError(
+    ErrorCode.forbidden,
+    "bypassPermissions is not enabled for this workspace; an owner can allow it in the workspace settings.",
+  );
 }
 
 function reusedCommandId(): AppError {

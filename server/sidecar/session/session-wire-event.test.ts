@@ -33,13 +33,22 @@ describe("toWireEvent", () => {
   });
 
   it("trims a payload over the limit, keeping its shape, unless asked for the whole", () => {
-    const value = { type: "user", message: { content: [{ type: "tool_result", tool_use_id: "t1", content: "é".repeat(100_000) }] } };
+    const value = {
+      type: "user",
+      message: { content: [{ type: "tool_result", tool_use_id: "t1", content: "é".repeat(100_000) }] },
+    };
     const text = JSON.stringify(value);
     const event = toWireEvent(record(text), { maxBytes: 4096 });
     expect(event.trimmed).toBe(true);
     expect(size(event.payload)).toBeLessThanOrEqual(4096);
-    expect(event.payload).toMatchObject({ type: "user", message: { content: [{ type: "tool_result", tool_use_id: "t1" }] } });
-    expect(toWireEvent(record(text), { maxBytes: 4096, whole: true })).toMatchObject({ trimmed: false, payload: value });
+    expect(event.payload).toMatchObject({
+      type: "user",
+      message: { content: [{ type: "tool_result", tool_use_id: "t1" }] },
+    });
+    expect(toWireEvent(record(text), { maxBytes: 4096, whole: true })).toMatchObject({
+      trimmed: false,
+      payload: value,
+    });
   });
 
   it("shows a payload that is not JSON as text", () => {
@@ -55,7 +64,9 @@ describe("trimPayload", () => {
   });
 
   it("shortens long arrays of small items", () => {
-    const trimmed = trimPayload({ type: "x", items: Array.from({ length: 50_000 }, (_, i) => i) }, 2048) as { items: number[] };
+    const trimmed = trimPayload({ type: "x", items: Array.from({ length: 50_000 }, (_, i) => i) }, 2048) as {
+      items: number[];
+    };
     expect(size(trimmed)).toBeLessThanOrEqual(2048);
     expect(trimmed.items.slice(0, 3)).toEqual([0, 1, 2]);
   });

@@ -23,7 +23,8 @@ export function toWireEvent(record: SessionEventRecord, options: ToWireEventOpti
   const maxBytes = options.maxBytes ?? maxWirePayloadBytes;
   const value = "value" in options ? options.value : parsePayload(record.payload);
   // UTF-16 length × 3 bounds the UTF-8 size: most lines skip the byte count.
-  const tooLarge = !options.whole && record.payload.length * 3 > maxBytes && Buffer.byteLength(record.payload) > maxBytes;
+  const tooLarge =
+    !options.whole && record.payload.length * 3 > maxBytes && Buffer.byteLength(record.payload) > maxBytes;
   const event: WireEvent = {
     sessionId: record.sessionId,
     seq: record.seq,
@@ -62,7 +63,10 @@ export function trimPayload(value: unknown, maxBytes: number = maxWirePayloadByt
   }
   if (value !== null && typeof value === "object" && !Array.isArray(value)) {
     const { type, subtype } = value as { type?: unknown; subtype?: unknown };
-    return { type: typeof type === "string" ? type.slice(0, 100) : undefined, subtype: typeof subtype === "string" ? subtype.slice(0, 100) : undefined };
+    return {
+      type: typeof type === "string" ? type.slice(0, 100) : undefined,
+      subtype: typeof subtype === "string" ? subtype.slice(0, 100) : undefined,
+    };
   }
   return typeof value === "string" ? value.slice(0, Math.floor(maxBytes / 4)) : null;
 }
@@ -71,7 +75,9 @@ const maxDepth = 64;
 
 function cut(value: unknown, stringCap: number, arrayCap: number, depth: number): unknown {
   if (typeof value === "string") {
-    return value.length <= stringCap ? value : `${value.slice(0, stringCap)}… [${value.length - stringCap} more characters]`;
+    return value.length <= stringCap
+      ? value
+      : `${value.slice(0, stringCap)}… [${value.length - stringCap} more characters]`;
   }
   if (value === null || typeof value !== "object") return value;
   if (depth >= maxDepth) return null;

@@ -65,7 +65,11 @@ export class SessionPresence {
 
   private update(sessionId: string, before: Viewer[]): PresenceUpdate {
     const viewers = this.viewers(sessionId);
-    const ids = (list: Viewer[]) => list.map((v) => v.userId).sort().join("\u0000");
+    const ids = (list: Viewer[]) =>
+      list
+        .map((v) => v.userId)
+        .sort()
+        .join("\u0000");
     return { sessionId, viewers, changed: ids(before) !== ids(viewers) };
   }
 }

@@ -51,14 +51,16 @@ class Client {
   subscribe(sessionId: string, afterSeq = this.lastSeq): Promise<Ack<SubscribeResult>> {
     this.subscribed = sessionId;
     return new Promise((resolve, reject) => {
-      this.socket.timeout(30_000).emit("session:subscribe", { sessionId, afterSeq }, (err: Error | null, ack: Ack<SubscribeResult>) => {
-        if (err) return reject(err);
-        if (ack.ok) {
-          if (ack.data.reset) this.events.length = 0;
-          this.events.push(...ack.data.events);
-        }
-        resolve(ack);
-      });
+      this.socket
+        .timeout(30_000)
+        .emit("session:subscribe", { sessionId, afterSeq }, (err: Error | null, ack: Ack<SubscribeResult>) => {
+          if (err) return reject(err);
+          if (ack.ok) {
+            if (ack.data.reset) this.events.length = 0;
+            this.events.push(...ack.data.events);
+          }
+          resolve(ack);
+        });
     });
   }
 }
@@ -77,11 +79,18 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs = 30_000
 
 /** A socket server with the session handlers on a hub made by `createRunner`. */
 async function startServer(fx: SessionFixtures, createRunner: CreateRunner) {
-  const hub = new SessionHub({ db: fx.db, createRunner, configRoot: path.join(fx.dataDir, "claude-config"), sidecarId: "it", log });
+  const hub = new SessionHub({
+    db: fx.db,
+    createRunner,
+    configRoot: path.join(fx.dataDir, "claude-config"),
+    sidecarId: "it",
+    log,
+  });
   const server: SocketServer = createSocketServer({
     secret,
     allowedOrigins: [origin],
-    findUser: async (id) => (await fx.db.user.findUnique({ where: { id }, select: { id: true, email: true, name: true } })) ?? undefined,
+    findUser: async (id) =>
+      (await fx.db.user.findUnique({ where: { id }, select: { id: true, email: true, name: true } })) ?? undefined,
     log,
   });
   const detach = attachSessionSockets(server.io, { hub, db: fx.db, log });
@@ -121,7 +130,8 @@ async function logOf(fx: SessionFixtures, sessionId: string) {
 }
 
 /** What must be identical between a client's list and the log (user names aside). */
-const comparable = (events: WireEvent[]) => events.map((e) => ({ seq: e.seq, kind: e.kind, payload: e.payload, trimmed: e.trimmed, at: e.at }));
+const comparable = (events: WireEvent[]) =>
+  events.map((e) => ({ seq: e.seq, kind: e.kind, payload: e.payload, trimmed: e.trimmed, at: e.at }));
 
 describe("session sockets with the real CLI", () => {
   let cli: CliEnv;
@@ -132,13 +142,19 @@ describe("session sockets with the real CLI", () => {
 
   beforeAll(async () => {
     cli = await startCliEnv();
-    cli.server.addScenario("slow", [say(Array.from({ length: 30 }, (_, i) => `word${i} `).join(""), { chunkDelayMs: 100 })]);
+    cli.server.addScenario("slow", [
+      say(Array.from({ length: 30 }, (_, i) => `word${i} `).join(""), { chunkDelayMs: 100 }),
+    ]);
     fx = await createSessionFixtures({ rootPath: cli.cwd });
     server = await startServer(fx, (options, decidePermission) =>
       createSessionRunner(options, { cliPath: cli.cliPath, decidePermission, baseEnv: cli.env }),
     );
     ownerClient = await server.open(fx.owner);
-    const created = await ownerClient.command<SessionView>("session:create", { workspace: fx.workspace.slug, mode: "default", commandId: commandId() });
+    const created = await ownerClient.command<SessionView>("session:create", {
+      workspace: fx.workspace.slug,
+      mode: "default",
+      commandId: commandId(),
+    });
     if (!created.ok) throw new Error(created.error.message);
     sessionId = created.data.id;
   });
@@ -170,9 +186,17 @@ describe("session sockets with the real CLI", () => {
     expect(b.ok && b.data.viewers.map((v) => v.userId).sort()).toEqual([fx.owner.id, fx.editor.id].sort());
     await until(() => ownerClient.presence.some((p) => p.viewers.length === 2), 5_000, "presence of two");
 
-    const sent = await ownerClient.command<{ seq: number }>("session:prompt", { sessionId, text: "Hello there", commandId: commandId() });
+    const sent = await ownerClient.command<{ seq: number }>("session:prompt", {
+      sessionId,
+      text: "Hello there",
+      commandId: commandId(),
+    });
     expect(sent.ok).toBe(true);
-    await until(() => ownerClient.events.some((e) => e.kind === "cli" && (e.payload as { type?: string }).type === "result"), 30_000, "result");
+    await until(
+      () => ownerClient.events.some((e) => e.kind === "cli" && (e.payload as { type?: string }).type === "result"),
+      30_000,
+      "result",
+    );
     await settle(ownerClient, editorClient);
 
     const stored = await logOf(fx, sessionId);
@@ -193,7 +217,11 @@ describe("session sockets with the real CLI", () => {
     await dropper.subscribe(sessionId, 0);
     const before = dropper.lastSeq;
     await ownerClient.command("session:prompt", { sessionId, text: "[scenario:slow] go", commandId: commandId() });
-    await until(() => dropper.events.filter((e) => e.seq > before && e.kind === "cli").length >= 8, 30_000, "stream started");
+    await until(
+      () => dropper.events.filter((e) => e.seq > before && e.kind === "cli").length >= 8,
+      30_000,
+      "stream started",
+    );
     dropper.socket.disconnect();
     const heldAtDrop = dropper.lastSeq;
     await until(async () => (await server.hub.view(sessionId)).lastSeq > heldAtDrop + 5, 30_000, "events while away");
@@ -223,17 +251,33 @@ describe("session sockets with the real CLI", () => {
     const stored = await listSessionEvents(fx.db, sessionId, 0);
     expect(stored.filter((r) => r.kind === "prompt" && r.commandId === id)).toHaveLength(1);
     // The model was asked once for this prompt (a second send would be a second turn).
-    const modelCalls = cli.server.requests.filter((r) => r.kind === "messages" && r.toolNames.length > 0 && r.prompt.includes("Only once, please"));
+    const modelCalls = cli.server.requests.filter(
+      (r) => r.kind === "messages" && r.toolNames.length > 0 && r.prompt.includes("Only once, please"),
+    );
     expect(modelCalls).toHaveLength(1);
-    const turns = stored.filter((r) => r.kind === "cli" && r.seq > (first.ok ? first.data.seq : 0) && JSON.parse(r.payload).type === "result");
+    const turns = stored.filter(
+      (r) => r.kind === "cli" && r.seq > (first.ok ? first.data.seq : 0) && JSON.parse(r.payload).type === "result",
+    );
     expect(turns).toHaveLength(1);
   });
 
   it("switches the permission mode with the CLI's confirmation", async () => {
-    const ack = await ownerClient.command<{ mode: string }>("session:set-mode", { sessionId, mode: "acceptEdits", commandId: commandId() });
+    const ack = await ownerClient.command<{ mode: string }>("session:set-mode", {
+      sessionId,
+      mode: "acceptEdits",
+      commandId: commandId(),
+    });
     expect(ack).toMatchObject({ ok: true, data: { mode: "acceptEdits" } });
-    await until(() => ownerClient.statuses.some((s) => s.id === sessionId && s.mode === "acceptEdits"), 5_000, "status with the new mode");
-    const bypass = await ownerClient.command("session:set-mode", { sessionId, mode: "bypassPermissions", commandId: commandId() });
+    await until(
+      () => ownerClient.statuses.some((s) => s.id === sessionId && s.mode === "acceptEdits"),
+      5_000,
+      "status with the new mode",
+    );
+    const bypass = await ownerClient.command("session:set-mode", {
+      sessionId,
+      mode: "bypassPermissions",
+      commandId: commandId(),
+    });
     expect(bypass).toMatchObject({ ok: false, error: { code: "forbidden" } });
   });
 
@@ -248,7 +292,10 @@ describe("session sockets with the real CLI", () => {
       ["session:set-model", { model: "claude-test" }],
     ] as const) {
       const ack = await viewer.command(name, { sessionId, commandId: commandId(), ...extra });
-      expect(ack).toMatchObject({ ok: false, error: { code: "forbidden", message: expect.stringMatching(/Viewers can read/) } });
+      expect(ack).toMatchObject({
+        ok: false,
+        error: { code: "forbidden", message: expect.stringMatching(/Viewers can read/) },
+      });
     }
     const create = await viewer.command("session:create", { workspace: fx.workspace.slug, commandId: commandId() });
     expect(create).toMatchObject({ ok: false, error: { code: "forbidden" } });
@@ -261,11 +308,18 @@ describe("session sockets with the real CLI", () => {
     expect(existing).toMatchObject({ ok: false, error: { code: "not_found" } });
     expect(missing).toEqual(existing);
     const prompt = await outsider.command("session:prompt", { sessionId, text: "hi", commandId: commandId() });
-    const promptMissing = await outsider.command("session:prompt", { sessionId: "c0000000000000000000nope", text: "hi", commandId: commandId() });
+    const promptMissing = await outsider.command("session:prompt", {
+      sessionId: "c0000000000000000000nope",
+      text: "hi",
+      commandId: commandId(),
+    });
     expect(prompt).toEqual(existing);
     expect(promptMissing).toEqual(existing);
     expect(await outsider.command("session:fetch-event", { sessionId, seq: 1 })).toEqual(existing);
-    expect(await outsider.command("workspace:watch", { workspace: fx.workspace.slug })).toMatchObject({ ok: false, error: { code: "not_found" } });
+    expect(await outsider.command("workspace:watch", { workspace: fx.workspace.slug })).toMatchObject({
+      ok: false,
+      error: { code: "not_found" },
+    });
   });
 
   it("answers invalid payloads with invalid_payload and the socket stays usable", async () => {
@@ -285,8 +339,13 @@ describe("session sockets with the real CLI", () => {
       const ack = await client.command("session:prompt", payload);
       expect(ack).toMatchObject({ ok: false, error: { code: "invalid_payload" } });
     }
-    expect(await client.command("session:subscribe", { sessionId, afterSeq: -1 })).toMatchObject({ ok: false, error: { code: "invalid_payload" } });
-    expect(await client.command("session:set-mode", { sessionId, mode: "yolo", commandId: commandId() })).toMatchObject({ ok: false, error: { code: "invalid_payload" } });
+    expect(await client.command("session:subscribe", { sessionId, afterSeq: -1 })).toMatchObject({
+      ok: false,
+      error: { code: "invalid_payload" },
+    });
+    expect(await client.command("session:set-mode", { sessionId, mode: "yolo", commandId: commandId() })).toMatchObject(
+      { ok: false, error: { code: "invalid_payload" } },
+    );
     expect(client.socket.connected).toBe(true);
     expect(await client.command("system:whoami", {})).toMatchObject({ ok: true, data: { id: fx.editor.id } });
     expect((await client.subscribe(sessionId, 0)).ok).toBe(true);
@@ -295,21 +354,34 @@ describe("session sockets with the real CLI", () => {
   it("gives a client that is ahead of the server the whole log, flagged reset", async () => {
     const client = await server.open(fx.editor);
     const stored = await logOf(fx, sessionId);
-    const ack = await client.command<SubscribeResult>("session:subscribe", { sessionId, afterSeq: stored.length + 100 });
+    const ack = await client.command<SubscribeResult>("session:subscribe", {
+      sessionId,
+      afterSeq: stored.length + 100,
+    });
     expect(ack.ok && ack.data.reset).toBe(true);
     expect(ack.ok && comparable(ack.data.events)).toEqual(comparable(stored));
   });
 
   it("returns a whole event on fetch, and tells workspace watchers about status changes", async () => {
     const watcher = await server.open(fx.viewer);
-    const watched = await watcher.command<{ workspaceId: string; sessions: SessionView[] }>("workspace:watch", { workspace: fx.workspace.slug });
+    const watched = await watcher.command<{ workspaceId: string; sessions: SessionView[] }>("workspace:watch", {
+      workspace: fx.workspace.slug,
+    });
     expect(watched).toMatchObject({ ok: true, data: { workspaceId: fx.workspace.id } });
     expect(watched.ok && watched.data.sessions.map((s) => s.id)).toContain(sessionId);
     const fetched = await watcher.command<WireEvent>("session:fetch-event", { sessionId, seq: 1 });
     expect(fetched).toMatchObject({ ok: true, data: { seq: 1, kind: "process", trimmed: false } });
     await ownerClient.command("session:stop", { sessionId, commandId: commandId() });
-    await until(() => watcher.statuses.some((s) => s.id === sessionId && s.status === "stopped"), 15_000, "stopped status");
-    await until(async () => (await fx.db.session.findUniqueOrThrow({ where: { id: sessionId } })).status === "stopped", 5_000, "row stopped");
+    await until(
+      () => watcher.statuses.some((s) => s.id === sessionId && s.status === "stopped"),
+      15_000,
+      "stopped status",
+    );
+    await until(
+      async () => (await fx.db.session.findUniqueOrThrow({ where: { id: sessionId } })).status === "stopped",
+      5_000,
+      "row stopped",
+    );
   });
 });
 
@@ -329,7 +401,10 @@ describe("session sockets under load (fake CLI)", () => {
 
   it("subscribers joining while events flow get every event once, in order", async () => {
     const owner = await server.open(fx.owner);
-    const created = await owner.command<SessionView>("session:create", { workspace: fx.workspace.slug, commandId: commandId() });
+    const created = await owner.command<SessionView>("session:create", {
+      workspace: fx.workspace.slug,
+      commandId: commandId(),
+    });
     if (!created.ok) throw new Error(created.error.message);
     const id = created.data.id;
     const runner: FakeSessionRunner = factory.runners.at(-1)!;
@@ -337,7 +412,8 @@ describe("session sockets under load (fake CLI)", () => {
     const flow = (async () => {
       let n = 0;
       while (flowing) {
-        for (let i = 0; i < 5; i++) runner.emitLine({ type: "stream_event", event: { type: "ping", n: n++ }, session_id: "s" });
+        for (let i = 0; i < 5; i++)
+          runner.emitLine({ type: "stream_event", event: { type: "ping", n: n++ }, session_id: "s" });
         await new Promise((r) => setTimeout(r, 1));
       }
     })();

@@ -58,7 +58,9 @@ const viewerRefused =
  */
 export function attachSessionSockets(io: Server, deps: SessionSocketDeps): () => void {
   const presence = new SessionPresence();
-  const offEvent = deps.hub.onDidEmitEvent((event) => io.to(sessionRoom(event.sessionId)).emit(SessionFact.event, event));
+  const offEvent = deps.hub.onDidEmitEvent((event) =>
+    io.to(sessionRoom(event.sessionId)).emit(SessionFact.event, event),
+  );
   const offStatus = deps.hub.onDidChangeStatus((view) =>
     io.to([sessionRoom(view.id), workspaceRoom(view.workspaceId)]).emit(SessionFact.status, view),
   );
@@ -75,7 +77,13 @@ export function attachSessionSockets(io: Server, deps: SessionSocketDeps): () =>
   };
 }
 
-function registerSessionHandlers(io: Server, socket: Socket, user: SocketUser, deps: SessionSocketDeps, presence: SessionPresence): void {
+function registerSessionHandlers(
+  io: Server,
+  socket: Socket,
+  user: SocketUser,
+  deps: SessionSocketDeps,
+  presence: SessionPresence,
+): void {
   const { hub, db, log } = deps;
   const actor: Actor = { id: user.id, name: user.name };
   const announce = (update: PresenceUpdate) => {
@@ -97,7 +105,10 @@ function registerSessionHandlers(io: Server, socket: Socket, user: SocketUser, d
     const role = access === undefined ? undefined : parseRole(access.role);
     if (!access || !role) throw new AppError(ErrorCode.notFound, workspaceNotFound);
     if (!canPerform(role, action)) {
-      throw new AppError(ErrorCode.forbidden, "Viewers cannot start sessions. Ask a workspace owner for the editor role.");
+      throw new AppError(
+        ErrorCode.forbidden,
+        "Viewers cannot start sessions. Ask a workspace owner for the editor role.",
+      );
     }
     return access;
   };
@@ -106,7 +117,12 @@ function registerSessionHandlers(io: Server, socket: Socket, user: SocketUser, d
     SessionCommand.create,
     handleCommand(
       ZCreateSession,
-      async (p) => hub.createSession(actor, await authorizeWorkspace(p.workspace, "steer"), { mode: p.mode, model: p.model, commandId: p.commandId }),
+      async (p) =>
+        hub.createSession(actor, await authorizeWorkspace(p.workspace, "steer"), {
+          mode: p.mode,
+          model: p.model,
+          commandId: p.commandId,
+        }),
       log,
     ),
   );
@@ -152,9 +168,30 @@ function registerSessionHandlers(io: Server, socket: Socket, user: SocketUser, d
     async (p: P): Promise<R> =>
       run(p, await authorize(p.sessionId, "steer"));
 
-  socket.on(SessionCommand.prompt, handleCommand(ZPrompt, steering((p) => hub.prompt(actor, p.sessionId, p.text, p.commandId)), log));
-  socket.on(SessionCommand.interrupt, handleCommand(ZSessionCommand, steering((p) => hub.interrupt(actor, p.sessionId, p.commandId)), log));
-  socket.on(SessionCommand.stop, handleCommand(ZSessionCommand, steering((p) => hub.stop(actor, p.sessionId, p.commandId)), log));
+  socket.on(
+    SessionCommand.prompt,
+    handleCommand(
+      ZPrompt,
+      steering((p) => hub.prompt(actor, p.sessionId, p.text, p.commandId)),
+      log,
+    ),
+  );
+  socket.on(
+    SessionCommand.interrupt,
+    handleCommand(
+      ZSessionCommand,
+      steering((p) => hub.interrupt(actor, p.sessionId, p.commandId)),
+      log,
+    ),
+  );
+  socket.on(
+    SessionCommand.stop,
+    handleCommand(
+      ZSessionCommand,
+      steering((p) => hub.stop(actor, p.sessionId, p.commandId)),
+      log,
+    ),
+  );
   socket.on(
     SessionCommand.setMode,
     handleCommand(
@@ -163,7 +200,14 @@ function registerSessionHandlers(io: Server, socket: Socket, user: SocketUser, d
       log,
     ),
   );
-  socket.on(SessionCommand.setModel, handleCommand(ZSetModel, steering((p) => hub.setModel(actor, p.sessionId, p.model, p.commandId)), log));
+  socket.on(
+    SessionCommand.setModel,
+    handleCommand(
+      ZSetModel,
+      steering((p) => hub.setModel(actor, p.sessionId, p.model, p.commandId)),
+      log,
+    ),
+  );
   socket.on(
     SessionCommand.fetchEvent,
     handleCommand(
