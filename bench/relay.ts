@@ -237,6 +237,7 @@ async function serveSidecar(config: RunConfig): Promise<void> {
     { SessionHub },
     { createSessionFixtures },
     { fakeRunnerFactory },
+    { startWalCheckpointer },
   ] = await Promise.all([
     import("../server/shared/socket-token"),
     import("../server/sidecar/socket/create-socket-server"),
@@ -244,6 +245,7 @@ async function serveSidecar(config: RunConfig): Promise<void> {
     import("../server/sidecar/session/session-hub"),
     import("../test/session-fixtures"),
     import("../test/fake-session-runner"),
+    import("../server/db/wal-checkpointer"),
   ]);
   const log = pino({ level: "silent" });
   const out = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
@@ -306,6 +308,8 @@ async function serveSidecar(config: RunConfig): Promise<void> {
   }
 
   const fx = await createSessionFixtures(cli ? { rootPath: cli.cwd } : {});
+  // As the sidecar's main.ts does: checkpoints off the event loop.
+  const checkpointer = await startWalCheckpointer(fx.db, fx.url, { log });
   const hub = new SessionHub({ db: fx.db, createRunner, configRoot: path.join(fx.dataDir, "claude-config"), log });
   const server = createSocketServer({
     secret,
@@ -360,6 +364,7 @@ async function serveSidecar(config: RunConfig): Promise<void> {
   clearInterval(sampler);
   await server.close();
   await hub.close();
+  await checkpointer.close();
   await cli?.close();
   await fx.close();
 }

@@ -35,7 +35,10 @@ async function allowUntil(page: Page, tool: string): Promise<Locator> {
     if ((await first.getAttribute("data-tool")) === tool) return first;
     const id = await first.getAttribute("data-approval-id");
     await first.getByTestId("approve-button").click();
-    await expect(page.locator(`[data-testid="approval-card"][data-approval-id="${id}"]`)).not.toHaveAttribute("data-status", "pending");
+    await expect(page.locator(`[data-testid="approval-card"][data-approval-id="${id}"]`)).not.toHaveAttribute(
+      "data-status",
+      "pending",
+    );
   }
   throw new Error(`no ${tool} approval arrived`);
 }
@@ -48,7 +51,9 @@ async function secondsLeft(card: Locator): Promise<number | null> {
   return remaining === "none" || remaining === null ? null : Number(remaining);
 }
 
-test("an Edit is reviewed in another member's inbox, changed in the diff and allowed; a pending approval survives a reload", async ({ browser }, testInfo) => {
+test("an Edit is reviewed in another member's inbox, changed in the diff and allowed; a pending approval survives a reload", async ({
+  browser,
+}, testInfo) => {
   test.setTimeout(240_000);
   const stamp = Date.now().toString(36);
   const ada = await signedInPage(browser, uniqueEmail("ada"), `Ada ${stamp}`);
@@ -60,7 +65,9 @@ test("an Edit is reviewed in another member's inbox, changed in the diff and all
     const created = await ada.request.post("/api/workspaces", { data: { name: `Approvals ${stamp}` } });
     expect(created.status()).toBe(201);
     const { data: ws } = (await created.json()) as { data: { slug: string } };
-    const added = await ada.request.post(`/api/workspaces/${ws.slug}/members`, { data: { email: beaEmail, role: "editor" } });
+    const added = await ada.request.post(`/api/workspaces/${ws.slug}/members`, {
+      data: { email: beaEmail, role: "editor" },
+    });
     expect(added.status(), await added.text()).toBe(201);
 
     await ada.goto(`/w/${ws.slug}`);

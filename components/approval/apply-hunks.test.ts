@@ -19,8 +19,12 @@ describe("applyHunks", () => {
   });
 
   it("applies only the accepted hunks", () => {
-    expect(applyHunks(original, hunks, new Set(["h2"]))).toBe(["# Title", "", "one", "two", "three", "inserted", "", "Status: draft", ""].join("\n"));
-    expect(applyHunks(original, hunks, new Set(["h1", "h3"]))).toBe(["# Title", "", "one", "TWO", "three", "", ""].join("\n"));
+    expect(applyHunks(original, hunks, new Set(["h2"]))).toBe(
+      ["# Title", "", "one", "two", "three", "inserted", "", "Status: draft", ""].join("\n"),
+    );
+    expect(applyHunks(original, hunks, new Set(["h1", "h3"]))).toBe(
+      ["# Title", "", "one", "TWO", "three", "", ""].join("\n"),
+    );
   });
 
   it("does not depend on the hunks' order or on the empty-range convention", () => {

@@ -68,7 +68,15 @@ type Busy = "allow" | "remember" | "deny" | "stop" | undefined;
  * the questions, the plan, or the input), and the ways to answer it. Decided approvals show who
  * answered, when, and with what. Reusable inline in a session with any `onDecide`.
  */
-export function ApprovalCard({ approval, onDecide, selected = false, showContext = true, shortcuts = false, onActivate, ref }: ApprovalCardProps) {
+export function ApprovalCard({
+  approval,
+  onDecide,
+  selected = false,
+  showContext = true,
+  shortcuts = false,
+  onActivate,
+  ref,
+}: ApprovalCardProps) {
   const [busy, setBusy] = useState<Busy>();
   const [error, setError] = useState<string>();
   const [sent, setSent] = useState<ApprovalStatus>();
@@ -107,7 +115,8 @@ export function ApprovalCard({ approval, onDecide, selected = false, showContext
 
   const allowDecision = (): Decision | string => {
     const d = draft.current;
-    if (approval.review && fileTools.has(tool)) return { behavior: "allow", reviewedText: d.reviewedText ?? approval.review.proposed };
+    if (approval.review && fileTools.has(tool))
+      return { behavior: "allow", reviewedText: d.reviewedText ?? approval.review.proposed };
     if (tool === "Bash" && d.command !== undefined) {
       if (d.command.trim() === "") return "The command is empty. Restore the proposal or write a command.";
       return { behavior: "allow", updatedInput: { ...approval.input, command: d.command } };
@@ -136,7 +145,11 @@ export function ApprovalCard({ approval, onDecide, selected = false, showContext
 
   const deny = (stop: boolean) => {
     const text = message.trim();
-    void decide(stop ? "stop" : "deny", { behavior: "deny", ...(text ? { message: text } : {}), ...(stop ? { stop: true } : {}) });
+    void decide(stop ? "stop" : "deny", {
+      behavior: "deny",
+      ...(text ? { message: text } : {}),
+      ...(stop ? { stop: true } : {}),
+    });
   };
 
   useImperativeHandle(ref, () => ({
@@ -166,16 +179,26 @@ export function ApprovalCard({ approval, onDecide, selected = false, showContext
       <header className="flex items-start gap-2 px-3 pt-2.5 pb-2">
         <ToolChip tool={tool} />
         <div className="min-w-0 flex-1">
-          <div className="truncate font-mono text-xs font-medium text-zinc-800 dark:text-zinc-200" title={approvalSummary(approval)}>
+          <div
+            className="truncate font-mono text-xs font-medium text-zinc-800 dark:text-zinc-200"
+            title={approvalSummary(approval)}
+          >
             {approvalSummary(approval) || <span className="text-zinc-400">{tool}</span>}
           </div>
           {showContext && (
             <div className="mt-0.5 flex flex-wrap items-center gap-x-1.5 text-xs text-zinc-500">
-              <Link href={`/w/${approval.workspace.slug}`} className="hover:text-zinc-800 hover:underline dark:hover:text-zinc-200">
+              <Link
+                href={`/w/${approval.workspace.slug}`}
+                className="hover:text-zinc-800 hover:underline dark:hover:text-zinc-200"
+              >
                 {approval.workspace.name}
               </Link>
               <span aria-hidden>·</span>
-              <Link href={`/w/${approval.workspace.slug}/s/${approval.sessionId}`} data-testid="approval-session-link" className="max-w-[24ch] truncate hover:text-zinc-800 hover:underline dark:hover:text-zinc-200">
+              <Link
+                href={`/w/${approval.workspace.slug}/s/${approval.sessionId}`}
+                data-testid="approval-session-link"
+                className="max-w-[24ch] truncate hover:text-zinc-800 hover:underline dark:hover:text-zinc-200"
+              >
                 {sessionTitle({ id: approval.sessionId, title: approval.sessionTitle })}
               </Link>
               <span aria-hidden>·</span>
@@ -213,13 +236,22 @@ export function ApprovalCard({ approval, onDecide, selected = false, showContext
           <ApprovalBody approval={approval} draft={draft} questions={questions} readOnly={false} />
         </div>
       ) : (
-        <DecidedSummary approval={approval} status={status} detailsOpen={detailsOpen} onToggleDetails={() => setDetailsOpen((o) => !o)}>
+        <DecidedSummary
+          approval={approval}
+          status={status}
+          detailsOpen={detailsOpen}
+          onToggleDetails={() => setDetailsOpen((o) => !o)}
+        >
           {detailsOpen && <ApprovalBody approval={approval} draft={draft} questions={questions} readOnly />}
         </DecidedSummary>
       )}
 
       {error && (
-        <p data-testid="approval-error" role="alert" className="mx-3 mb-2 rounded bg-red-50 px-2 py-1 text-xs text-red-800 dark:bg-red-950/60 dark:text-red-300">
+        <p
+          data-testid="approval-error"
+          role="alert"
+          className="mx-3 mb-2 rounded bg-red-50 px-2 py-1 text-xs text-red-800 dark:bg-red-950/60 dark:text-red-300"
+        >
           {error}
         </p>
       )}
@@ -227,7 +259,13 @@ export function ApprovalCard({ approval, onDecide, selected = false, showContext
       {pending && (
         <footer className="space-y-2 rounded-b-lg border-t border-zinc-200 bg-zinc-50/70 px-3 py-2 dark:border-zinc-800 dark:bg-zinc-950/40">
           <div className="flex flex-wrap items-center gap-2">
-            <button type="button" data-testid="approve-button" className={buttons.allow} disabled={!!busy} onClick={() => allow(false)}>
+            <button
+              type="button"
+              data-testid="approve-button"
+              className={buttons.allow}
+              disabled={!!busy}
+              onClick={() => allow(false)}
+            >
               {busy === "allow" ? "Sending…" : isPlan ? "Approve plan" : isQuestion ? "Submit answers" : "Allow"}
               {shortcuts && <Kbd>a</Kbd>}
             </button>
@@ -235,7 +273,10 @@ export function ApprovalCard({ approval, onDecide, selected = false, showContext
               <div className="flex min-w-0 flex-wrap items-center gap-1.5 text-xs">
                 <span className="text-zinc-500">or always allow</span>
                 {approval.rememberOptions.length === 1 ? (
-                  <span className="max-w-[28ch] truncate rounded bg-zinc-100 px-1.5 py-0.5 font-mono text-[11px] dark:bg-zinc-800" title={approval.rememberOptions[0]!.label}>
+                  <span
+                    className="max-w-[28ch] truncate rounded bg-zinc-100 px-1.5 py-0.5 font-mono text-[11px] dark:bg-zinc-800"
+                    title={approval.rememberOptions[0]!.label}
+                  >
                     {approval.rememberOptions[0]!.label}
                   </span>
                 ) : (
@@ -267,7 +308,13 @@ export function ApprovalCard({ approval, onDecide, selected = false, showContext
                 ) : (
                   <span className="text-zinc-500">in this session</span>
                 )}
-                <button type="button" data-testid="approve-remember-button" className={buttons.quietSmall} disabled={!!busy} onClick={() => allow(true)}>
+                <button
+                  type="button"
+                  data-testid="approve-remember-button"
+                  className={buttons.quietSmall}
+                  disabled={!!busy}
+                  onClick={() => allow(true)}
+                >
                   {busy === "remember" ? "Sending…" : "Allow and remember"}
                 </button>
               </div>
@@ -290,10 +337,20 @@ export function ApprovalCard({ approval, onDecide, selected = false, showContext
                   deny(false);
                 }
               }}
-              placeholder={isPlan ? "What should change in the plan? (sent with Keep planning)" : "Message to Claude (optional, sent with Deny)"}
+              placeholder={
+                isPlan
+                  ? "What should change in the plan? (sent with Keep planning)"
+                  : "Message to Claude (optional, sent with Deny)"
+              }
               className="min-h-[30px] min-w-[12rem] flex-1 resize-y rounded-md border border-zinc-300 bg-white px-2 py-1 text-xs leading-[18px] outline-none placeholder:text-zinc-400 focus:border-indigo-500 focus:ring-2 focus:ring-indigo-500/30 dark:border-zinc-700 dark:bg-zinc-900"
             />
-            <button type="button" data-testid="deny-button" className={buttons.deny} disabled={!!busy} onClick={() => deny(false)}>
+            <button
+              type="button"
+              data-testid="deny-button"
+              className={buttons.deny}
+              disabled={!!busy}
+              onClick={() => deny(false)}
+            >
               {busy === "deny" ? "Sending…" : isPlan ? "Keep planning" : "Deny"}
               {shortcuts && <Kbd>d</Kbd>}
             </button>
@@ -314,14 +371,26 @@ export function ApprovalCard({ approval, onDecide, selected = false, showContext
   );
 }
 
-function ApprovalBody({ approval, draft, questions, readOnly }: { approval: ApprovalView; draft: { current: Draft }; questions: ReturnType<typeof readQuestions>; readOnly: boolean }) {
+function ApprovalBody({
+  approval,
+  draft,
+  questions,
+  readOnly,
+}: {
+  approval: ApprovalView;
+  draft: { current: Draft };
+  questions: ReturnType<typeof readQuestions>;
+  readOnly: boolean;
+}) {
   const tool = approval.toolName;
   const input = approval.input;
   if (approval.review && fileTools.has(tool)) {
     const approvedText = readOnly ? approvedFileText(approval) : undefined;
     return (
       <div className="space-y-1">
-        {readOnly && approvedText !== undefined && <p className="text-xs text-zinc-500">The file on disk then, against the version that was approved:</p>}
+        {readOnly && approvedText !== undefined && (
+          <p className="text-xs text-zinc-500">The file on disk then, against the version that was approved:</p>
+        )}
         <FileReviewPanel
           review={approval.review}
           readOnly={readOnly}
@@ -362,15 +431,25 @@ function ApprovalBody({ approval, draft, questions, readOnly }: { approval: Appr
   if (tool === "ExitPlanMode") {
     const plan = approval.plan ?? str(input.plan);
     return (
-      <div data-testid="approval-plan" className="max-h-[32rem] overflow-auto rounded-md border border-zinc-200 bg-zinc-50/50 px-3 py-2 dark:border-zinc-800 dark:bg-zinc-950/50">
-        {plan ? <Markdown text={plan} /> : <p className="text-xs text-zinc-500 italic">Claude Code sent no plan text.</p>}
+      <div
+        data-testid="approval-plan"
+        className="max-h-[32rem] overflow-auto rounded-md border border-zinc-200 bg-zinc-50/50 px-3 py-2 dark:border-zinc-800 dark:bg-zinc-950/50"
+      >
+        {plan ? (
+          <Markdown text={plan} />
+        ) : (
+          <p className="text-xs text-zinc-500 italic">Claude Code sent no plan text.</p>
+        )}
       </div>
     );
   }
   return (
     <div>
       <div className="mb-1 text-[11px] font-medium tracking-wide text-zinc-500 uppercase">Input</div>
-      <pre data-testid="approval-input" className="max-h-80 overflow-auto rounded-md bg-zinc-50 px-2 py-1.5 font-mono text-xs dark:bg-zinc-950">
+      <pre
+        data-testid="approval-input"
+        className="max-h-80 overflow-auto rounded-md bg-zinc-50 px-2 py-1.5 font-mono text-xs dark:bg-zinc-950"
+      >
         {JSON.stringify(input, null, 2)}
       </pre>
     </div>
@@ -387,20 +466,45 @@ function approvedFileText(approval: ApprovalView): string | undefined {
 function answersOf(input: Json | null): Record<string, string> | undefined {
   const answers = input?.answers;
   if (answers === null || typeof answers !== "object") return undefined;
-  return Object.fromEntries(Object.entries(answers as Json).filter((e): e is [string, string] => typeof e[1] === "string"));
+  return Object.fromEntries(
+    Object.entries(answers as Json).filter((e): e is [string, string] => typeof e[1] === "string"),
+  );
 }
 
 const statusLook: Record<ApprovalStatus, { label: string; className: string }> = {
-  pending: { label: "pending", className: "bg-amber-50 text-amber-900 ring-amber-200 dark:bg-amber-950 dark:text-amber-300 dark:ring-amber-900" },
-  allowed: { label: "allowed", className: "bg-emerald-50 text-emerald-800 ring-emerald-200 dark:bg-emerald-950 dark:text-emerald-300 dark:ring-emerald-900" },
-  denied: { label: "denied", className: "bg-red-50 text-red-800 ring-red-200 dark:bg-red-950 dark:text-red-300 dark:ring-red-900" },
-  expired: { label: "expired", className: "bg-orange-50 text-orange-900 ring-orange-200 dark:bg-orange-950 dark:text-orange-300 dark:ring-orange-900" },
-  cancelled: { label: "cancelled", className: "bg-zinc-100 text-zinc-700 ring-zinc-200 dark:bg-zinc-800 dark:text-zinc-300 dark:ring-zinc-700" },
+  pending: {
+    label: "pending",
+    className: "bg-amber-50 text-amber-900 ring-amber-200 dark:bg-amber-950 dark:text-amber-300 dark:ring-amber-900",
+  },
+  allowed: {
+    label: "allowed",
+    className:
+      "bg-emerald-50 text-emerald-800 ring-emerald-200 dark:bg-emerald-950 dark:text-emerald-300 dark:ring-emerald-900",
+  },
+  denied: {
+    label: "denied",
+    className: "bg-red-50 text-red-800 ring-red-200 dark:bg-red-950 dark:text-red-300 dark:ring-red-900",
+  },
+  expired: {
+    label: "expired",
+    className:
+      "bg-orange-50 text-orange-900 ring-orange-200 dark:bg-orange-950 dark:text-orange-300 dark:ring-orange-900",
+  },
+  cancelled: {
+    label: "cancelled",
+    className: "bg-zinc-100 text-zinc-700 ring-zinc-200 dark:bg-zinc-800 dark:text-zinc-300 dark:ring-zinc-700",
+  },
 };
 
 function StatusPill({ status }: { status: ApprovalStatus }) {
   const look = statusLook[status] ?? statusLook.pending;
-  return <span className={`rounded-full px-2 py-0.5 text-[11px] font-medium whitespace-nowrap ring-1 ring-inset ${look.className}`}>{look.label}</span>;
+  return (
+    <span
+      className={`rounded-full px-2 py-0.5 text-[11px] font-medium whitespace-nowrap ring-1 ring-inset ${look.className}`}
+    >
+      {look.label}
+    </span>
+  );
 }
 
 const toolTone: Record<string, string> = {
@@ -416,14 +520,21 @@ const toolLabel: Record<string, string> = { AskUserQuestion: "Question", ExitPla
 
 function ToolChip({ tool }: { tool: string }) {
   return (
-    <span title={tool} className={`mt-px shrink-0 rounded px-1.5 py-0.5 font-mono text-[11px] font-semibold ${toolTone[tool] ?? "bg-zinc-100 text-zinc-800 dark:bg-zinc-800 dark:text-zinc-200"}`}>
+    <span
+      title={tool}
+      className={`mt-px shrink-0 rounded px-1.5 py-0.5 font-mono text-[11px] font-semibold ${toolTone[tool] ?? "bg-zinc-100 text-zinc-800 dark:bg-zinc-800 dark:text-zinc-200"}`}
+    >
       {toolLabel[tool] ?? tool}
     </span>
   );
 }
 
 function Kbd({ children }: { children: string }) {
-  return <kbd className="ml-0.5 rounded border border-current px-1 font-mono text-[10px] leading-4 opacity-60">{children}</kbd>;
+  return (
+    <kbd className="ml-0.5 rounded border border-current px-1 font-mono text-[10px] leading-4 opacity-60">
+      {children}
+    </kbd>
+  );
 }
 
 function DecidedSummary({
@@ -451,7 +562,10 @@ function DecidedSummary({
   const changed = approval.finalInput !== null && status === "allowed";
   const isFile = approval.review !== null && fileTools.has(approval.toolName);
   return (
-    <div data-testid="approval-decision" className="space-y-1.5 border-t border-zinc-200 px-3 py-2 text-xs dark:border-zinc-800">
+    <div
+      data-testid="approval-decision"
+      className="space-y-1.5 border-t border-zinc-200 px-3 py-2 text-xs dark:border-zinc-800"
+    >
       <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
         <span data-testid="approval-decided-by" className="font-medium text-zinc-800 dark:text-zinc-200">
           {verb[status]}
@@ -462,15 +576,27 @@ function DecidedSummary({
           </time>
         )}
         {changed && (
-          <span data-testid="approval-changed" className="rounded bg-indigo-100 px-1.5 py-0.5 text-[10px] font-medium text-indigo-800 dark:bg-indigo-950 dark:text-indigo-300">
+          <span
+            data-testid="approval-changed"
+            className="rounded bg-indigo-100 px-1.5 py-0.5 text-[10px] font-medium text-indigo-800 dark:bg-indigo-950 dark:text-indigo-300"
+          >
             {isFile ? "approved version differed from the proposal" : "approved with changes"}
           </span>
         )}
-        <button type="button" aria-expanded={detailsOpen} onClick={onToggleDetails} className="ml-auto text-indigo-600 hover:underline dark:text-indigo-400">
+        <button
+          type="button"
+          aria-expanded={detailsOpen}
+          onClick={onToggleDetails}
+          className="ml-auto text-indigo-600 hover:underline dark:text-indigo-400"
+        >
           {detailsOpen ? "Hide details" : "Details"}
         </button>
       </div>
-      {approval.message && <blockquote className="border-l-2 border-zinc-300 pl-2 whitespace-pre-wrap text-zinc-600 dark:border-zinc-700 dark:text-zinc-400">{approval.message}</blockquote>}
+      {approval.message && (
+        <blockquote className="border-l-2 border-zinc-300 pl-2 whitespace-pre-wrap text-zinc-600 dark:border-zinc-700 dark:text-zinc-400">
+          {approval.message}
+        </blockquote>
+      )}
       {children && <div className="pt-1">{children}</div>}
     </div>
   );

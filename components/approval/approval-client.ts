@@ -30,12 +30,18 @@ const decideProblems: Record<string, string> = {
 };
 
 // emitCommand's name type lists the session commands; the approval ones share its retry rules.
-function emit<T>(socket: Socket, name: (typeof approvalCommand)[keyof typeof approvalCommand], payload: unknown): Promise<Ack<T>> {
+function emit<T>(
+  socket: Socket,
+  name: (typeof approvalCommand)[keyof typeof approvalCommand],
+  payload: unknown,
+): Promise<Ack<T>> {
   return emitCommand<T>(socket, name as unknown as CommandName, payload);
 }
 
 /** The caller's inbox. Accepts a bare list or `{ approvals }` as the ack's data. */
-export async function listApprovals(socket: Socket): Promise<{ ok: true; approvals: ApprovalView[] } | { ok: false; message: string }> {
+export async function listApprovals(
+  socket: Socket,
+): Promise<{ ok: true; approvals: ApprovalView[] } | { ok: false; message: string }> {
   const ack = await emit<unknown>(socket, approvalCommand.list, {});
   if (!ack.ok) return { ok: false, message: ack.error.message || ack.error.code };
   const data = ack.data as ApprovalView[] | { approvals?: ApprovalView[] } | null;
@@ -47,7 +53,11 @@ export async function listApprovals(socket: Socket): Promise<{ ok: true; approva
  * Sends one decision. The commandId is made once here and kept across emitCommand's retries,
  * so a decision that reached the server before a timeout is not taken twice.
  */
-export async function sendDecision(socket: Socket, approvalId: string, decision: Decision): Promise<{ outcome: DecideOutcome; view?: ApprovalView }> {
+export async function sendDecision(
+  socket: Socket,
+  approvalId: string,
+  decision: Decision,
+): Promise<{ outcome: DecideOutcome; view?: ApprovalView }> {
   const ack = await emit<unknown>(socket, approvalCommand.decide, { approvalId, decision, commandId: newCommandId() });
   if (!ack.ok) {
     const { code, message } = ack.error;

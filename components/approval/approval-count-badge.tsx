@@ -18,7 +18,9 @@ export function ApprovalCountBadge() {
         data-testid="approval-count"
         data-count={pending}
         className={`min-w-5 rounded-full px-1.5 text-center text-[11px] leading-[18px] font-semibold tabular-nums ${
-          pending > 0 ? "bg-amber-500 text-white dark:bg-amber-500 dark:text-zinc-950" : "bg-zinc-200 text-zinc-600 dark:bg-zinc-800 dark:text-zinc-400"
+          pending > 0
+            ? "bg-amber-500 text-white dark:bg-amber-500 dark:text-zinc-950"
+            : "bg-zinc-200 text-zinc-600 dark:bg-zinc-800 dark:text-zinc-400"
         }`}
       >
         {pending}

@@ -50,7 +50,8 @@ export function formatCountdown(ms: number): string {
  */
 export function ApprovalCountdown({ expiresAt }: { expiresAt: string | null }) {
   const clock = useNow();
-  const base = "inline-flex items-center gap-1 rounded px-1.5 py-0.5 font-mono text-[11px] tabular-nums whitespace-nowrap";
+  const base =
+    "inline-flex items-center gap-1 rounded px-1.5 py-0.5 font-mono text-[11px] tabular-nums whitespace-nowrap";
   if (expiresAt === null) {
     return (
       <span data-testid="approval-countdown" data-remaining="none" className={`${base} text-zinc-500`}>
@@ -63,7 +64,11 @@ export function ApprovalCountdown({ expiresAt }: { expiresAt: string | null }) {
   const left = deadline - clock;
   if (left <= 0) {
     return (
-      <span data-testid="approval-countdown" data-remaining="0" className={`${base} bg-red-100 text-red-800 dark:bg-red-950 dark:text-red-300`}>
+      <span
+        data-testid="approval-countdown"
+        data-remaining="0"
+        className={`${base} bg-red-100 text-red-800 dark:bg-red-950 dark:text-red-300`}
+      >
         expired
       </span>
     );

@@ -35,7 +35,10 @@ export function ApprovalInbox() {
   const move = useCallback(
     (step: number) => {
       if (approvals.length === 0) return;
-      const index = Math.max(0, approvals.findIndex((a) => a.id === selected));
+      const index = Math.max(
+        0,
+        approvals.findIndex((a) => a.id === selected),
+      );
       const next = approvals[Math.min(approvals.length - 1, Math.max(0, index + step))]!;
       setSelectedId(next.id);
       handles.current.get(next.id)?.focus();
@@ -118,7 +121,10 @@ export function ApprovalInbox() {
         </div>
       </div>
       {problem && (
-        <p role="status" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950/60 dark:text-red-300">
+        <p
+          role="status"
+          className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950/60 dark:text-red-300"
+        >
           Could not load your approvals: {problem}
         </p>
       )}
@@ -131,8 +137,12 @@ export function ApprovalInbox() {
               Waiting for you · <span data-testid="approval-inbox-pending">{pendingList.length}</span>
             </h2>
             {pendingList.length === 0 ? (
-              <p data-testid="approval-inbox-empty" className="rounded-lg border border-dashed border-zinc-300 px-4 py-6 text-center text-sm text-zinc-500 dark:border-zinc-700">
-                Nothing waits for you. When Claude Code asks to use a tool in one of your sessions, the request shows up here.
+              <p
+                data-testid="approval-inbox-empty"
+                className="rounded-lg border border-dashed border-zinc-300 px-4 py-6 text-center text-sm text-zinc-500 dark:border-zinc-700"
+              >
+                Nothing waits for you. When Claude Code asks to use a tool in one of your sessions, the request shows up
+                here.
               </p>
             ) : (
               pendingList.map(card)
@@ -153,7 +163,11 @@ export function ApprovalInbox() {
 }
 
 function Key({ children }: { children: string }) {
-  return <kbd className="rounded border border-zinc-300 bg-white px-1 font-mono text-[10px] text-zinc-600 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-300">{children}</kbd>;
+  return (
+    <kbd className="rounded border border-zinc-300 bg-white px-1 font-mono text-[10px] text-zinc-600 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-300">
+      {children}
+    </kbd>
+  );
 }
 
 type PermissionState = NotificationPermission | "unsupported";
@@ -174,7 +188,8 @@ function NotificationToggle() {
   const permission = useSyncExternalStore(subscribePermission, readPermission, () => "unsupported" as const);
   if (permission === "unsupported") return null;
   if (permission === "granted") return <span data-testid="notifications-on">Desktop notifications on</span>;
-  if (permission === "denied") return <span title="Allow notifications for this site in the browser settings">Notifications blocked</span>;
+  if (permission === "denied")
+    return <span title="Allow notifications for this site in the browser settings">Notifications blocked</span>;
   return (
     <button
       type="button"

@@ -24,7 +24,9 @@ export function BashReview({ command, description, readOnly = false, onCommandCh
         </label>
         {changed && (
           <>
-            <span className="rounded bg-indigo-100 px-1 text-[10px] font-medium text-indigo-800 dark:bg-indigo-950 dark:text-indigo-300">edited by you</span>
+            <span className="rounded bg-indigo-100 px-1 text-[10px] font-medium text-indigo-800 dark:bg-indigo-950 dark:text-indigo-300">
+              edited by you
+            </span>
             <button
               type="button"
               className="text-[11px] text-indigo-600 hover:underline dark:text-indigo-400"

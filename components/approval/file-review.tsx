@@ -49,7 +49,10 @@ export function FileReviewPanel({ review, readOnly = false, shownText, onTextCha
   // The text the accepted hunks produce without hand edits: tells a hand edit from a toggle.
   const expected = useRef(review.proposed);
   const collapsed = Math.max(lineCount(original), lineCount(review.proposed)) > collapseAbove;
-  const height = useMemo(() => editorHeight(original, shownText ?? review.proposed, collapsed), [original, shownText, review.proposed, collapsed]);
+  const height = useMemo(
+    () => editorHeight(original, shownText ?? review.proposed, collapsed),
+    [original, shownText, review.proposed, collapsed],
+  );
   const language = languageForPath(review.filePath);
   const stats = useMemo(() => countChanges(review.hunks), [review.hunks]);
 
@@ -79,7 +82,9 @@ export function FileReviewPanel({ review, readOnly = false, shownText, onTextCha
     let result = handEdited ? toggleHunk(current, original, review.hunks, accepted, hunk.id, accept) : rebuilt;
     if (result === undefined) {
       result = rebuilt;
-      setNote("You had edited inside that change, so the right side was rebuilt from the original with the accepted changes.");
+      setNote(
+        "You had edited inside that change, so the right side was rebuilt from the original with the accepted changes.",
+      );
     } else {
       setNote(undefined);
     }
@@ -106,21 +111,35 @@ export function FileReviewPanel({ review, readOnly = false, shownText, onTextCha
         <span className="min-w-0 truncate font-mono font-medium" title={review.filePath}>
           {review.filePath}
         </span>
-        {review.original === null && <span className="rounded bg-emerald-100 px-1 text-[10px] font-medium text-emerald-800 dark:bg-emerald-950 dark:text-emerald-300">new file</span>}
+        {review.original === null && (
+          <span className="rounded bg-emerald-100 px-1 text-[10px] font-medium text-emerald-800 dark:bg-emerald-950 dark:text-emerald-300">
+            new file
+          </span>
+        )}
         {shownText === undefined && (
           <span className="font-mono text-[11px]">
-            <span className="text-emerald-700 dark:text-emerald-400">+{stats.added}</span> <span className="text-red-700 dark:text-red-400">−{stats.removed}</span>
+            <span className="text-emerald-700 dark:text-emerald-400">+{stats.added}</span>{" "}
+            <span className="text-red-700 dark:text-red-400">−{stats.removed}</span>
           </span>
         )}
         {!readOnly && edited && (
-          <span data-testid="approval-diff-edited" className="rounded bg-indigo-100 px-1 text-[10px] font-medium text-indigo-800 dark:bg-indigo-950 dark:text-indigo-300">
+          <span
+            data-testid="approval-diff-edited"
+            className="rounded bg-indigo-100 px-1 text-[10px] font-medium text-indigo-800 dark:bg-indigo-950 dark:text-indigo-300"
+          >
             edited by you
           </span>
         )}
-        <span className="ml-auto text-[11px] text-zinc-500">{readOnly ? "read-only" : "Right side is editable: what you see there is what gets written."}</span>
+        <span className="ml-auto text-[11px] text-zinc-500">
+          {readOnly ? "read-only" : "Right side is editable: what you see there is what gets written."}
+        </span>
       </div>
       {review.problem && (
-        <div role="note" data-testid="approval-review-problem" className="border-b border-amber-200 bg-amber-50 px-2.5 py-1.5 text-xs text-amber-900 dark:border-amber-900 dark:bg-amber-950/60 dark:text-amber-200">
+        <div
+          role="note"
+          data-testid="approval-review-problem"
+          className="border-b border-amber-200 bg-amber-50 px-2.5 py-1.5 text-xs text-amber-900 dark:border-amber-900 dark:bg-amber-950/60 dark:text-amber-200"
+        >
           {review.problem}
         </div>
       )}
@@ -144,12 +163,22 @@ export function FileReviewPanel({ review, readOnly = false, shownText, onTextCha
       {!readOnly && review.hunks.length > 0 && (
         <ol className="divide-y divide-zinc-100 border-t border-zinc-200 dark:divide-zinc-800/70 dark:border-zinc-800">
           {review.hunks.map((hunk, n) => (
-            <HunkRow key={hunk.id} index={n} hunk={hunk} accepted={accepted.has(hunk.id)} onSet={(accept) => setHunk(hunk, accept)} onShow={() => handle.current?.revealLine(Math.max(1, hunk.newStart))} />
+            <HunkRow
+              key={hunk.id}
+              index={n}
+              hunk={hunk}
+              accepted={accepted.has(hunk.id)}
+              onSet={(accept) => setHunk(hunk, accept)}
+              onShow={() => handle.current?.revealLine(Math.max(1, hunk.newStart))}
+            />
           ))}
         </ol>
       )}
       {note && (
-        <p role="status" className="border-t border-zinc-200 px-2.5 py-1.5 text-xs text-zinc-600 dark:border-zinc-800 dark:text-zinc-400">
+        <p
+          role="status"
+          className="border-t border-zinc-200 px-2.5 py-1.5 text-xs text-zinc-600 dark:border-zinc-800 dark:text-zinc-400"
+        >
           {note}
         </p>
       )}
@@ -158,7 +187,10 @@ export function FileReviewPanel({ review, readOnly = false, shownText, onTextCha
 }
 
 function countChanges(hunks: readonly WireHunk[]): { added: number; removed: number } {
-  return hunks.reduce((acc, h) => ({ added: acc.added + h.added.length, removed: acc.removed + h.removed.length }), { added: 0, removed: 0 });
+  return hunks.reduce((acc, h) => ({ added: acc.added + h.added.length, removed: acc.removed + h.removed.length }), {
+    added: 0,
+    removed: 0,
+  });
 }
 
 function hunkRange(hunk: WireHunk): string {
@@ -171,18 +203,50 @@ function hunkPreview(hunk: WireHunk): string {
   return line.trim().slice(0, 120);
 }
 
-function HunkRow({ index, hunk, accepted, onSet, onShow }: { index: number; hunk: WireHunk; accepted: boolean; onSet: (accept: boolean) => void; onShow: () => void }) {
-  const segment = "px-2 py-0.5 text-[11px] font-medium focus-visible:z-10 focus-visible:outline-2 focus-visible:outline-indigo-500";
+function HunkRow({
+  index,
+  hunk,
+  accepted,
+  onSet,
+  onShow,
+}: {
+  index: number;
+  hunk: WireHunk;
+  accepted: boolean;
+  onSet: (accept: boolean) => void;
+  onShow: () => void;
+}) {
+  const segment =
+    "px-2 py-0.5 text-[11px] font-medium focus-visible:z-10 focus-visible:outline-2 focus-visible:outline-indigo-500";
   return (
-    <li data-testid="approval-hunk" data-hunk-id={hunk.id} data-state={accepted ? "accepted" : "rejected"} className={`flex items-center gap-2 px-2.5 py-1 text-xs ${accepted ? "" : "bg-zinc-50 dark:bg-zinc-950/60"}`}>
-      <button type="button" onClick={onShow} className="shrink-0 font-mono text-[11px] text-zinc-500 hover:text-indigo-600 hover:underline dark:hover:text-indigo-400" title="Show in the editor">
+    <li
+      data-testid="approval-hunk"
+      data-hunk-id={hunk.id}
+      data-state={accepted ? "accepted" : "rejected"}
+      className={`flex items-center gap-2 px-2.5 py-1 text-xs ${accepted ? "" : "bg-zinc-50 dark:bg-zinc-950/60"}`}
+    >
+      <button
+        type="button"
+        onClick={onShow}
+        className="shrink-0 font-mono text-[11px] text-zinc-500 hover:text-indigo-600 hover:underline dark:hover:text-indigo-400"
+        title="Show in the editor"
+      >
         #{index + 1} · {hunkRange(hunk)}
       </button>
       <span className="shrink-0 font-mono text-[11px]">
-        <span className="text-emerald-700 dark:text-emerald-400">+{hunk.added.length}</span> <span className="text-red-700 dark:text-red-400">−{hunk.removed.length}</span>
+        <span className="text-emerald-700 dark:text-emerald-400">+{hunk.added.length}</span>{" "}
+        <span className="text-red-700 dark:text-red-400">−{hunk.removed.length}</span>
       </span>
-      <span className={`min-w-0 flex-1 truncate font-mono text-[11px] ${accepted ? "text-zinc-700 dark:text-zinc-300" : "text-zinc-400 line-through"}`}>{hunkPreview(hunk)}</span>
-      <span className="inline-flex shrink-0 overflow-hidden rounded border border-zinc-300 dark:border-zinc-700" role="group" aria-label={`Change ${index + 1}`}>
+      <span
+        className={`min-w-0 flex-1 truncate font-mono text-[11px] ${accepted ? "text-zinc-700 dark:text-zinc-300" : "text-zinc-400 line-through"}`}
+      >
+        {hunkPreview(hunk)}
+      </span>
+      <span
+        className="inline-flex shrink-0 overflow-hidden rounded border border-zinc-300 dark:border-zinc-700"
+        role="group"
+        aria-label={`Change ${index + 1}`}
+      >
         <button
           type="button"
           data-testid="hunk-accept"

@@ -47,7 +47,13 @@ describe("reduceInbox", () => {
     s = reduceInbox(s, {
       type: "resolved",
       at: "2026-01-01T00:01:00Z",
-      resolved: { approvalId: "b", sessionId: "s1", status: "allowed", decidedBy: { id: "u2", name: "Bea" }, message: null },
+      resolved: {
+        approvalId: "b",
+        sessionId: "s1",
+        status: "allowed",
+        decidedBy: { id: "u2", name: "Bea" },
+        message: null,
+      },
     });
     expect(s.approvals.map((a) => [a.id, a.status])).toEqual([
       ["a", "pending"],

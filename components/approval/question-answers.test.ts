@@ -3,8 +3,18 @@ import { buildAnswers, readQuestions, type QuestionChoice } from "./question-ans
 
 const input = {
   questions: [
-    { question: "Which database?", header: "DB", multiSelect: false, options: [{ label: "SQLite", description: "a file" }, { label: "PostgreSQL" }] },
-    { question: "Which checks?", header: "CI", multiSelect: true, options: [{ label: "lint" }, { label: "types" }, { label: "tests" }] },
+    {
+      question: "Which database?",
+      header: "DB",
+      multiSelect: false,
+      options: [{ label: "SQLite", description: "a file" }, { label: "PostgreSQL" }],
+    },
+    {
+      question: "Which checks?",
+      header: "CI",
+      multiSelect: true,
+      options: [{ label: "lint" }, { label: "types" }, { label: "tests" }],
+    },
     { header: "broken" },
   ],
 };
@@ -27,7 +37,10 @@ describe("buildAnswers", () => {
       ["Which database?", choice({ selected: ["PostgreSQL"] })],
       ["Which checks?", choice({ selected: ["tests", "lint"] })],
     ]);
-    expect(buildAnswers(qs, choices)).toEqual({ answers: { "Which database?": "PostgreSQL", "Which checks?": "lint, tests" }, unanswered: [] });
+    expect(buildAnswers(qs, choices)).toEqual({
+      answers: { "Which database?": "PostgreSQL", "Which checks?": "lint, tests" },
+      unanswered: [],
+    });
   });
 
   it("uses the Other text, alone for a single choice and appended for a multi-select", () => {

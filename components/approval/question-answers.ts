@@ -51,7 +51,10 @@ export function readQuestions(input: Record<string, unknown>): Question[] {
 }
 
 /** The answers map, and the questions still without an answer. */
-export function buildAnswers(questions: readonly Question[], choices: ReadonlyMap<string, QuestionChoice>): { answers: Record<string, string>; unanswered: string[] } {
+export function buildAnswers(
+  questions: readonly Question[],
+  choices: ReadonlyMap<string, QuestionChoice>,
+): { answers: Record<string, string>; unanswered: string[] } {
   const answers: Record<string, string> = {};
   const unanswered: string[] = [];
   for (const q of questions) {

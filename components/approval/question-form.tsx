@@ -26,7 +26,14 @@ export function QuestionForm({ questions, readOnly = false, answered, onAnswersC
   return (
     <div className="space-y-3">
       {questions.map((q) => (
-        <QuestionFieldset key={q.question} question={q} choice={choices.get(q.question) ?? emptyChoice} readOnly={readOnly} answered={answered?.[q.question]} onChange={(c) => update(q.question, c)} />
+        <QuestionFieldset
+          key={q.question}
+          question={q}
+          choice={choices.get(q.question) ?? emptyChoice}
+          readOnly={readOnly}
+          answered={answered?.[q.question]}
+          onChange={(c) => update(q.question, c)}
+        />
       ))}
     </div>
   );
@@ -53,11 +60,21 @@ function QuestionFieldset({
         ? { ...c, selected: on ? [...c.selected, label] : c.selected.filter((l) => l !== label) }
         : { ...c, selected: on ? [label] : [], otherOn: false },
     );
-  const row = "flex cursor-pointer items-start gap-2 rounded px-2 py-1 hover:bg-zinc-50 has-[:checked]:bg-indigo-50 dark:hover:bg-zinc-800/60 dark:has-[:checked]:bg-indigo-950/50";
+  const row =
+    "flex cursor-pointer items-start gap-2 rounded px-2 py-1 hover:bg-zinc-50 has-[:checked]:bg-indigo-50 dark:hover:bg-zinc-800/60 dark:has-[:checked]:bg-indigo-950/50";
   return (
-    <fieldset data-testid="approval-question" data-multi={question.multiSelect} disabled={readOnly} className="rounded-md border border-zinc-200 p-2 dark:border-zinc-800">
+    <fieldset
+      data-testid="approval-question"
+      data-multi={question.multiSelect}
+      disabled={readOnly}
+      className="rounded-md border border-zinc-200 p-2 dark:border-zinc-800"
+    >
       <legend className="px-1 text-sm font-medium">
-        {question.header && <span className="mr-2 rounded bg-zinc-100 px-1.5 py-0.5 text-[10px] font-semibold tracking-wide text-zinc-600 uppercase dark:bg-zinc-800 dark:text-zinc-300">{question.header}</span>}
+        {question.header && (
+          <span className="mr-2 rounded bg-zinc-100 px-1.5 py-0.5 text-[10px] font-semibold tracking-wide text-zinc-600 uppercase dark:bg-zinc-800 dark:text-zinc-300">
+            {question.header}
+          </span>
+        )}
         {question.question}
         {question.multiSelect && <span className="ml-2 text-xs font-normal text-zinc-500">choose any</span>}
       </legend>
@@ -70,7 +87,13 @@ function QuestionFieldset({
         <div className="mt-1 grid gap-0.5">
           {question.options.map((o) => (
             <label key={o.label} className={row}>
-              <input type={type} name={name} className="mt-0.5 accent-indigo-600" checked={choice.selected.includes(o.label) && !(type === "radio" && choice.otherOn)} onChange={(e) => pick(o.label, e.target.checked)} />
+              <input
+                type={type}
+                name={name}
+                className="mt-0.5 accent-indigo-600"
+                checked={choice.selected.includes(o.label) && !(type === "radio" && choice.otherOn)}
+                onChange={(e) => pick(o.label, e.target.checked)}
+              />
               <span className="text-sm">
                 {o.label}
                 {o.description && <span className="block text-xs text-zinc-500">{o.description}</span>}
@@ -83,7 +106,9 @@ function QuestionFieldset({
               name={name}
               className="mt-0.5 accent-indigo-600"
               checked={choice.otherOn}
-              onChange={(e) => onChange((c) => ({ ...c, otherOn: e.target.checked, selected: question.multiSelect ? c.selected : [] }))}
+              onChange={(e) =>
+                onChange((c) => ({ ...c, otherOn: e.target.checked, selected: question.multiSelect ? c.selected : [] }))
+              }
             />
             <span className="flex-1 text-sm">
               Other

@@ -54,7 +54,17 @@ type DiffWidget = Parameters<DiffOnMount>[0];
 const minHeight = 60;
 const inlineBelow = 700;
 
-export default function ReviewDiff({ original, modified, language, readOnly = false, height, maxHeight, collapseUnchanged = false, onChange, onReady }: ReviewDiffProps) {
+export default function ReviewDiff({
+  original,
+  modified,
+  language,
+  readOnly = false,
+  height,
+  maxHeight,
+  collapseUnchanged = false,
+  onChange,
+  onReady,
+}: ReviewDiffProps) {
   const dark = useDarkScheme();
   const [shownHeight, setShownHeight] = useState(height);
   const widget = useRef<DiffWidget | null>(null);
@@ -87,7 +97,12 @@ export default function ReviewDiff({ original, modified, language, readOnly = fa
       glyphMargin: false,
       wordWrap: "on" as const,
       diffWordWrap: "on" as const,
-      hideUnchangedRegions: { enabled: collapseUnchanged, contextLineCount: 3, minimumLineCount: 4, revealLineCount: 10 },
+      hideUnchangedRegions: {
+        enabled: collapseUnchanged,
+        contextLineCount: 3,
+        minimumLineCount: 4,
+        revealLineCount: 10,
+      },
       scrollbar: { alwaysConsumeMouseWheel: false, verticalScrollbarSize: 10, horizontalScrollbarSize: 10 },
       padding: { top: 4, bottom: 4 },
     }),
@@ -106,7 +121,8 @@ export default function ReviewDiff({ original, modified, language, readOnly = fa
     // wrapping off on the left side, and nothing turns it back on when the sides split.
     left.onDidLayoutChange(() => {
       const wrapOff = left.getOption(monaco.editor.EditorOption.wordWrapOverride2) === "off";
-      if (wrapOff && editor.getContainerDomNode().clientWidth >= inlineBelow) left.updateOptions({ wordWrapOverride2: "inherit" });
+      if (wrapOff && editor.getContainerDomNode().clientWidth >= inlineBelow)
+        left.updateOptions({ wordWrapOverride2: "inherit" });
     });
     left.onDidContentSizeChange(measure);
     right.onDidContentSizeChange(measure);

@@ -58,7 +58,8 @@ function attach(): () => void {
     dispatch({ type: "requested", approval });
     if (isNew && approval.status === "pending") notifyIfHidden(approval);
   };
-  const onResolved = (resolved: ApprovalResolved) => dispatch({ type: "resolved", resolved, at: new Date().toISOString() });
+  const onResolved = (resolved: ApprovalResolved) =>
+    dispatch({ type: "resolved", resolved, at: new Date().toISOString() });
   const onCount = (count: ApprovalCount) => {
     if (typeof count?.pending === "number") dispatch({ type: "count", pending: count.pending });
   };

@@ -61,9 +61,9 @@ export function PromptBox({ disabledReason, onSend, demoScenarios, autoFocus }: 
   return (
     <div className="space-y-1.5">
       <div
-        className={`flex items-end gap-2 rounded-lg border bg-white p-2 shadow-sm focus-within:border-indigo-500 focus-within:ring-2 focus-within:ring-indigo-500/30 dark:bg-zinc-900 ${
+        className={`flex items-end gap-2 rounded-lg border p-2 shadow-sm focus-within:border-indigo-500 focus-within:ring-2 focus-within:ring-indigo-500/30 ${
           error ? "border-red-400 dark:border-red-700" : "border-zinc-300 dark:border-zinc-700"
-        }`}
+        } ${disabled ? "bg-zinc-100 dark:bg-zinc-900/50" : "bg-white dark:bg-zinc-900"}`}
       >
         <label htmlFor="prompt-input" className="sr-only">
           Prompt

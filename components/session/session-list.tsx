@@ -30,9 +30,27 @@ function upsert(list: SessionView[], fact: StatusFact, slug: string): SessionVie
   if (!id) return list;
   const at = list.findIndex((s) => s.id === id);
   const { sessionId: _omit, ...fields } = fact;
-  if (at >= 0) return list.map((s, i) => (i === at ? { ...s, ...fields, id } : s));
+  if (at >= 0) return list.map((s, i) => (i === at ? mergeView(s, fields, id) : s));
   if (fact.id && fact.workspaceSlug === slug && fact.createdBy && fact.createdAt) return sortSessions([fact as SessionView, ...list]);
   return "unknown";
+}
+
+/**
+ * A fact over what the list holds. Cost and tokens only grow within a session, so the larger
+ * figure wins: the sidecar's live view counts only what its accounting has written so far.
+ */
+function mergeView(held: SessionView, fields: Partial<SessionView>, id: string): SessionView {
+  const next = { ...held, ...fields, id };
+  next.costUsd = Math.max(held.costUsd, fields.costUsd ?? 0);
+  if (fields.tokens) {
+    next.tokens = {
+      input: Math.max(held.tokens.input, fields.tokens.input),
+      output: Math.max(held.tokens.output, fields.tokens.output),
+      cacheRead: Math.max(held.tokens.cacheRead, fields.tokens.cacheRead),
+      cacheWrite: Math.max(held.tokens.cacheWrite, fields.tokens.cacheWrite),
+    };
+  }
+  return next;
 }
 
 function sortSessions(list: SessionView[]): SessionView[] {

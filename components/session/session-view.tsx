@@ -208,7 +208,17 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
         )}
       </header>
 
-      <div role="tablist" aria-label="Session views" className="flex gap-1 border-b border-zinc-200 text-sm dark:border-zinc-800">
+      <div
+        role="tablist"
+        aria-label="Session views"
+        className="flex gap-1 border-b border-zinc-200 text-sm dark:border-zinc-800"
+        onKeyDown={(e) => {
+          if (e.key !== "ArrowLeft" && e.key !== "ArrowRight") return;
+          const next = tab === "conversation" ? "raw" : "conversation";
+          setTab(next);
+          document.getElementById(`tab-${next}`)?.focus();
+        }}
+      >
         <TabButton id="conversation" active={tab === "conversation"} onSelect={() => setTab("conversation")}>
           Conversation
         </TabButton>
@@ -251,6 +261,7 @@ function TabButton({ id, testId, active, onSelect, children }: { id: string; tes
       data-testid={testId}
       aria-selected={active}
       aria-controls={`panel-${id}`}
+      tabIndex={active ? 0 : -1}
       onClick={onSelect}
       className={`-mb-px border-b-2 px-3 py-1.5 font-medium focus-visible:outline-2 focus-visible:outline-indigo-500 ${
         active ? "border-indigo-500 text-zinc-900 dark:text-zinc-100" : "border-transparent text-zinc-500 hover:text-zinc-800 dark:hover:text-zinc-200"
@@ -340,7 +351,7 @@ function ModeSwitcher(props: { mode: string; bypassAvailable: boolean; disabledR
           setPending(undefined);
           if (failure) setError(failure);
         }}
-        className="field w-auto py-1 pr-7 text-xs"
+        className="field w-auto py-1 pr-7 text-xs disabled:cursor-not-allowed disabled:opacity-60"
       >
         {!known && <option value={mode}>{modeLabel(mode)}</option>}
         {choices.map((c) => (

@@ -70,8 +70,8 @@ export function ToolCard({ name, input, result, approval, subagent, rootPath, on
         onClick={() => setOpen((o) => !o)}
         className="flex w-full items-center gap-2 px-3 py-1.5 text-left hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:hover:bg-zinc-800/60"
       >
-        <span aria-hidden className={`text-[10px] text-zinc-400 transition-transform ${open ? "rotate-90" : ""}`}>
-          ▶
+        <span aria-hidden className="w-2.5 text-[11px] text-zinc-400">
+          {open ? "▾" : "▸"}
         </span>
         <span className="font-mono text-xs font-semibold">{name}</span>
         {subagent && <span className="rounded bg-zinc-100 px-1 text-[10px] text-zinc-500 dark:bg-zinc-800">subagent</span>}
@@ -136,8 +136,13 @@ function ToolState({ state }: { state: string }) {
   }
 }
 
-function Label({ children }: { children: string }) {
-  return <div className="mb-1 text-[11px] font-medium tracking-wide text-zinc-500 uppercase">{children}</div>;
+function Label({ children, path }: { children: string; path?: string }) {
+  return (
+    <div className="mb-1 text-[11px] font-medium tracking-wide text-zinc-500">
+      <span className="uppercase">{children}</span>
+      {path && <span className="ml-1.5 font-mono tracking-normal normal-case">{path}</span>}
+    </div>
+  );
 }
 
 function ToolInput({ name, input, rootPath }: { name: string; input: unknown; rootPath?: string }) {
@@ -158,7 +163,7 @@ function ToolInput({ name, input, rootPath }: { name: string; input: unknown; ro
   if (name === "Edit" && str(i.old_string) !== undefined) {
     return (
       <div>
-        <Label>{`Edit ${file}${i.replace_all === true ? " (all occurrences)" : ""}`}</Label>
+        <Label path={`${file}${i.replace_all === true ? " (all occurrences)" : ""}`}>Edit</Label>
         <pre className="overflow-x-auto rounded border border-zinc-200 font-mono text-xs dark:border-zinc-800">
           {(str(i.old_string) ?? "").split("\n").map((line, n) => (
             <div key={`o${n}`} className="bg-red-50 px-2 text-red-800 dark:bg-red-950/40 dark:text-red-300">
@@ -179,7 +184,7 @@ function ToolInput({ name, input, rootPath }: { name: string; input: unknown; ro
   if (name === "Write" && str(i.content) !== undefined) {
     return (
       <div>
-        <Label>{`Write ${file}`}</Label>
+        <Label path={file}>Write</Label>
         <pre className="max-h-72 overflow-auto rounded bg-zinc-50 px-2 py-1.5 font-mono text-xs dark:bg-zinc-950">{str(i.content)}</pre>
       </div>
     );

@@ -7,7 +7,9 @@ import os from "node:os";
 import path from "node:path";
 import pino from "pino";
 import { getDb } from "@/server/db/client";
+import { DEFAULT_DATABASE_URL } from "@/server/db/database-url";
 import { listRecordedPids, markOrphanedSessionsStopped } from "@/server/db/sessions";
+import { startWalCheckpointer } from "@/server/db/wal-checkpointer";
 import { getEnv, requireSetting } from "@/server/env/env";
 import { createAdmission } from "@/server/sidecar/process/admission";
 import { claudeVersion, resolveClaudeBinary } from "@/server/sidecar/process/claude-binary";
@@ -30,6 +32,8 @@ async function main(): Promise<void> {
   log.info({ cliPath, version }, "claude CLI found");
 
   const db = getDb();
+  // The event log writes every CLI line: SQLite's checkpoints must not stall those commits.
+  const checkpointer = await startWalCheckpointer(db, process.env.DATABASE_URL || DEFAULT_DATABASE_URL, { log });
   // One sidecar per host owns that host's sessions: children an earlier sidecar left behind are
   // reaped, and their rows stop claiming a live child (a prompt resumes the conversation).
   const sidecarId = os.hostname();
@@ -71,6 +75,7 @@ async function main(): Promise<void> {
     server
       .close()
       .then(() => hub.close())
+      .then(() => checkpointer.close())
       .then(() => db.$disconnect())
       .finally(() => process.exit(0));
   };
