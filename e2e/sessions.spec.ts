@@ -37,7 +37,9 @@ test("two people share a live session: stream, reload, mode switch, stop", async
     const created = await ada.request.post("/api/workspaces", { data: { name: `Live ${stamp}` } });
     expect(created.status()).toBe(201);
     const { data: ws } = (await created.json()) as { data: { slug: string } };
-    const added = await ada.request.post(`/api/workspaces/${ws.slug}/members`, { data: { email: beaEmail, role: "editor" } });
+    const added = await ada.request.post(`/api/workspaces/${ws.slug}/members`, {
+      data: { email: beaEmail, role: "editor" },
+    });
     expect(added.status(), await added.text()).toBe(201);
 
     // Ada starts a session from the workspace page.
@@ -83,7 +85,9 @@ test("two people share a live session: stream, reload, mode switch, stop", async
     await expect(ada.getByTestId("message-user")).toHaveCount(1);
     await expect(ada.getByTestId("message-user")).toContainText("Please give me a slow answer");
     await expect(ada.getByTestId("message-assistant").first()).toContainText(slowStart);
-    const adaFinal = ada.locator('[data-testid="message-assistant"][data-streaming="false"]').filter({ hasText: slowEnd });
+    const adaFinal = ada
+      .locator('[data-testid="message-assistant"][data-streaming="false"]')
+      .filter({ hasText: slowEnd });
     await expect(adaFinal).toHaveCount(1, { timeout: 30_000 });
     await expect(ada.locator('[data-testid="message-assistant"][data-streaming="true"]')).toHaveCount(0);
     await expect(turnEnds(ada)).toHaveCount(1);
@@ -106,7 +110,9 @@ test("two people share a live session: stream, reload, mode switch, stop", async
     await expect(edit).toHaveAttribute("data-state", "done", { timeout: 45_000 });
     await edit.getByRole("button").first().click();
     await expect(edit.getByTestId("tool-result")).toHaveAttribute("data-error", "false");
-    await expect(ada.locator('[data-testid="tool-card"][data-tool="Edit"] [data-testid="approval-pending"]')).toHaveCount(0);
+    await expect(
+      ada.locator('[data-testid="tool-card"][data-tool="Edit"] [data-testid="approval-pending"]'),
+    ).toHaveCount(0);
     // The tour's Bash may still ask (acceptEdits covers edits only); end the turn either way.
     await expect(turnEnds(ada).nth(1).or(ada.getByTestId("approval-pending")).first()).toBeVisible({ timeout: 45_000 });
     if ((await turnEnds(ada).count()) < 2) {
@@ -150,7 +156,11 @@ test("a viewer watches but cannot prompt; a non-member gets 404", async ({ brows
     const created = await owner.request.post("/api/workspaces", { data: { name: `Watch ${stamp}` } });
     const { data: ws } = (await created.json()) as { data: { slug: string } };
     const viewerEmail = await viewer.getByTestId("current-user").getAttribute("title");
-    expect((await owner.request.post(`/api/workspaces/${ws.slug}/members`, { data: { email: viewerEmail, role: "viewer" } })).status()).toBe(201);
+    expect(
+      (
+        await owner.request.post(`/api/workspaces/${ws.slug}/members`, { data: { email: viewerEmail, role: "viewer" } })
+      ).status(),
+    ).toBe(201);
 
     await owner.goto(`/w/${ws.slug}`);
     await owner.getByTestId("session-new").click();

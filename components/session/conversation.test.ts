@@ -2,12 +2,16 @@ import { describe, expect, it } from "vitest";
 import { buildConversation } from "./conversation";
 import { ev, fixtureLog } from "./test-support";
 
-const upTo = <T extends { seq: number }>(events: T[], pred: (e: T) => boolean) => events.slice(0, events.findIndex(pred) + 1);
+const upTo = <T extends { seq: number }>(events: T[], pred: (e: T) => boolean) =>
+  events.slice(0, events.findIndex(pred) + 1);
 
 describe("buildConversation", () => {
   it("streams partial text, then replaces it with the final block", () => {
     const log = fixtureLog("partial-messages");
-    const firstDelta = upTo(log, (e) => (e.payload as { event?: { type?: string } }).event?.type === "content_block_delta");
+    const firstDelta = upTo(
+      log,
+      (e) => (e.payload as { event?: { type?: string } }).event?.type === "content_block_delta",
+    );
     const streaming = buildConversation(firstDelta);
     expect(streaming.partials.map((p) => p.text)).toEqual(["I will run a command."]);
     expect(streaming.items.filter((i) => i.kind === "assistant")).toHaveLength(0);
@@ -17,7 +21,9 @@ describe("buildConversation", () => {
     const kinds = whole.items.map((i) => i.kind);
     expect(kinds.filter((k) => k === "user")).toHaveLength(2);
     expect(kinds.filter((k) => k === "turn-end")).toHaveLength(2);
-    const assistant = whole.items.filter((i) => i.kind === "assistant").map((i) => (i.kind === "assistant" ? i.text : ""));
+    const assistant = whole.items
+      .filter((i) => i.kind === "assistant")
+      .map((i) => (i.kind === "assistant" ? i.text : ""));
     expect(assistant[0]).toBe("I will run a command.");
     expect(assistant.at(-1)).toBe("Thought about it.");
     const tool = whole.items.find((i) => i.kind === "tool");
@@ -63,7 +69,9 @@ describe("buildConversation", () => {
     const warnings = whole.items.filter((i) => i.kind === "notice" && i.tone === "warning");
     expect(warnings).toHaveLength(2);
     expect(warnings[0]?.kind === "notice" && warnings[0].text).toContain("API error 500 (server_error)");
-    expect(whole.items.some((i) => i.kind === "notice" && i.tone === "error" && i.text.includes("API Error"))).toBe(true);
+    expect(whole.items.some((i) => i.kind === "notice" && i.tone === "error" && i.text.includes("API Error"))).toBe(
+      true,
+    );
     const ends = whole.items.filter((i) => i.kind === "turn-end");
     expect(ends[0]?.kind === "turn-end" && ends[0].isError).toBe(true);
     // The API error shows once, not again in the turn's end.
@@ -74,18 +82,35 @@ describe("buildConversation", () => {
   it("attributes prompts and commands to their senders", () => {
     const items = buildConversation([
       { ...ev(1, "prompt", { text: "hello" }), user: { id: "u2", name: "Bea" } },
-      { ...ev(2, "set-mode", { requested: "acceptEdits", mode: "acceptEdits", live: true }), user: { id: "u2", name: "Bea" } },
+      {
+        ...ev(2, "set-mode", { requested: "acceptEdits", mode: "acceptEdits", live: true }),
+        user: { id: "u2", name: "Bea" },
+      },
       { ...ev(3, "interrupt", {}), user: { id: "u1", name: "Ada" } },
-      { ...ev(4, "set-mode", { requested: "plan", error: { code: "cli_error", message: "refused" } }), user: { id: "u1", name: "Ada" } },
+      {
+        ...ev(4, "set-mode", { requested: "plan", error: { code: "cli_error", message: "refused" } }),
+        user: { id: "u1", name: "Ada" },
+      },
     ]).items;
     expect(items[0]).toMatchObject({ kind: "user", author: "Bea", text: "hello" });
     expect(items[1]).toMatchObject({ kind: "notice", text: "Bea switched the permission mode to acceptEdits." });
     expect(items[2]).toMatchObject({ kind: "notice", text: "Ada pressed Stop." });
-    expect(items[3]).toMatchObject({ kind: "notice", tone: "warning", text: "Ada could not switch the permission mode to plan: refused." });
+    expect(items[3]).toMatchObject({
+      kind: "notice",
+      tone: "warning",
+      text: "Ada could not switch the permission mode to plan: refused.",
+    });
   });
 
   it("never throws on odd payloads", () => {
-    const odd = [ev(1, "cli", null), ev(2, "cli", "text"), ev(3, "cli", { type: "assistant" }), ev(4, "cli", { type: "user", message: { content: 5 } }), ev(5, "process", 7), { ...ev(6, "cli", "…"), trimmed: true }];
+    const odd = [
+      ev(1, "cli", null),
+      ev(2, "cli", "text"),
+      ev(3, "cli", { type: "assistant" }),
+      ev(4, "cli", { type: "user", message: { content: 5 } }),
+      ev(5, "process", 7),
+      { ...ev(6, "cli", "…"), trimmed: true },
+    ];
     const c = buildConversation(odd);
     expect(c.items.map((i) => i.kind)).toEqual(["trimmed"]);
   });

@@ -40,8 +40,25 @@ export type ConversationItem =
       subagent: boolean;
     }
   | { kind: "approval"; key: string; seq: number; approval: ApprovalView }
-  | { kind: "notice"; key: string; seq: number; tone: "info" | "warning" | "error"; text: string; detail?: string; at?: string }
-  | { kind: "turn-end"; key: string; seq: number; isError: boolean; interrupted: boolean; text: string; durationMs?: number; costUsd?: number }
+  | {
+      kind: "notice";
+      key: string;
+      seq: number;
+      tone: "info" | "warning" | "error";
+      text: string;
+      detail?: string;
+      at?: string;
+    }
+  | {
+      kind: "turn-end";
+      key: string;
+      seq: number;
+      isError: boolean;
+      interrupted: boolean;
+      text: string;
+      durationMs?: number;
+      costUsd?: number;
+    }
   | { kind: "trimmed"; key: string; seq: number; label: string };
 
 /** Text still streaming (from `stream_event` deltas); replaced by the final assistant block. */
@@ -79,7 +96,10 @@ const interruptMarker = /^\[Request interrupted by user( for tool use)?\]$/;
 export function buildConversation(events: readonly WireEvent[]): Conversation {
   const items: ConversationItem[] = [];
   const tools = new Map<string, Extract<ConversationItem, { kind: "tool" }>>();
-  const approvals = new Map<string, { approval: ApprovalView; toolUseId?: string; item?: Extract<ConversationItem, { kind: "approval" }> }>();
+  const approvals = new Map<
+    string,
+    { approval: ApprovalView; toolUseId?: string; item?: Extract<ConversationItem, { kind: "approval" }> }
+  >();
   let partials: PartialText[] = [];
   let streamMessageId: string | undefined;
   let mode: Conversation["mode"];
@@ -127,8 +147,18 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
         const what = e.kind === "set-mode" ? "permission mode" : "model";
         const requested = str(p?.requested) ?? str(p?.mode) ?? str(p?.model) ?? "?";
         const error = asObject(p?.error);
-        if (error) notice(e, "warning", `${by} could not switch the ${what} to ${requested}: ${str(error.message) ?? "refused"}.`);
-        else notice(e, "info", `${by} switched the ${what} to ${str(e.kind === "set-mode" ? p?.mode : p?.model) ?? requested}.`);
+        if (error)
+          notice(
+            e,
+            "warning",
+            `${by} could not switch the ${what} to ${requested}: ${str(error.message) ?? "refused"}.`,
+          );
+        else
+          notice(
+            e,
+            "info",
+            `${by} switched the ${what} to ${str(e.kind === "set-mode" ? p?.mode : p?.model) ?? requested}.`,
+          );
         break;
       }
       case "stop":
@@ -137,8 +167,15 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
       case "decision": {
         const requestId = str(p?.requestId) ?? str(p?.request_id);
         const verdict = str(p?.behavior) ?? str(p?.decision) ?? str(p?.status) ?? "decided";
-        const tool = str(p?.toolName) ?? str(p?.tool_name) ?? (requestId ? approvals.get(requestId)?.approval.toolName : undefined);
-        notice(e, verdict.startsWith("deny") ? "warning" : "info", `${by} ${pastTense(verdict)}${tool ? ` ${tool}` : ""}.`);
+        const tool =
+          str(p?.toolName) ??
+          str(p?.tool_name) ??
+          (requestId ? approvals.get(requestId)?.approval.toolName : undefined);
+        notice(
+          e,
+          verdict.startsWith("deny") ? "warning" : "info",
+          `${by} ${pastTense(verdict)}${tool ? ` ${tool}` : ""}.`,
+        );
         if (requestId) settleApproval(requestId);
         break;
       }
@@ -150,7 +187,11 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
       case "process": {
         const phase = str(p?.phase);
         if (phase === "created") {
-          notice(e, "info", `${by} started the session in ${str(p?.mode) ?? "default"} mode${str(p?.model) ? ` with ${str(p?.model)}` : ""}.`);
+          notice(
+            e,
+            "info",
+            `${by} started the session in ${str(p?.mode) ?? "default"} mode${str(p?.model) ? ` with ${str(p?.model)}` : ""}.`,
+          );
         } else if (phase === "command-failed") {
           const error = asObject(p?.error);
           notice(e, "error", `The ${str(p?.command) ?? "command"} failed: ${str(error?.message) ?? "unknown error"}.`);
@@ -166,7 +207,12 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
         break;
       }
       case "cli-bad-line":
-        notice(e, "warning", "The CLI printed a line Conduit could not read (see the raw tab).", str(p?.raw) ?? str(p?.error));
+        notice(
+          e,
+          "warning",
+          "The CLI printed a line Conduit could not read (see the raw tab).",
+          str(p?.raw) ?? str(p?.error),
+        );
         break;
       case "cli": {
         if (!p || typeof p.type !== "string") {
@@ -193,7 +239,11 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
             const request = asObject(p.request);
             const requestId = str(p.request_id);
             if (request?.subtype !== "can_use_tool" || !requestId) break;
-            const approval: ApprovalView = { requestId, toolName: str(request.tool_name) ?? "a tool", input: request.input };
+            const approval: ApprovalView = {
+              requestId,
+              toolName: str(request.tool_name) ?? "a tool",
+              input: request.input,
+            };
             const toolUseId = str(request.tool_use_id);
             const tool = toolUseId ? tools.get(toolUseId) : undefined;
             if (tool && !tool.result) {
@@ -226,7 +276,11 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
         if (!sawInit) {
           sawInit = true;
           const version = str(p.claude_code_version);
-          notice(e, "info", `Claude Code${version ? ` ${version}` : ""} started · model ${model ?? "default"} · ${permissionMode ?? "default"} mode`);
+          notice(
+            e,
+            "info",
+            `Claude Code${version ? ` ${version}` : ""} started · model ${model ?? "default"} · ${permissionMode ?? "default"} mode`,
+          );
         }
         break;
       case "api_retry": {
@@ -242,7 +296,12 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
         break;
       }
       case "permission_denied":
-        notice(e, "warning", `${str(p.tool_name) ?? "A tool"} was denied automatically${str(p.decision_reason) ? `: ${str(p.decision_reason)}` : ""}.`, str(p.message));
+        notice(
+          e,
+          "warning",
+          `${str(p.tool_name) ?? "A tool"} was denied automatically${str(p.decision_reason) ? `: ${str(p.decision_reason)}` : ""}.`,
+          str(p.message),
+        );
         break;
       case "informational":
         if (str(p.content)) notice(e, str(p.level) === "error" ? "error" : "info", str(p.content)!);
@@ -251,7 +310,8 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
         notice(e, "info", "The conversation history was compacted.");
         break;
       case "status":
-        if (p.compact_result === "failed") notice(e, "error", `Compaction failed${str(p.compact_error) ? `: ${str(p.compact_error)}` : ""}.`);
+        if (p.compact_result === "failed")
+          notice(e, "error", `Compaction failed${str(p.compact_error) ? `: ${str(p.compact_error)}` : ""}.`);
         break;
     }
   }
@@ -269,7 +329,15 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
       case "content_block_start": {
         const block = asObject(ev.content_block);
         if (block?.type === "text") {
-          partials = [...partials, { key: `${streamMessageId ?? "m"}:${index}`, messageId: streamMessageId, index, text: str(block.text) ?? "" }];
+          partials = [
+            ...partials,
+            {
+              key: `${streamMessageId ?? "m"}:${index}`,
+              messageId: streamMessageId,
+              index,
+              text: str(block.text) ?? "",
+            },
+          ];
         }
         break;
       }
@@ -279,7 +347,11 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
         const text = str(delta.text) ?? "";
         const at = partials.findIndex((x) => x.messageId === streamMessageId && x.index === index);
         if (at >= 0) partials = partials.map((x, i) => (i === at ? { ...x, text: x.text + text } : x));
-        else partials = [...partials, { key: `${streamMessageId ?? "m"}:${index}`, messageId: streamMessageId, index, text }];
+        else
+          partials = [
+            ...partials,
+            { key: `${streamMessageId ?? "m"}:${index}`, messageId: streamMessageId, index, text },
+          ];
         break;
       }
       case "message_stop":
@@ -293,7 +365,8 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
     const content = Array.isArray(message?.content) ? message.content : [];
     const messageId = str(message?.id);
     const subagent = p.parent_tool_use_id != null;
-    const apiError = p.is_api_error_message === true || (typeof p.error === "string" && message?.model === "<synthetic>");
+    const apiError =
+      p.is_api_error_message === true || (typeof p.error === "string" && message?.model === "<synthetic>");
     content.forEach((raw, i) => {
       const block = asObject(raw);
       if (!block) return;
@@ -308,14 +381,22 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
         if (apiError) {
           notice(e, "error", text || "The API returned an error.", undefined, `:${i}`);
           apiErrorShown = text;
-        }
-        else if (text.trim() !== "") items.push({ kind: "assistant", key, seq: e.seq, text, aborted: p.aborted === true, subagent });
+        } else if (text.trim() !== "")
+          items.push({ kind: "assistant", key, seq: e.seq, text, aborted: p.aborted === true, subagent });
       } else if (block.type === "thinking") {
         const text = str(block.thinking) ?? "";
         if (text.trim() !== "") items.push({ kind: "thinking", key, seq: e.seq, text });
       } else if (block.type === "tool_use") {
         const id = str(block.id) ?? key;
-        const item = { kind: "tool" as const, key, seq: e.seq, id, name: str(block.name) ?? "tool", input: block.input, subagent };
+        const item = {
+          kind: "tool" as const,
+          key,
+          seq: e.seq,
+          id,
+          name: str(block.name) ?? "tool",
+          input: block.input,
+          subagent,
+        };
         tools.set(id, item);
         items.push(item);
       }
@@ -328,7 +409,8 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
     const content = message?.content;
     if (typeof content === "string") {
       // Interrupt markers are left out: the turn's result says it was interrupted.
-      if (p.isSynthetic === true && !interruptMarker.test(content.trim())) notice(e, "info", "Summary of the earlier conversation.", content);
+      if (p.isSynthetic === true && !interruptMarker.test(content.trim()))
+        notice(e, "info", "Summary of the earlier conversation.", content);
       return;
     }
     if (!Array.isArray(content)) {
@@ -355,11 +437,18 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
             tool.approval = undefined;
           }
         } else {
-          notice(e, result.isError ? "error" : "info", result.isError ? "A tool failed." : "A tool answered.", result.text, `:${i}`);
+          notice(
+            e,
+            result.isError ? "error" : "info",
+            result.isError ? "A tool failed." : "A tool answered.",
+            result.text,
+            `:${i}`,
+          );
         }
       } else if (block.type === "text") {
         const text = str(block.text) ?? "";
-        if (p.isSynthetic === true && text && !interruptMarker.test(text.trim())) notice(e, "info", "Summary of the earlier conversation.", text, `:${i}`);
+        if (p.isSynthetic === true && text && !interruptMarker.test(text.trim()))
+          notice(e, "info", "Summary of the earlier conversation.", text, `:${i}`);
       }
     });
   }
@@ -398,11 +487,29 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
           : `The turn failed${status}: ${reason}`
         : "Turn finished.";
     apiErrorShown = undefined;
-    items.push({ kind: "turn-end", key: String(e.seq), seq: e.seq, isError, interrupted, text, durationMs: num(p.duration_ms), costUsd: turnCost });
+    items.push({
+      kind: "turn-end",
+      key: String(e.seq),
+      seq: e.seq,
+      isError,
+      interrupted,
+      text,
+      durationMs: num(p.duration_ms),
+      costUsd: turnCost,
+    });
   }
 
   const first = items.find((i) => i.kind === "user");
-  return { items, partials, mode, model, costUsd, tokens, turns, firstPrompt: first?.kind === "user" ? first.text : undefined };
+  return {
+    items,
+    partials,
+    mode,
+    model,
+    costUsd,
+    tokens,
+    turns,
+    firstPrompt: first?.kind === "user" ? first.text : undefined,
+  };
 }
 
 /** Plain text of a tool_result's content (a string, or text and image blocks). */

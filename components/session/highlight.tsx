@@ -25,26 +25,39 @@ const jsKeywords = words(
 );
 
 const grammars: Record<string, Grammar> = {
-  js: { lineComment: ["//"], blockComment: [["/*", "*/"]], strings: ['"', "'", "`"], keywords: jsKeywords, literals: words("true false null undefined NaN Infinity"), capitalTypes: true },
+  js: {
+    lineComment: ["//"],
+    blockComment: [["/*", "*/"]],
+    strings: ['"', "'", "`"],
+    keywords: jsKeywords,
+    literals: words("true false null undefined NaN Infinity"),
+    capitalTypes: true,
+  },
   json: { strings: ['"'], keywords: new Set(), literals: words("true false null") },
   py: {
     lineComment: ["#"],
     strings: ['"""', "'''", '"', "'"],
-    keywords: words("and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield match case"),
+    keywords: words(
+      "and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield match case",
+    ),
     literals: words("True False None self"),
     capitalTypes: true,
   },
   sh: {
     lineComment: ["#"],
     strings: ['"', "'"],
-    keywords: words("if then else elif fi for while until do done case esac in function return export local set unset echo cd exit source sudo"),
+    keywords: words(
+      "if then else elif fi for while until do done case esac in function return export local set unset echo cd exit source sudo",
+    ),
     variables: true,
   },
   go: {
     lineComment: ["//"],
     blockComment: [["/*", "*/"]],
     strings: ['"', "`", "'"],
-    keywords: words("break case chan const continue default defer else fallthrough for func go goto if import interface map package range return select struct switch type var"),
+    keywords: words(
+      "break case chan const continue default defer else fallthrough for func go goto if import interface map package range return select struct switch type var",
+    ),
     literals: words("true false nil iota"),
     capitalTypes: true,
   },
@@ -52,7 +65,9 @@ const grammars: Record<string, Grammar> = {
     lineComment: ["//"],
     blockComment: [["/*", "*/"]],
     strings: ['"'],
-    keywords: words("as async await break const continue crate dyn else enum extern fn for if impl in let loop match mod move mut pub ref return self Self static struct super trait type unsafe use where while"),
+    keywords: words(
+      "as async await break const continue crate dyn else enum extern fn for if impl in let loop match mod move mut pub ref return self Self static struct super trait type unsafe use where while",
+    ),
     literals: words("true false None Some Ok Err"),
     capitalTypes: true,
   },
@@ -61,13 +76,17 @@ const grammars: Record<string, Grammar> = {
     lineComment: ["--"],
     blockComment: [["/*", "*/"]],
     strings: ["'", '"'],
-    keywords: words("select from where and or not insert into values update set delete create table index on join left right inner outer group by order limit offset as primary key references null is in having distinct union all"),
+    keywords: words(
+      "select from where and or not insert into values update set delete create table index on join left right inner outer group by order limit offset as primary key references null is in having distinct union all",
+    ),
   },
   c: {
     lineComment: ["//"],
     blockComment: [["/*", "*/"]],
     strings: ['"', "'"],
-    keywords: words("auto break case char const continue default do double else enum extern float for goto if int long register return short signed sizeof static struct switch typedef union unsigned void volatile while class public private protected virtual template typename namespace using new delete"),
+    keywords: words(
+      "auto break case char const continue default do double else enum extern float for goto if int long register return short signed sizeof static struct switch typedef union unsigned void volatile while class public private protected virtual template typename namespace using new delete",
+    ),
     literals: words("true false NULL nullptr"),
     capitalTypes: true,
   },
@@ -75,10 +94,36 @@ const grammars: Record<string, Grammar> = {
 };
 
 const aliases: Record<string, string> = {
-  javascript: "js", jsx: "js", ts: "js", typescript: "js", tsx: "js", mjs: "js", cjs: "js",
-  python: "py", bash: "sh", shell: "sh", zsh: "sh", console: "sh", shellscript: "sh",
-  golang: "go", rs: "rust", scss: "css", less: "css", cpp: "c", "c++": "c", h: "c", java: "c", cs: "c", csharp: "c", kotlin: "c", swift: "c",
-  yml: "yaml", toml: "yaml", ini: "yaml", jsonc: "json", json5: "json",
+  javascript: "js",
+  jsx: "js",
+  ts: "js",
+  typescript: "js",
+  tsx: "js",
+  mjs: "js",
+  cjs: "js",
+  python: "py",
+  bash: "sh",
+  shell: "sh",
+  zsh: "sh",
+  console: "sh",
+  shellscript: "sh",
+  golang: "go",
+  rs: "rust",
+  scss: "css",
+  less: "css",
+  cpp: "c",
+  "c++": "c",
+  h: "c",
+  java: "c",
+  cs: "c",
+  csharp: "c",
+  kotlin: "c",
+  swift: "c",
+  yml: "yaml",
+  toml: "yaml",
+  ini: "yaml",
+  jsonc: "json",
+  json5: "json",
 };
 
 /** The grammar for a fence's language tag, if known. */

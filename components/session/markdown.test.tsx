@@ -6,7 +6,9 @@ const html = (text: string) => renderToStaticMarkup(<Markdown text={text} />);
 
 describe("Markdown", () => {
   it("renders the common blocks", () => {
-    const out = html("# Title\n\nSome **bold** and *em* and `code`.\n\n- one\n- two\n\n1. first\n2. second\n\n> quoted\n\n---\n\n| a | b |\n|---|--:|\n| 1 | 2 |");
+    const out = html(
+      "# Title\n\nSome **bold** and *em* and `code`.\n\n- one\n- two\n\n1. first\n2. second\n\n> quoted\n\n---\n\n| a | b |\n|---|--:|\n| 1 | 2 |",
+    );
     expect(out).toContain("<h3");
     expect(out).toContain("<strong>bold</strong>");
     expect(out).toContain("<em>em</em>");
@@ -29,7 +31,9 @@ describe("Markdown", () => {
   });
 
   it("never lets model output add markup or unsafe links", () => {
-    const out = html('<script>alert(1)</script> <img src=x onerror=alert(1)> [click](javascript:alert(1)) [ok](https://example.com)');
+    const out = html(
+      "<script>alert(1)</script> <img src=x onerror=alert(1)> [click](javascript:alert(1)) [ok](https://example.com)",
+    );
     expect(out).not.toContain("<script");
     expect(out).not.toContain("<img");
     expect(out).not.toContain('href="javascript');

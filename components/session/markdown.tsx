@@ -29,7 +29,12 @@ export function parseBlocks(source: string): Block[] {
   const blocks: Block[] = [];
   let i = 0;
   const startsBlock = (line: string, next?: string) =>
-    fenceRe.test(line) || headingRe.test(line) || ruleRe.test(line) || quoteRe.test(line) || listRe.test(line) || (line.includes("|") && next !== undefined && tableSepRe.test(next));
+    fenceRe.test(line) ||
+    headingRe.test(line) ||
+    ruleRe.test(line) ||
+    quoteRe.test(line) ||
+    listRe.test(line) ||
+    (line.includes("|") && next !== undefined && tableSepRe.test(next));
 
   while (i < lines.length) {
     const line = lines[i]!;
@@ -42,7 +47,11 @@ export function parseBlocks(source: string): Block[] {
       const marker = fence[1]!;
       const body: string[] = [];
       i++;
-      while (i < lines.length && !new RegExp(`^ {0,3}${marker[0] === "`" ? "`" : "~"}{${marker.length},}\\s*$`).test(lines[i]!)) body.push(lines[i++]!);
+      while (
+        i < lines.length &&
+        !new RegExp(`^ {0,3}${marker[0] === "`" ? "`" : "~"}{${marker.length},}\\s*$`).test(lines[i]!)
+      )
+        body.push(lines[i++]!);
       i++;
       blocks.push({ type: "code", lang: fence[2] ?? "", code: body.join("\n") });
       continue;
@@ -60,7 +69,8 @@ export function parseBlocks(source: string): Block[] {
     }
     if (quoteRe.test(line)) {
       const body: string[] = [];
-      while (i < lines.length && lines[i]!.trim() !== "" && (quoteRe.test(lines[i]!) || !startsBlock(lines[i]!))) body.push(lines[i++]!.replace(quoteRe, ""));
+      while (i < lines.length && lines[i]!.trim() !== "" && (quoteRe.test(lines[i]!) || !startsBlock(lines[i]!)))
+        body.push(lines[i++]!.replace(quoteRe, ""));
       blocks.push({ type: "quote", blocks: parseBlocks(body.join("\n")) });
       continue;
     }
@@ -94,13 +104,26 @@ export function parseBlocks(source: string): Block[] {
         }
         break;
       }
-      blocks.push({ type: "list", ordered, start: ordered ? parseInt(list[2]!, 10) : 1, items: items.map((it) => parseBlocks(it.join("\n"))) });
+      blocks.push({
+        type: "list",
+        ordered,
+        start: ordered ? parseInt(list[2]!, 10) : 1,
+        items: items.map((it) => parseBlocks(it.join("\n"))),
+      });
       continue;
     }
     const next = lines[i + 1];
     if (line.includes("|") && next !== undefined && tableSepRe.test(next)) {
       const head = splitRow(line);
-      const align = splitRow(next).map((c) => (c.startsWith(":") && c.endsWith(":") ? "center" : c.endsWith(":") ? "right" : c.startsWith(":") ? "left" : undefined));
+      const align = splitRow(next).map((c) =>
+        c.startsWith(":") && c.endsWith(":")
+          ? "center"
+          : c.endsWith(":")
+            ? "right"
+            : c.startsWith(":")
+              ? "left"
+              : undefined,
+      );
       i += 2;
       const rows: string[][] = [];
       while (i < lines.length && lines[i]!.includes("|") && lines[i]!.trim() !== "") rows.push(splitRow(lines[i++]!));
@@ -116,7 +139,11 @@ export function parseBlocks(source: string): Block[] {
 }
 
 function splitRow(line: string): string[] {
-  const cells = line.trim().replace(/^\|/, "").replace(/\|$/, "").split(/(?<!\\)\|/);
+  const cells = line
+    .trim()
+    .replace(/^\|/, "")
+    .replace(/\|$/, "")
+    .split(/(?<!\\)\|/);
   return cells.map((c) => c.trim().replace(/\\\|/g, "|"));
 }
 
@@ -152,7 +179,13 @@ export function renderInline(text: string, keyPrefix = "i"): ReactNode[] {
       const href = safeHref(m[4]!);
       out.push(
         href ? (
-          <a key={k} href={href} target="_blank" rel="noopener noreferrer nofollow" className="text-indigo-600 underline decoration-indigo-300 hover:decoration-indigo-600 dark:text-indigo-400">
+          <a
+            key={k}
+            href={href}
+            target="_blank"
+            rel="noopener noreferrer nofollow"
+            className="text-indigo-600 underline decoration-indigo-300 hover:decoration-indigo-600 dark:text-indigo-400"
+          >
             {renderInline(m[3], k)}
           </a>
         ) : (
@@ -162,7 +195,13 @@ export function renderInline(text: string, keyPrefix = "i"): ReactNode[] {
     } else if (m[5] !== undefined || m[6] !== undefined) {
       const url = (m[5] ?? m[6])!;
       out.push(
-        <a key={k} href={url} target="_blank" rel="noopener noreferrer nofollow" className="text-indigo-600 underline decoration-indigo-300 hover:decoration-indigo-600 dark:text-indigo-400">
+        <a
+          key={k}
+          href={url}
+          target="_blank"
+          rel="noopener noreferrer nofollow"
+          className="text-indigo-600 underline decoration-indigo-300 hover:decoration-indigo-600 dark:text-indigo-400"
+        >
           {url}
         </a>,
       );
@@ -199,14 +238,19 @@ function renderBlocks(blocks: Block[], prefix: string): ReactNode[] {
         return <CodeBlock key={key} lang={block.lang} code={block.code} />;
       case "quote":
         return (
-          <blockquote key={key} className="space-y-2 border-l-2 border-zinc-300 pl-3 text-zinc-600 dark:border-zinc-700 dark:text-zinc-400">
+          <blockquote
+            key={key}
+            className="space-y-2 border-l-2 border-zinc-300 pl-3 text-zinc-600 dark:border-zinc-700 dark:text-zinc-400"
+          >
             {renderBlocks(block.blocks, key)}
           </blockquote>
         );
       case "list": {
         const items = block.items.map((item, j) => (
           <li key={`${key}.${j}`} className="space-y-1 pl-1">
-            {item.length === 1 && item[0]!.type === "paragraph" ? renderInline(item[0]!.text, `${key}.${j}`) : renderBlocks(item, `${key}.${j}`)}
+            {item.length === 1 && item[0]!.type === "paragraph"
+              ? renderInline(item[0]!.text, `${key}.${j}`)
+              : renderBlocks(item, `${key}.${j}`)}
           </li>
         ));
         return block.ordered ? (
@@ -226,7 +270,11 @@ function renderBlocks(blocks: Block[], prefix: string): ReactNode[] {
               <thead>
                 <tr>
                   {block.head.map((cell, j) => (
-                    <th key={j} style={{ textAlign: block.align[j] }} className="border-b border-zinc-300 px-2 py-1 text-left font-semibold dark:border-zinc-700">
+                    <th
+                      key={j}
+                      style={{ textAlign: block.align[j] }}
+                      className="border-b border-zinc-300 px-2 py-1 text-left font-semibold dark:border-zinc-700"
+                    >
                       {renderInline(cell, `${key}.h${j}`)}
                     </th>
                   ))}
@@ -255,7 +303,11 @@ function renderBlocks(blocks: Block[], prefix: string): ReactNode[] {
 function CodeBlock({ lang, code }: { lang: string; code: string }) {
   return (
     <div className="overflow-hidden rounded-md border border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-950">
-      {lang && <div className="border-b border-zinc-200 px-3 py-1 font-mono text-[11px] text-zinc-500 dark:border-zinc-800">{lang}</div>}
+      {lang && (
+        <div className="border-b border-zinc-200 px-3 py-1 font-mono text-[11px] text-zinc-500 dark:border-zinc-800">
+          {lang}
+        </div>
+      )}
       <pre className="overflow-x-auto px-3 py-2 font-mono text-[12.5px] leading-relaxed">
         <code>{highlightCode(code, lang)}</code>
       </pre>

@@ -82,13 +82,23 @@ export function PromptBox({ disabledReason, onSend, demoScenarios, autoFocus }: 
           placeholder={disabled ? "" : "Ask Claude to do something in this workspace…"}
           className="max-h-[33vh] min-h-9 flex-1 resize-none bg-transparent px-1.5 py-1.5 text-sm outline-none placeholder:text-zinc-400 disabled:cursor-not-allowed"
         />
-        <button type="button" data-testid="prompt-send" className="btn py-1.5" disabled={disabled || sending || draft.trim() === ""} onClick={() => void send()}>
+        <button
+          type="button"
+          data-testid="prompt-send"
+          className="btn py-1.5"
+          disabled={disabled || sending || draft.trim() === ""}
+          onClick={() => void send()}
+        >
           {sending ? "Sending…" : "Send"}
         </button>
       </div>
       <div className="flex flex-wrap items-start gap-x-4 gap-y-1 px-1 text-xs text-zinc-500">
         {disabled ? (
-          <p id="prompt-disabled-reason" data-testid="prompt-disabled-reason" className="text-zinc-600 dark:text-zinc-400">
+          <p
+            id="prompt-disabled-reason"
+            data-testid="prompt-disabled-reason"
+            className="text-zinc-600 dark:text-zinc-400"
+          >
             {disabledReason}
           </p>
         ) : error ? (
@@ -97,7 +107,8 @@ export function PromptBox({ disabledReason, onSend, demoScenarios, autoFocus }: 
           </p>
         ) : (
           <p id="prompt-hint">
-            <kbd className="font-sans">Enter</kbd> sends · <kbd className="font-sans">Shift</kbd>+<kbd className="font-sans">Enter</kbd> new line
+            <kbd className="font-sans">Enter</kbd> sends · <kbd className="font-sans">Shift</kbd>+
+            <kbd className="font-sans">Enter</kbd> new line
           </p>
         )}
         {demoScenarios && demoScenarios.length > 0 && !disabled && (
@@ -118,7 +129,13 @@ function DemoHelp({ scenarios, onPick }: { scenarios: readonly DemoScenarioHint[
   const [open, setOpen] = useState(false);
   return (
     <div className="ml-auto text-right">
-      <button type="button" data-testid="demo-help" aria-expanded={open} className="text-indigo-600 hover:underline dark:text-indigo-400" onClick={() => setOpen((o) => !o)}>
+      <button
+        type="button"
+        data-testid="demo-help"
+        aria-expanded={open}
+        className="text-indigo-600 hover:underline dark:text-indigo-400"
+        onClick={() => setOpen((o) => !o)}
+      >
         Demo model prompts {open ? "▴" : "▾"}
       </button>
       {open && (
@@ -128,7 +145,12 @@ function DemoHelp({ scenarios, onPick }: { scenarios: readonly DemoScenarioHint[
               <span className="shrink-0">
                 {s.triggers.length > 0 ? (
                   s.triggers.slice(0, 3).map((t) => (
-                    <button key={t} type="button" onClick={() => onPick(t)} className="mr-1 rounded bg-zinc-100 px-1 font-mono text-[11px] text-zinc-700 hover:bg-indigo-100 dark:bg-zinc-800 dark:text-zinc-300">
+                    <button
+                      key={t}
+                      type="button"
+                      onClick={() => onPick(t)}
+                      className="mr-1 rounded bg-zinc-100 px-1 font-mono text-[11px] text-zinc-700 hover:bg-indigo-100 dark:bg-zinc-800 dark:text-zinc-300"
+                    >
                       {t}
                     </button>
                   ))

@@ -33,7 +33,12 @@ export function RawLog({ events, downloadHref }: { events: readonly WireEvent[];
       <div className="flex flex-wrap items-center gap-2 text-xs">
         <label className="flex items-center gap-1.5">
           <span className="text-zinc-500">Filter</span>
-          <input value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="e.g. tool_use" className="field w-56 py-1 font-mono text-xs" />
+          <input
+            value={filter}
+            onChange={(e) => setFilter(e.target.value)}
+            placeholder="e.g. tool_use"
+            className="field w-56 py-1 font-mono text-xs"
+          />
         </label>
         <span className="text-zinc-500">
           {lines.length} of {events.length} events
@@ -43,13 +48,26 @@ export function RawLog({ events, downloadHref }: { events: readonly WireEvent[];
         </a>
       </div>
       {lines.length > shown.length && (
-        <button type="button" className="text-xs text-indigo-600 hover:underline dark:text-indigo-400" onClick={() => setLimit((l) => l + pageSize)}>
+        <button
+          type="button"
+          className="text-xs text-indigo-600 hover:underline dark:text-indigo-400"
+          onClick={() => setLimit((l) => l + pageSize)}
+        >
           Show {Math.min(pageSize, lines.length - shown.length)} earlier lines
         </button>
       )}
-      <ol data-testid="raw-log" className="max-h-[65vh] overflow-auto rounded-md border border-zinc-200 bg-white font-mono text-[11.5px] leading-5 dark:border-zinc-800 dark:bg-zinc-950" aria-label="Raw events">
+      <ol
+        data-testid="raw-log"
+        className="max-h-[65vh] overflow-auto rounded-md border border-zinc-200 bg-white font-mono text-[11.5px] leading-5 dark:border-zinc-800 dark:bg-zinc-950"
+        aria-label="Raw events"
+      >
         {shown.map((l) => (
-          <li key={l.seq} data-testid="raw-line" data-seq={l.seq} className="flex gap-2 border-b border-zinc-100 px-2 py-0.5 hover:bg-zinc-50 dark:border-zinc-900 dark:hover:bg-zinc-900">
+          <li
+            key={l.seq}
+            data-testid="raw-line"
+            data-seq={l.seq}
+            className="flex gap-2 border-b border-zinc-100 px-2 py-0.5 hover:bg-zinc-50 dark:border-zinc-900 dark:hover:bg-zinc-900"
+          >
             <button
               type="button"
               aria-expanded={expanded.has(l.seq)}
@@ -60,7 +78,11 @@ export function RawLog({ events, downloadHref }: { events: readonly WireEvent[];
               {expanded.has(l.seq) ? "▾" : "▸"} {l.seq}
             </button>
             <span className="w-16 shrink-0 truncate text-zinc-500 select-none">{l.kind}</span>
-            <span className={`min-w-0 flex-1 break-all whitespace-pre-wrap ${expanded.has(l.seq) ? "" : "line-clamp-2"}`}>{l.text}</span>
+            <span
+              className={`min-w-0 flex-1 break-all whitespace-pre-wrap ${expanded.has(l.seq) ? "" : "line-clamp-2"}`}
+            >
+              {l.text}
+            </span>
             {l.trimmed && <span className="shrink-0 text-amber-600">trimmed</span>}
           </li>
         ))}

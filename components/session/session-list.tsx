@@ -31,7 +31,8 @@ function upsert(list: SessionView[], fact: StatusFact, slug: string): SessionVie
   const at = list.findIndex((s) => s.id === id);
   const { sessionId: _omit, ...fields } = fact;
   if (at >= 0) return list.map((s, i) => (i === at ? mergeView(s, fields, id) : s));
-  if (fact.id && fact.workspaceSlug === slug && fact.createdBy && fact.createdAt) return sortSessions([fact as SessionView, ...list]);
+  if (fact.id && fact.workspaceSlug === slug && fact.createdBy && fact.createdAt)
+    return sortSessions([fact as SessionView, ...list]);
   return "unknown";
 }
 
@@ -58,7 +59,14 @@ function sortSessions(list: SessionView[]): SessionView[] {
 }
 
 /** The workspace's sessions, live, with the "new session" action. */
-export function SessionList({ slug, initialSessions, firstPrompts, createRefusal, bypassAllowed, defaultMode }: SessionListProps) {
+export function SessionList({
+  slug,
+  initialSessions,
+  firstPrompts,
+  createRefusal,
+  bypassAllowed,
+  defaultMode,
+}: SessionListProps) {
   const state = useSocket();
   const { socket } = state;
   const [sessions, setSessions] = useState(() => sortSessions(initialSessions));
@@ -131,7 +139,9 @@ export function SessionList({ slug, initialSessions, firstPrompts, createRefusal
         </h2>
         <ConnectionNotice state={state} />
         <div className="ml-auto">
-          {createRefusal === undefined && <NewSession slug={slug} bypassAllowed={bypassAllowed} defaultMode={defaultMode} />}
+          {createRefusal === undefined && (
+            <NewSession slug={slug} bypassAllowed={bypassAllowed} defaultMode={defaultMode} />
+          )}
         </div>
       </div>
       {createRefusal !== undefined && (
@@ -149,7 +159,15 @@ export function SessionList({ slug, initialSessions, firstPrompts, createRefusal
   );
 }
 
-function SessionTable({ slug, sessions, firstPrompts }: { slug: string; sessions: SessionView[]; firstPrompts: Record<string, string> }) {
+function SessionTable({
+  slug,
+  sessions,
+  firstPrompts,
+}: {
+  slug: string;
+  sessions: SessionView[];
+  firstPrompts: Record<string, string>;
+}) {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     const t = setInterval(() => setNow(Date.now()), 30_000);
@@ -157,7 +175,10 @@ function SessionTable({ slug, sessions, firstPrompts }: { slug: string; sessions
   }, []);
   if (sessions.length === 0) {
     return (
-      <div data-testid="session-list" className="rounded-md border border-dashed border-zinc-300 px-4 py-6 text-center text-sm text-zinc-500 dark:border-zinc-700">
+      <div
+        data-testid="session-list"
+        className="rounded-md border border-dashed border-zinc-300 px-4 py-6 text-center text-sm text-zinc-500 dark:border-zinc-700"
+      >
         No sessions yet. A session is one Claude Code conversation in this workspace&apos;s directory.
       </div>
     );
@@ -186,7 +207,11 @@ function SessionTable({ slug, sessions, firstPrompts }: { slug: string; sessions
                 className="border-t border-zinc-200 hover:bg-zinc-50 dark:border-zinc-800 dark:hover:bg-zinc-800/40"
               >
                 <td className="py-2 pl-5">
-                  <Link data-testid="session-link" href={`/w/${encodeURIComponent(slug)}/s/${encodeURIComponent(s.id)}`} className="font-medium text-indigo-600 hover:underline dark:text-indigo-400">
+                  <Link
+                    data-testid="session-link"
+                    href={`/w/${encodeURIComponent(slug)}/s/${encodeURIComponent(s.id)}`}
+                    className="font-medium text-indigo-600 hover:underline dark:text-indigo-400"
+                  >
                     {sessionTitle(s, firstPrompts[s.id])}
                   </Link>
                   <div className="text-xs text-zinc-500" suppressHydrationWarning>
@@ -212,7 +237,15 @@ function SessionTable({ slug, sessions, firstPrompts }: { slug: string; sessions
   );
 }
 
-function NewSession({ slug, bypassAllowed, defaultMode }: { slug: string; bypassAllowed: boolean; defaultMode: string }) {
+function NewSession({
+  slug,
+  bypassAllowed,
+  defaultMode,
+}: {
+  slug: string;
+  bypassAllowed: boolean;
+  defaultMode: string;
+}) {
   const router = useRouter();
   const { socket } = useSocket();
   const [open, setOpen] = useState(false);
@@ -271,16 +304,34 @@ function NewSession({ slug, bypassAllowed, defaultMode }: { slug: string; bypass
 
   if (!open) {
     return (
-      <button ref={openerRef} type="button" data-testid="session-new" className="btn py-1.5" onClick={() => setOpen(true)} aria-expanded={false}>
+      <button
+        ref={openerRef}
+        type="button"
+        data-testid="session-new"
+        className="btn py-1.5"
+        onClick={() => setOpen(true)}
+        aria-expanded={false}
+      >
         New session
       </button>
     );
   }
   return (
-    <form onSubmit={onSubmit} onKeyDown={onKeyDown} aria-label="New session" className="flex flex-wrap items-end gap-3 rounded-md border border-zinc-200 bg-zinc-50 p-3 dark:border-zinc-800 dark:bg-zinc-950">
+    <form
+      onSubmit={onSubmit}
+      onKeyDown={onKeyDown}
+      aria-label="New session"
+      className="flex flex-wrap items-end gap-3 rounded-md border border-zinc-200 bg-zinc-50 p-3 dark:border-zinc-800 dark:bg-zinc-950"
+    >
       <label className="space-y-1 text-sm">
         <span className="block text-xs text-zinc-500">Permission mode</span>
-        <select ref={modeRef} data-testid="session-new-mode" name="mode" defaultValue={initialMode} className="field w-auto py-1.5">
+        <select
+          ref={modeRef}
+          data-testid="session-new-mode"
+          name="mode"
+          defaultValue={initialMode}
+          className="field w-auto py-1.5"
+        >
           {choices.map((c) => (
             <option key={c.value} value={c.value}>
               {c.label}
@@ -290,7 +341,13 @@ function NewSession({ slug, bypassAllowed, defaultMode }: { slug: string; bypass
       </label>
       <label className="space-y-1 text-sm">
         <span className="block text-xs text-zinc-500">Model (optional)</span>
-        <input data-testid="session-new-model" name="model" maxLength={100} placeholder="CLI default" className="field w-48 py-1.5 font-mono" />
+        <input
+          data-testid="session-new-model"
+          name="model"
+          maxLength={100}
+          placeholder="CLI default"
+          className="field w-48 py-1.5 font-mono"
+        />
       </label>
       <button data-testid="session-new-submit" type="submit" className="btn py-1.5" disabled={busy || !socket}>
         {busy ? "Starting…" : "Start session"}

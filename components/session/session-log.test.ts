@@ -1,8 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { emptySessionLog, hasGap, lastSeqOf, reduceSessionLog, type SessionLog, type SessionLogAction } from "./session-log";
+import {
+  emptySessionLog,
+  hasGap,
+  lastSeqOf,
+  reduceSessionLog,
+  type SessionLog,
+  type SessionLogAction,
+} from "./session-log";
 import { ev } from "./test-support";
 
-const run = (actions: SessionLogAction[], start: SessionLog = emptySessionLog) => actions.reduce(reduceSessionLog, start);
+const run = (actions: SessionLogAction[], start: SessionLog = emptySessionLog) =>
+  actions.reduce(reduceSessionLog, start);
 const seqs = (log: SessionLog) => log.events.map((e) => e.seq);
 
 describe("reduceSessionLog", () => {
@@ -20,7 +28,10 @@ describe("reduceSessionLog", () => {
   });
 
   it("reports a gap until a catch-up fills it", () => {
-    const gapped = run([{ type: "snapshot", events: [ev(1), ev(2)], reset: false }, { type: "event", event: ev(5) }]);
+    const gapped = run([
+      { type: "snapshot", events: [ev(1), ev(2)], reset: false },
+      { type: "event", event: ev(5) },
+    ]);
     expect(gapped.contiguousSeq).toBe(2);
     expect(lastSeqOf(gapped)).toBe(5);
     expect(hasGap(gapped)).toBe(true);

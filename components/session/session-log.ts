@@ -32,9 +32,12 @@ export function reduceSessionLog(log: SessionLog, action: SessionLogAction): Ses
         const events = mergeEvents([], action.events);
         return withEvents(events, Math.max(0, (events[0]?.seq ?? 1) - 1), log.generation + 1);
       }
-      return action.events.length === 0 ? log : withEvents(mergeEvents(log.events, action.events), log.baseSeq, log.generation);
+      return action.events.length === 0
+        ? log
+        : withEvents(mergeEvents(log.events, action.events), log.baseSeq, log.generation);
     case "event":
-      if (log.events.length > 0 && action.event.seq <= lastSeqOf(log) && hasSeq(log.events, action.event.seq)) return log;
+      if (log.events.length > 0 && action.event.seq <= lastSeqOf(log) && hasSeq(log.events, action.event.seq))
+        return log;
       return withEvents(mergeEvents(log.events, [action.event]), log.baseSeq, log.generation);
     case "replace": {
       const events = log.events.map((e) => (e.seq === action.event.seq ? action.event : e));

@@ -3,7 +3,15 @@
 import Link from "next/link";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState, type ReactNode } from "react";
 import type { Ack } from "@/server/shared/wire/ack";
-import type { PermissionModeChoice, PresenceChanged, SessionView as SessionInfo, SetModeResult, SubscribeResult, Viewer, WireEvent } from "@/server/shared/wire/session";
+import type {
+  PermissionModeChoice,
+  PresenceChanged,
+  SessionView as SessionInfo,
+  SetModeResult,
+  SubscribeResult,
+  Viewer,
+  WireEvent,
+} from "@/server/shared/wire/session";
 import { buildConversation, type Conversation, type ConversationItem } from "./conversation";
 import { formatDuration, formatRelative, formatTokens, formatUsd, sessionTitle } from "./format";
 import { Markdown } from "./markdown";
@@ -62,7 +70,10 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
       inFlight = true;
       do {
         again = false;
-        const ack = await emitCommand<SubscribeResult>(socket, command.subscribe, { sessionId, afterSeq: logRef.current.contiguousSeq });
+        const ack = await emitCommand<SubscribeResult>(socket, command.subscribe, {
+          sessionId,
+          afterSeq: logRef.current.contiguousSeq,
+        });
         if (!alive) return;
         if (ack.ok) {
           dispatch({ type: "snapshot", events: ack.data.events, reset: ack.data.reset });
@@ -147,22 +158,37 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
 
   const cost = Math.max(info.costUsd, conversation.costUsd);
   const infoTokens = info.tokens.input + info.tokens.output + info.tokens.cacheRead + info.tokens.cacheWrite;
-  const convTokens = conversation.tokens.input + conversation.tokens.output + conversation.tokens.cacheRead + conversation.tokens.cacheWrite;
+  const convTokens =
+    conversation.tokens.input +
+    conversation.tokens.output +
+    conversation.tokens.cacheRead +
+    conversation.tokens.cacheWrite;
   const tokens = infoTokens >= convTokens ? info.tokens : conversation.tokens;
-  const others = viewers.filter((v, i, all) => v.userId !== currentUser.id && all.findIndex((w) => w.userId === v.userId) === i);
+  const others = viewers.filter(
+    (v, i, all) => v.userId !== currentUser.id && all.findIndex((w) => w.userId === v.userId) === i,
+  );
 
   return (
-    <div data-testid="session-view" data-session-id={sessionId} className="flex min-h-[calc(100vh-8rem)] flex-col gap-3">
+    <div
+      data-testid="session-view"
+      data-session-id={sessionId}
+      className="flex min-h-[calc(100vh-8rem)] flex-col gap-3"
+    >
       <header className="space-y-2">
         <nav aria-label="Breadcrumb" className="text-xs text-zinc-500">
-          <Link href={`/w/${encodeURIComponent(workspace.slug)}`} className="hover:text-zinc-800 hover:underline dark:hover:text-zinc-200">
+          <Link
+            href={`/w/${encodeURIComponent(workspace.slug)}`}
+            className="hover:text-zinc-800 hover:underline dark:hover:text-zinc-200"
+          >
             {workspace.name}
           </Link>
           <span className="mx-1.5">/</span>
           <span>sessions</span>
         </nav>
         <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
-          <h1 className="min-w-0 truncate text-lg font-semibold tracking-tight">{sessionTitle(info, conversation.firstPrompt)}</h1>
+          <h1 className="min-w-0 truncate text-lg font-semibold tracking-tight">
+            {sessionTitle(info, conversation.firstPrompt)}
+          </h1>
           <StatusBadge status={info.status} testId="session-status" />
           <ConnectionNotice state={state} />
           <div className="ml-auto flex flex-wrap items-center gap-2">
@@ -175,22 +201,36 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
                 const ack = await send<SetModeResult>(command.setMode, { mode: next });
                 if (ack.ok) {
                   const confirmed = ack.data.mode || next;
-                  setMode((m) => ({ value: confirmed, seq: Math.max(m.seq, ack.data.seq, logRef.current.events.at(-1)?.seq ?? 0) }));
+                  setMode((m) => ({
+                    value: confirmed,
+                    seq: Math.max(m.seq, ack.data.seq, logRef.current.events.at(-1)?.seq ?? 0),
+                  }));
                 }
                 return ackMessage(ack);
               }}
             />
-            <StopButton canWrite={canWrite} active={activeStatuses.has(info.status)} onStop={async () => ackMessage(await send(command.interrupt, {}))} />
+            <StopButton
+              canWrite={canWrite}
+              active={activeStatuses.has(info.status)}
+              onStop={async () => ackMessage(await send(command.interrupt, {}))}
+            />
           </div>
         </div>
         <div className="flex flex-wrap items-center gap-x-4 gap-y-1 text-xs text-zinc-500">
           <span>
-            started by <span className="text-zinc-700 dark:text-zinc-300">{info.createdBy.name}</span> · <span suppressHydrationWarning>{formatRelative(info.createdAt)}</span>
+            started by <span className="text-zinc-700 dark:text-zinc-300">{info.createdBy.name}</span> ·{" "}
+            <span suppressHydrationWarning>{formatRelative(info.createdAt)}</span>
           </span>
           <span>
-            model <span className="font-mono text-zinc-700 dark:text-zinc-300">{conversation.model ?? info.model ?? "CLI default"}</span>
+            model{" "}
+            <span className="font-mono text-zinc-700 dark:text-zinc-300">
+              {conversation.model ?? info.model ?? "CLI default"}
+            </span>
           </span>
-          <span data-testid="session-cost" title={`input ${tokens.input} · output ${tokens.output} · cache read ${tokens.cacheRead} · cache write ${tokens.cacheWrite}`}>
+          <span
+            data-testid="session-cost"
+            title={`input ${tokens.input} · output ${tokens.output} · cache read ${tokens.cacheRead} · cache write ${tokens.cacheWrite}`}
+          >
             <span className="font-medium text-zinc-700 tabular-nums dark:text-zinc-300">{formatUsd(cost)}</span> ·{" "}
             <span className="tabular-nums">
               {formatTokens(tokens.input + tokens.cacheRead + tokens.cacheWrite)} in / {formatTokens(tokens.output)} out
@@ -199,7 +239,11 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
           </span>
         </div>
         {subscribeError && (
-          <p role="alert" data-testid="session-error" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950/50 dark:text-red-300">
+          <p
+            role="alert"
+            data-testid="session-error"
+            className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950/50 dark:text-red-300"
+          >
             Could not open the live session: {subscribeError}{" "}
             <button type="button" className="font-medium underline" onClick={() => resubscribe.current()}>
               Retry
@@ -241,7 +285,10 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
             }}
           />
         ) : (
-          <RawLog events={log.events} downloadHref={`/api/workspaces/${encodeURIComponent(workspace.slug)}/sessions/${encodeURIComponent(sessionId)}/events`} />
+          <RawLog
+            events={log.events}
+            downloadHref={`/api/workspaces/${encodeURIComponent(workspace.slug)}/sessions/${encodeURIComponent(sessionId)}/events`}
+          />
         )}
       </div>
 
@@ -252,7 +299,19 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
   );
 }
 
-function TabButton({ id, testId, active, onSelect, children }: { id: string; testId?: string; active: boolean; onSelect: () => void; children: ReactNode }) {
+function TabButton({
+  id,
+  testId,
+  active,
+  onSelect,
+  children,
+}: {
+  id: string;
+  testId?: string;
+  active: boolean;
+  onSelect: () => void;
+  children: ReactNode;
+}) {
   return (
     <button
       type="button"
@@ -264,7 +323,9 @@ function TabButton({ id, testId, active, onSelect, children }: { id: string; tes
       tabIndex={active ? 0 : -1}
       onClick={onSelect}
       className={`-mb-px border-b-2 px-3 py-1.5 font-medium focus-visible:outline-2 focus-visible:outline-indigo-500 ${
-        active ? "border-indigo-500 text-zinc-900 dark:text-zinc-100" : "border-transparent text-zinc-500 hover:text-zinc-800 dark:hover:text-zinc-200"
+        active
+          ? "border-indigo-500 text-zinc-900 dark:text-zinc-100"
+          : "border-transparent text-zinc-500 hover:text-zinc-800 dark:hover:text-zinc-200"
       }`}
     >
       {children}
@@ -274,7 +335,12 @@ function TabButton({ id, testId, active, onSelect, children }: { id: string; tes
 
 function Presence({ others }: { others: Viewer[] }) {
   return (
-    <div data-testid="presence" data-count={others.length} className="flex items-center gap-1.5 text-xs text-zinc-500" aria-label="Who else is viewing">
+    <div
+      data-testid="presence"
+      data-count={others.length}
+      className="flex items-center gap-1.5 text-xs text-zinc-500"
+      aria-label="Who else is viewing"
+    >
       {others.length === 0 ? (
         <span>Only you</span>
       ) : (
@@ -319,11 +385,19 @@ function avatarColour(name: string): string {
 }
 
 function initials(name: string): string {
-  const parts = name.trim().split(/[\s@._-]+/).filter(Boolean);
+  const parts = name
+    .trim()
+    .split(/[\s@._-]+/)
+    .filter(Boolean);
   return ((parts[0]?.[0] ?? "?") + (parts[1]?.[0] ?? "")).toUpperCase();
 }
 
-function ModeSwitcher(props: { mode: string; bypassAvailable: boolean; disabledReason?: string; onSwitch: (mode: PermissionModeChoice) => Promise<string | undefined> }) {
+function ModeSwitcher(props: {
+  mode: string;
+  bypassAvailable: boolean;
+  disabledReason?: string;
+  onSwitch: (mode: PermissionModeChoice) => Promise<string | undefined>;
+}) {
   const { mode, bypassAvailable, disabledReason, onSwitch } = props;
   const [pending, setPending] = useState<PermissionModeChoice>();
   const [error, setError] = useState<string>();
@@ -366,7 +440,12 @@ function ModeSwitcher(props: { mode: string; bypassAvailable: boolean; disabledR
         </span>
       )}
       {error && (
-        <span id="mode-error" role="alert" data-testid="mode-error" className="absolute top-full right-0 z-10 mt-1 w-64 rounded-md bg-red-50 px-2 py-1 text-xs text-red-800 shadow dark:bg-red-950 dark:text-red-300">
+        <span
+          id="mode-error"
+          role="alert"
+          data-testid="mode-error"
+          className="absolute top-full right-0 z-10 mt-1 w-64 rounded-md bg-red-50 px-2 py-1 text-xs text-red-800 shadow dark:bg-red-950 dark:text-red-300"
+        >
           {error}
         </span>
       )}
@@ -374,7 +453,15 @@ function ModeSwitcher(props: { mode: string; bypassAvailable: boolean; disabledR
   );
 }
 
-function StopButton({ canWrite, active, onStop }: { canWrite: boolean; active: boolean; onStop: () => Promise<string | undefined> }) {
+function StopButton({
+  canWrite,
+  active,
+  onStop,
+}: {
+  canWrite: boolean;
+  active: boolean;
+  onStop: () => Promise<string | undefined>;
+}) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   return (
@@ -398,7 +485,12 @@ function StopButton({ canWrite, active, onStop }: { canWrite: boolean; active: b
         {busy ? "Stopping…" : "Stop"}
       </button>
       {error && (
-        <span id="interrupt-error" role="alert" data-testid="interrupt-error" className="absolute top-full right-0 z-10 mt-1 w-64 rounded-md bg-red-50 px-2 py-1 text-xs text-red-800 shadow dark:bg-red-950 dark:text-red-300">
+        <span
+          id="interrupt-error"
+          role="alert"
+          data-testid="interrupt-error"
+          className="absolute top-full right-0 z-10 mt-1 w-64 rounded-md bg-red-50 px-2 py-1 text-xs text-red-800 shadow dark:bg-red-950 dark:text-red-300"
+        >
           {error}
         </span>
       )}
@@ -406,7 +498,13 @@ function StopButton({ canWrite, active, onStop }: { canWrite: boolean; active: b
   );
 }
 
-function ConversationPane(props: { conversation: Conversation; rootPath: string; loading: boolean; failed: boolean; onLoadFull: (seq: number) => void }) {
+function ConversationPane(props: {
+  conversation: Conversation;
+  rootPath: string;
+  loading: boolean;
+  failed: boolean;
+  onLoadFull: (seq: number) => void;
+}) {
   const { conversation, rootPath, loading, failed, onLoadFull } = props;
   const endRef = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
@@ -425,9 +523,18 @@ function ConversationPane(props: { conversation: Conversation; rootPath: string;
   }, [conversation.items.length, partialLength]);
 
   if (loading) return <p className="py-10 text-center text-sm text-zinc-500">Loading the conversation…</p>;
-  if (failed) return <p className="py-10 text-center text-sm text-zinc-500">The conversation is not available until the live session opens.</p>;
+  if (failed)
+    return (
+      <p className="py-10 text-center text-sm text-zinc-500">
+        The conversation is not available until the live session opens.
+      </p>
+    );
   if (conversation.items.length === 0 && conversation.partials.length === 0) {
-    return <p className="py-10 text-center text-sm text-zinc-500">No messages yet. Send a prompt to start the conversation.</p>;
+    return (
+      <p className="py-10 text-center text-sm text-zinc-500">
+        No messages yet. Send a prompt to start the conversation.
+      </p>
+    );
   }
   return (
     <ol className="space-y-3 pb-2" aria-label="Conversation">
@@ -448,9 +555,24 @@ function ConversationPane(props: { conversation: Conversation; rootPath: string;
   );
 }
 
-function AssistantBubble({ children, streaming, aborted, subagent }: { children: ReactNode; streaming?: boolean; aborted?: boolean; subagent?: boolean }) {
+function AssistantBubble({
+  children,
+  streaming,
+  aborted,
+  subagent,
+}: {
+  children: ReactNode;
+  streaming?: boolean;
+  aborted?: boolean;
+  subagent?: boolean;
+}) {
   return (
-    <div data-testid="message-assistant" data-streaming={streaming ? "true" : "false"} aria-busy={streaming || undefined} className="flex gap-3">
+    <div
+      data-testid="message-assistant"
+      data-streaming={streaming ? "true" : "false"}
+      aria-busy={streaming || undefined}
+      className="flex gap-3"
+    >
       <span
         aria-hidden
         className={`mt-0.5 inline-flex size-6 shrink-0 items-center justify-center rounded-md bg-orange-100 text-[11px] font-bold text-orange-700 dark:bg-orange-900/50 dark:text-orange-300 ${streaming ? "animate-pulse" : ""}`}
@@ -474,12 +596,23 @@ const noticeTone = {
   error: "text-red-800 bg-red-50 dark:bg-red-950/40 dark:text-red-300",
 } as const;
 
-function Item({ item, rootPath, onLoadFull }: { item: ConversationItem; rootPath: string; onLoadFull: (seq: number) => void }) {
+function Item({
+  item,
+  rootPath,
+  onLoadFull,
+}: {
+  item: ConversationItem;
+  rootPath: string;
+  onLoadFull: (seq: number) => void;
+}) {
   switch (item.kind) {
     case "user":
       return (
         <div data-testid="message-user" data-author={item.author} className="flex gap-3">
-          <span aria-hidden className={`mt-0.5 inline-flex size-6 shrink-0 items-center justify-center rounded-md text-[10px] font-semibold ${avatarColour(item.author)}`}>
+          <span
+            aria-hidden
+            className={`mt-0.5 inline-flex size-6 shrink-0 items-center justify-center rounded-md text-[10px] font-semibold ${avatarColour(item.author)}`}
+          >
             {initials(item.author)}
           </span>
           <div className="min-w-0 flex-1 rounded-lg bg-indigo-50 px-3 py-2 dark:bg-indigo-950/40">
@@ -509,18 +642,35 @@ function Item({ item, rootPath, onLoadFull }: { item: ConversationItem; rootPath
     case "tool":
       return (
         <div className="ml-9">
-          <ToolCard name={item.name} input={item.input} result={item.result} approval={item.approval} subagent={item.subagent} rootPath={rootPath} onLoadFull={onLoadFull} />
+          <ToolCard
+            name={item.name}
+            input={item.input}
+            result={item.result}
+            approval={item.approval}
+            subagent={item.subagent}
+            rootPath={rootPath}
+            onLoadFull={onLoadFull}
+          />
         </div>
       );
     case "approval":
       return (
-        <div data-testid="approval-pending" className="ml-9 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-xs text-amber-900 dark:border-amber-800 dark:bg-amber-950/50 dark:text-amber-200">
-          Waiting for approval to run <span className="font-mono font-semibold">{item.approval.toolName}</span>. The CLI is paused until someone decides.
+        <div
+          data-testid="approval-pending"
+          className="ml-9 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-xs text-amber-900 dark:border-amber-800 dark:bg-amber-950/50 dark:text-amber-200"
+        >
+          Waiting for approval to run <span className="font-mono font-semibold">{item.approval.toolName}</span>. The CLI
+          is paused until someone decides.
         </div>
       );
     case "notice":
       return (
-        <div data-testid="notice" data-tone={item.tone} role={item.tone === "error" ? "alert" : undefined} className={`ml-9 rounded-md text-xs ${item.tone === "info" ? "" : "px-3 py-1.5"} ${noticeTone[item.tone]}`}>
+        <div
+          data-testid="notice"
+          data-tone={item.tone}
+          role={item.tone === "error" ? "alert" : undefined}
+          className={`ml-9 rounded-md text-xs ${item.tone === "info" ? "" : "px-3 py-1.5"} ${noticeTone[item.tone]}`}
+        >
           {item.text}
           {item.detail && (
             <details className="mt-1">
@@ -549,7 +699,11 @@ function Item({ item, rootPath, onLoadFull }: { item: ConversationItem; rootPath
       return (
         <div className="ml-9 text-xs text-zinc-500">
           {item.label} (#{item.seq}) was trimmed for the browser.{" "}
-          <button type="button" className="text-indigo-600 hover:underline dark:text-indigo-400" onClick={() => onLoadFull(item.seq)}>
+          <button
+            type="button"
+            className="text-indigo-600 hover:underline dark:text-indigo-400"
+            onClick={() => onLoadFull(item.seq)}
+          >
             Load it whole
           </button>
         </div>

@@ -23,7 +23,15 @@ export function fixtureLog(name: string, sessionId = "s1"): WireEvent[] {
     } else if (msg.type === "user") {
       const content = (msg.message as { content: Array<{ text?: string }> }).content;
       const text = content.map((b) => b.text ?? "").join("");
-      events.push({ sessionId, seq: events.length + 1, kind: "prompt", payload: { text }, trimmed: false, user: { id: "u1", name: "Ada" }, at });
+      events.push({
+        sessionId,
+        seq: events.length + 1,
+        kind: "prompt",
+        payload: { text },
+        trimmed: false,
+        user: { id: "u1", name: "Ada" },
+        at,
+      });
     }
   }
   return events;

@@ -30,7 +30,14 @@ function str(value: unknown): string | undefined {
 export function toolSummary(name: string, input: unknown, rootPath?: string): string {
   const i = asObject(input);
   const file = str(i.file_path) ?? str(i.notebook_path);
-  const pick = (file !== undefined ? relativePath(file, rootPath) : undefined) ?? str(i.command) ?? str(i.pattern) ?? str(i.url) ?? str(i.query) ?? str(i.description) ?? str(i.prompt);
+  const pick =
+    (file !== undefined ? relativePath(file, rootPath) : undefined) ??
+    str(i.command) ??
+    str(i.pattern) ??
+    str(i.url) ??
+    str(i.query) ??
+    str(i.description) ??
+    str(i.prompt);
   if (pick) return pick.split("\n")[0]!.slice(0, 160);
   if (name === "AskUserQuestion" && Array.isArray(i.questions)) return str(asObject(i.questions[0]).question) ?? "";
   if (name === "ExitPlanMode") return "Plan ready for review";
@@ -74,12 +81,17 @@ export function ToolCard({ name, input, result, approval, subagent, rootPath, on
           {open ? "▾" : "▸"}
         </span>
         <span className="font-mono text-xs font-semibold">{name}</span>
-        {subagent && <span className="rounded bg-zinc-100 px-1 text-[10px] text-zinc-500 dark:bg-zinc-800">subagent</span>}
+        {subagent && (
+          <span className="rounded bg-zinc-100 px-1 text-[10px] text-zinc-500 dark:bg-zinc-800">subagent</span>
+        )}
         <span className="min-w-0 flex-1 truncate font-mono text-xs text-zinc-500">{summary}</span>
         <ToolState state={state} />
       </button>
       {approval && (
-        <div data-testid="approval-pending" className="border-t border-amber-200 bg-amber-50 px-3 py-2 text-xs text-amber-900 dark:border-amber-900 dark:bg-amber-950/60 dark:text-amber-200">
+        <div
+          data-testid="approval-pending"
+          className="border-t border-amber-200 bg-amber-50 px-3 py-2 text-xs text-amber-900 dark:border-amber-900 dark:bg-amber-950/60 dark:text-amber-200"
+        >
           Waiting for approval to run {approval.toolName}. The CLI is paused until someone decides.
         </div>
       )}
@@ -91,7 +103,11 @@ export function ToolCard({ name, input, result, approval, subagent, rootPath, on
               <div className="mb-1 flex items-center gap-2 text-[11px] font-medium tracking-wide text-zinc-500 uppercase">
                 {result.isError ? "Error" : "Result"}
                 {result.trimmed && onLoadFull && (
-                  <button type="button" className="rounded px-1 text-[11px] normal-case text-indigo-600 hover:underline dark:text-indigo-400" onClick={() => onLoadFull(result.seq)}>
+                  <button
+                    type="button"
+                    className="rounded px-1 text-[11px] normal-case text-indigo-600 hover:underline dark:text-indigo-400"
+                    onClick={() => onLoadFull(result.seq)}
+                  >
                     trimmed: load all
                   </button>
                 )}
@@ -100,13 +116,19 @@ export function ToolCard({ name, input, result, approval, subagent, rootPath, on
                 data-testid="tool-result"
                 data-error={result.isError}
                 className={`max-h-96 overflow-auto rounded px-2 py-1.5 font-mono text-xs whitespace-pre-wrap ${
-                  result.isError ? "bg-red-50 text-red-800 dark:bg-red-950/50 dark:text-red-300" : "bg-zinc-50 text-zinc-800 dark:bg-zinc-950 dark:text-zinc-300"
+                  result.isError
+                    ? "bg-red-50 text-red-800 dark:bg-red-950/50 dark:text-red-300"
+                    : "bg-zinc-50 text-zinc-800 dark:bg-zinc-950 dark:text-zinc-300"
                 }`}
               >
                 {shownResult || <span className="text-zinc-400 italic">(no output)</span>}
               </pre>
               {longResult && (
-                <button type="button" className="mt-1 text-xs text-indigo-600 hover:underline dark:text-indigo-400" onClick={() => setShowAll((v) => !v)}>
+                <button
+                  type="button"
+                  className="mt-1 text-xs text-indigo-600 hover:underline dark:text-indigo-400"
+                  onClick={() => setShowAll((v) => !v)}
+                >
                   {showAll ? "Show less" : `Show all ${resultLines.length} lines`}
                 </button>
               )}
@@ -121,7 +143,11 @@ export function ToolCard({ name, input, result, approval, subagent, rootPath, on
 function ToolState({ state }: { state: string }) {
   switch (state) {
     case "awaiting-approval":
-      return <span className="shrink-0 rounded bg-amber-100 px-1.5 text-[11px] text-amber-900 dark:bg-amber-900/50 dark:text-amber-200">needs approval</span>;
+      return (
+        <span className="shrink-0 rounded bg-amber-100 px-1.5 text-[11px] text-amber-900 dark:bg-amber-900/50 dark:text-amber-200">
+          needs approval
+        </span>
+      );
     case "running":
       return (
         <span className="inline-flex shrink-0 items-center gap-1 text-[11px] text-zinc-500">
@@ -130,7 +156,11 @@ function ToolState({ state }: { state: string }) {
         </span>
       );
     case "error":
-      return <span className="shrink-0 rounded bg-red-100 px-1.5 text-[11px] text-red-800 dark:bg-red-900/50 dark:text-red-200">error</span>;
+      return (
+        <span className="shrink-0 rounded bg-red-100 px-1.5 text-[11px] text-red-800 dark:bg-red-900/50 dark:text-red-200">
+          error
+        </span>
+      );
     default:
       return <span className="shrink-0 text-[11px] text-emerald-700 dark:text-emerald-400">✓ done</span>;
   }
@@ -172,7 +202,10 @@ function ToolInput({ name, input, rootPath }: { name: string; input: unknown; ro
             </div>
           ))}
           {(str(i.new_string) ?? "").split("\n").map((line, n) => (
-            <div key={`n${n}`} className="bg-emerald-50 px-2 text-emerald-800 dark:bg-emerald-950/40 dark:text-emerald-300">
+            <div
+              key={`n${n}`}
+              className="bg-emerald-50 px-2 text-emerald-800 dark:bg-emerald-950/40 dark:text-emerald-300"
+            >
               <span className="select-none">+ </span>
               {line}
             </div>
@@ -185,14 +218,18 @@ function ToolInput({ name, input, rootPath }: { name: string; input: unknown; ro
     return (
       <div>
         <Label path={file}>Write</Label>
-        <pre className="max-h-72 overflow-auto rounded bg-zinc-50 px-2 py-1.5 font-mono text-xs dark:bg-zinc-950">{str(i.content)}</pre>
+        <pre className="max-h-72 overflow-auto rounded bg-zinc-50 px-2 py-1.5 font-mono text-xs dark:bg-zinc-950">
+          {str(i.content)}
+        </pre>
       </div>
     );
   }
   return (
     <div>
       <Label>Input</Label>
-      <pre className="max-h-72 overflow-auto rounded bg-zinc-50 px-2 py-1.5 font-mono text-xs dark:bg-zinc-950">{JSON.stringify(input, null, 2)}</pre>
+      <pre className="max-h-72 overflow-auto rounded bg-zinc-50 px-2 py-1.5 font-mono text-xs dark:bg-zinc-950">
+        {JSON.stringify(input, null, 2)}
+      </pre>
     </div>
   );
 }

@@ -24,7 +24,8 @@ export function useSocket(): SocketState {
     const update = (problem?: string) => setState({ socket, connected: socket.connected, problem });
     const onConnect = () => update();
     const onDisconnect = () => update();
-    const onError = (err: Error) => update(handshakeProblems[err.message] ?? "Cannot reach the session server. Retrying…");
+    const onError = (err: Error) =>
+      update(handshakeProblems[err.message] ?? "Cannot reach the session server. Retrying…");
     socket.on("connect", onConnect);
     socket.on("disconnect", onDisconnect);
     socket.on("connect_error", onError);
@@ -43,7 +44,11 @@ export function useSocket(): SocketState {
 export function ConnectionNotice({ state }: { state: SocketState }) {
   if (!state.socket || state.connected) return null;
   return (
-    <span role="status" data-testid="connection-notice" className="inline-flex items-center gap-1.5 rounded-full bg-amber-50 px-2 py-0.5 text-xs text-amber-900 ring-1 ring-amber-200 ring-inset dark:bg-amber-950 dark:text-amber-200 dark:ring-amber-900">
+    <span
+      role="status"
+      data-testid="connection-notice"
+      className="inline-flex items-center gap-1.5 rounded-full bg-amber-50 px-2 py-0.5 text-xs text-amber-900 ring-1 ring-amber-200 ring-inset dark:bg-amber-950 dark:text-amber-200 dark:ring-amber-900"
+    >
       <span aria-hidden className="size-1.5 animate-pulse rounded-full bg-amber-500" />
       {state.problem ?? "Connecting…"}
     </span>

@@ -68,7 +68,10 @@ export async function emitCommand<T>(
     try {
       const ack = (await socket.timeout(timeoutMs).emitWithAck(name, payload)) as Ack<T>;
       if (ack && typeof ack === "object" && "ok" in ack) return ack;
-      return { ok: false, error: { code: "internal", message: "The server sent an answer this page does not understand." } };
+      return {
+        ok: false,
+        error: { code: "internal", message: "The server sent an answer this page does not understand." },
+      };
     } catch {
       // timed out (or the socket dropped): try again with the same payload
     }
@@ -77,7 +80,9 @@ export async function emitCommand<T>(
     ok: false,
     error: {
       code: timeoutCode,
-      message: socket.connected ? "The server did not answer in time. Try again." : "Not connected to the server. Check your connection and try again.",
+      message: socket.connected
+        ? "The server did not answer in time. Try again."
+        : "Not connected to the server. Check your connection and try again.",
     },
   };
 }

@@ -11,7 +11,16 @@ import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import type { SessionStatus, SessionView, WireEvent, WireEventKind } from "@/server/shared/wire/session";
 import { requireWorkspaceAccess, type WorkspaceSummary } from "@/server/web/workspaces";
 
-const statuses: readonly SessionStatus[] = ["starting", "idle", "running", "awaiting-approval", "stalled", "stopped", "crashed", "dead"];
+const statuses: readonly SessionStatus[] = [
+  "starting",
+  "idle",
+  "running",
+  "awaiting-approval",
+  "stalled",
+  "stopped",
+  "crashed",
+  "dead",
+];
 
 export interface WorkspaceSessionSettings {
   allowBypass: boolean;
@@ -36,7 +45,12 @@ interface SessionRow {
 export async function listSessions(
   userId: string,
   slug: string,
-): Promise<{ workspace: WorkspaceSummary; sessions: SessionView[]; settings: WorkspaceSessionSettings; firstPrompts: Record<string, string> }> {
+): Promise<{
+  workspace: WorkspaceSummary;
+  sessions: SessionView[];
+  settings: WorkspaceSessionSettings;
+  firstPrompts: Record<string, string>;
+}> {
   const workspace = await requireWorkspaceAccess(userId, slug, "read");
   const db = getDb();
   const [rows, settings] = await Promise.all([
@@ -65,7 +79,11 @@ export async function listSessions(
 }
 
 /** One session of the workspace, or not_found (also for sessions of other workspaces). */
-export async function findSession(userId: string, slug: string, sessionId: string): Promise<{ workspace: WorkspaceSummary; session: SessionView }> {
+export async function findSession(
+  userId: string,
+  slug: string,
+  sessionId: string,
+): Promise<{ workspace: WorkspaceSummary; session: SessionView }> {
   const workspace = await requireWorkspaceAccess(userId, slug, "read");
   const row = await getDb().session.findFirst({
     where: { id: sessionId, workspaceId: workspace.id },
@@ -77,7 +95,12 @@ export async function findSession(userId: string, slug: string, sessionId: strin
 }
 
 /** The session's event log after `afterSeq`, whole (never trimmed), in seq order. */
-export async function readSessionEvents(userId: string, slug: string, sessionId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<WireEvent[]> {
+export async function readSessionEvents(
+  userId: string,
+  slug: string,
+  sessionId: string,
+  options: { afterSeq?: number; limit?: number } = {},
+): Promise<WireEvent[]> {
   const { session } = await findSession(userId, slug, sessionId);
   const db = getDb();
   const rows = await db.sessionEvent.findMany({
@@ -86,7 +109,12 @@ export async function readSessionEvents(userId: string, slug: string, sessionId:
     take: Math.min(options.limit ?? 50_000, 50_000),
   });
   const userIds = [...new Set(rows.map((r) => r.userId).filter((id): id is string => id !== null))];
-  const users = new Map((await db.user.findMany({ where: { id: { in: userIds } }, select: { id: true, name: true } })).map((u) => [u.id, u]));
+  const users = new Map(
+    (await db.user.findMany({ where: { id: { in: userIds } }, select: { id: true, name: true } })).map((u) => [
+      u.id,
+      u,
+    ]),
+  );
   return rows.map((r) => {
     const user = r.userId ? users.get(r.userId) : undefined;
     return {
@@ -102,11 +130,18 @@ export async function readSessionEvents(userId: string, slug: string, sessionId:
 }
 
 async function readSettings(workspaceId: string): Promise<WorkspaceSessionSettings> {
-  const ws = await getDb().workspace.findUnique({ where: { id: workspaceId }, select: { allowBypass: true, defaultMode: true } });
+  const ws = await getDb().workspace.findUnique({
+    where: { id: workspaceId },
+    select: { allowBypass: true, defaultMode: true },
+  });
   return { allowBypass: ws?.allowBypass ?? false, defaultMode: ws?.defaultMode ?? "default" };
 }
 
-async function toViews(rows: SessionRow[], workspace: WorkspaceSummary, settings: WorkspaceSessionSettings): Promise<SessionView[]> {
+async function toViews(
+  rows: SessionRow[],
+  workspace: WorkspaceSummary,
+  settings: WorkspaceSessionSettings,
+): Promise<SessionView[]> {
   if (rows.length === 0) return [];
   const db = getDb();
   const ids = rows.map((r) => r.id);

@@ -12,7 +12,12 @@ export const dynamic = "force-dynamic";
 export default async function WorkspacePage({ params }: { params: Promise<{ workspace: string }> }) {
   const user = await requirePageUser();
   const { workspace: slug } = await params;
-  const { workspace: ws, sessions, settings, firstPrompts } = await listSessions(user.id, slug).catch((err: unknown) => {
+  const {
+    workspace: ws,
+    sessions,
+    settings,
+    firstPrompts,
+  } = await listSessions(user.id, slug).catch((err: unknown) => {
     if (err instanceof AppError && err.code === ErrorCode.notFound) notFound();
     throw err;
   });
@@ -29,7 +34,11 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
         slug={ws.slug}
         initialSessions={sessions}
         firstPrompts={firstPrompts}
-        createRefusal={canPerform(ws.role, "steer") ? undefined : "You are a viewer here: you can watch sessions but not start or steer them."}
+        createRefusal={
+          canPerform(ws.role, "steer")
+            ? undefined
+            : "You are a viewer here: you can watch sessions but not start or steer them."
+        }
         bypassAllowed={settings.allowBypass}
         defaultMode={settings.defaultMode}
       />

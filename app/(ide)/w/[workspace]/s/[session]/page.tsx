@@ -21,7 +21,11 @@ export default async function SessionPage({ params }: { params: Promise<{ worksp
       workspace={{ slug: workspace.slug, name: workspace.name, role: workspace.role, rootPath: workspace.rootPath }}
       initialSession={session}
       currentUser={{ id: user.id, name: user.name }}
-      demoScenarios={isDemoModel() ? demoScenarioList.map((s) => ({ name: s.name, triggers: [...s.triggers], description: s.description })) : undefined}
+      demoScenarios={
+        isDemoModel()
+          ? demoScenarioList.map((s) => ({ name: s.name, triggers: [...s.triggers], description: s.description }))
+          : undefined
+      }
     />
   );
 }
