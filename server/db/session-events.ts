@@ -108,3 +108,15 @@ export async function listResultCandidates(db: Db, sessionId: string): Promise<s
   });
   return rows.map((r) => r.payload);
 }
+
+/**
+ * Who sent the prompt with this uuid (the prompt event's userId), or undefined. A turn's cost is
+ * charged to that person; the hub asks here only for prompts sent before it started.
+ */
+export async function findPromptSender(db: Db, sessionId: string, promptUuid: string): Promise<string | undefined> {
+  const row = await db.sessionEvent.findFirst({
+    where: { sessionId, kind: "prompt", payload: { contains: JSON.stringify(promptUuid) } },
+    select: { userId: true },
+  });
+  return row?.userId ?? undefined;
+}

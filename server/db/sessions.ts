@@ -30,6 +30,8 @@ export interface SessionRow {
   model: string | null;
   title: string | null;
   pid: number | null;
+  /** Per-session cap passed to the CLI as --max-budget-usd; null for none. */
+  maxBudgetUsd: number | null;
   createdAt: Date;
   createdBy: { id: string; name: string };
 }
@@ -45,6 +47,7 @@ const sessionColumns = {
   model: true,
   title: true,
   pid: true,
+  maxBudgetUsd: true,
   createdAt: true,
   createdBy: { select: { id: true, name: true } },
 } as const;
@@ -98,6 +101,7 @@ export async function insertSession(
     mode: string;
     model: string | null;
     sidecarId: string | null;
+    maxBudgetUsd?: number | null;
   },
 ): Promise<SessionRow> {
   return db.session.create({ data: { ...data, status: "starting" }, select: sessionColumns });

@@ -74,6 +74,8 @@ export interface ApprovalView {
   review: FileReview | null;
   /** For ExitPlanMode: the plan text (from the input, the plan file or the last assistant text). */
   plan: string | null;
+  /** Edit / Write, once allowed: the text the approver approved (the record keeps both). */
+  approvedText?: string | null;
 }
 
 const ZCommandId = z.string().min(8).max(64);
@@ -107,6 +109,18 @@ export interface ApprovalResolved {
   status: ApprovalStatus;
   decidedBy: { id: string; name: string } | null;
   message: string | null;
+  decidedAt: string | null;
+  /** What was approved when it differed from the proposal. */
+  finalInput: Record<string, unknown> | null;
+  /** The whole record after the change. */
+  approval: ApprovalView;
+}
+
+/** The answer to `approval:list`. */
+export interface ApprovalList {
+  approvals: ApprovalView[];
+  /** The server's clock (ISO), so a countdown can correct for a skewed browser clock. */
+  now: string;
 }
 
 export interface ApprovalCount {

@@ -42,6 +42,8 @@ export const ZCreateSession = z.object({
   workspace: z.string().min(1).max(100),
   mode: ZPermissionModeChoice.default("default"),
   model: z.string().min(1).max(100).optional(),
+  /** Per-session cap in USD, passed to the CLI as `--max-budget-usd`. */
+  maxBudgetUsd: z.number().positive().max(1_000_000).optional(),
   commandId: ZCommandId,
 });
 export type CreateSession = z.infer<typeof ZCreateSession>;

@@ -14,6 +14,7 @@ import type { Logger } from "pino";
 import type { Db } from "@/server/db/client";
 import {
   findSessionCommand,
+  findPromptSender,
   findSessionEvent,
   listResultCandidates,
   listSessionEvents,
@@ -30,6 +31,17 @@ import {
   type WorkspaceAccess,
 } from "@/server/db/sessions";
 import { isLive, type SessionState } from "@/server/domain/session/session-state";
+import { checkMonthlyBudgets, listRecordedResultIds, recordCostEntries } from "@/server/db/cost-entries";
+import { assertWithinBudget } from "@/server/domain/cost/budget";
+import { buildCostEntries } from "@/server/domain/cost/build-cost-entries";
+import {
+  createCostState,
+  reduceCost,
+  type CostEvent,
+  type CostState,
+  type CostTurn,
+  type PreviousExit,
+} from "@/server/domain/cost/cost-reducer";
 import { buildCliArgs } from "@/server/sidecar/process/build-cli-args";
 import { ZPermissionMode } from "@/server/shared/claude-protocol/encode";
 import type { CliMessage, PermissionMode, ResultMessage } from "@/server/shared/claude-protocol/messages";
@@ -92,6 +104,8 @@ export interface SessionHubDeps {
    * approval (acceptEdits for edits, bypassPermissions) still let work proceed.
    */
   decidePermission?: SessionPermissionDecider;
+  /** The clock for budgets and cost entries; defaults to `Date.now`. */
+  now?: () => number;
 }
 
 /** What `subscribe` hands to its `deliver` callback. */
@@ -131,6 +145,16 @@ interface SessionEntry {
   tail: Promise<unknown>;
   rowDirty: boolean;
   rowWriting: Promise<void> | undefined;
+  /** The cost reducer of this session's process lineage. */
+  cost: CostState;
+  /** How the last child ended; null before any exit this sidecar saw (a restart counts as a crash). */
+  lastExit: PreviousExit | null;
+  /** Prompt uuid → who sent it, so a turn is charged to the person whose prompt started it. */
+  promptSenders: Map<string, string>;
+  /** Cost writes in result order; the session total is re-read after each. */
+  costChain: Promise<void>;
+  /** --max-budget-usd for this session's children. */
+  maxBudgetUsd: number | null;
 }
 
 const liveStatuses: ReadonlySet<string> = new Set(["starting", "idle", "running", "awaiting-approval", "stalled"]);
@@ -178,7 +202,12 @@ export class SessionHub {
   createSession(
     actor: Actor,
     access: WorkspaceAccess,
-    input: { mode: PermissionModeChoice; model?: string | undefined; commandId: string },
+    input: {
+      mode: PermissionModeChoice;
+      model?: string | undefined;
+      maxBudgetUsd?: number | undefined;
+      commandId: string;
+    },
   ): Promise<SessionView> {
     if (this.closed) return Promise.reject(shuttingDown());
     if (input.mode === "bypassPermissions" && !access.workspace.allowBypass) return Promise.reject(bypassRefused());
@@ -196,6 +225,7 @@ export class SessionHub {
         permissionMode: input.mode,
         model: input.model,
         allowBypass: access.workspace.allowBypass,
+        maxBudgetUsd: input.maxBudgetUsd,
       });
       return this.startNewSession(actor, access, input);
     })();
@@ -262,7 +292,17 @@ export class SessionHub {
   prompt(actor: Actor, sessionId: string, text: string, commandId: string): Promise<CommandAccepted> {
     return this.command(sessionId, commandId, "prompt", async (entry) => {
       assertNotDead(entry);
+      // Checked before the prompt is logged: a refused prompt starts no turn. A turn already
+      // running is not affected; its cost counts when it ends.
+      assertWithinBudget(
+        await checkMonthlyBudgets(
+          this.deps.db,
+          { userId: actor.id, workspaceId: entry.workspace.id },
+          new Date(this.now()),
+        ),
+      );
       const uuid = randomUUID();
+      remember(entry.promptSenders, uuid, actor.id);
       const stored = await this.append(entry, "prompt", { text, uuid }, { commandId, actor });
       try {
         const runner = await this.ensureRunner(entry, entry.conversationStarted);
@@ -374,6 +414,7 @@ export class SessionHub {
     );
     if (this.ownsWriter) await this.writer.close();
     await Promise.all(entries.map((e) => e.tail.catch(() => undefined)));
+    await Promise.all(entries.map((e) => e.costChain));
     for (const entry of entries) {
       entry.detachRunner?.();
       // The children are gone: the rows say so, for the web app's lists.
@@ -394,7 +435,12 @@ export class SessionHub {
   private async startNewSession(
     actor: Actor,
     access: WorkspaceAccess,
-    input: { mode: PermissionModeChoice; model?: string | undefined; commandId: string },
+    input: {
+      mode: PermissionModeChoice;
+      model?: string | undefined;
+      maxBudgetUsd?: number | undefined;
+      commandId: string;
+    },
   ): Promise<SessionView> {
     const row = await insertSession(this.deps.db, {
       workspaceId: access.workspace.id,
@@ -403,6 +449,7 @@ export class SessionHub {
       mode: input.mode,
       model: input.model ?? null,
       sidecarId: this.deps.sidecarId ?? null,
+      maxBudgetUsd: input.maxBudgetUsd ?? null,
     });
     const entry = this.newEntry(row, access.workspace, {
       fresh: true,
@@ -466,6 +513,7 @@ export class SessionHub {
         ...(entry.model !== null ? { model: entry.model } : {}),
         allowBypass,
         includePartialMessages: this.deps.includePartialMessages ?? true,
+        ...(entry.maxBudgetUsd !== null ? { maxBudgetUsd: entry.maxBudgetUsd } : {}),
       },
       (question) => this.decide(entry, question),
     );
@@ -550,6 +598,7 @@ export class SessionHub {
     switch (event.type) {
       case "line":
         this.appendLine(entry, event.raw, event.message);
+        this.feedCost(entry, { type: "message", message: event.message });
         break;
       case "bad-line":
         this.appendQuietly(entry, "cli-bad-line", { raw: event.raw, error: event.error });
@@ -562,6 +611,21 @@ export class SessionHub {
         this.appendQuietly(entry, "process", fields);
         entry.pid = event.phase === "spawned" ? event.pid : null;
         this.persistRow(entry);
+        if (event.phase === "spawned") {
+          // Before any stdout line of this child: the reducer must know a resume resets the counters.
+          this.feedCost(
+            entry,
+            event.resumed
+              ? {
+                  type: "process-spawned",
+                  resume: { claudeSessionId: entry.claudeSessionId, previousExit: entry.lastExit ?? "crashed" },
+                }
+              : { type: "process-spawned", claudeSessionId: entry.claudeSessionId },
+          );
+        } else {
+          // Exit code 1 is the CLI's ordinary end after stdin closes with an error turn; it saved its state.
+          entry.lastExit = event.signal === null && (event.code === 0 || event.code === 1) ? "graceful" : "crashed";
+        }
         break;
       }
       case "state":
@@ -575,19 +639,59 @@ export class SessionHub {
     if (message.type === "result") {
       entry.conversationStarted = true;
       this.countResult(entry, message);
-      // Issue 4's accounting writes cost entries for results; re-read the sum after the line.
-      void entry.tail
-        .then(() => sumSessionCost(this.deps.db, entry.id))
-        .then((usd) => {
-          entry.costUsd = usd;
-          this.emitStatus(entry);
-        })
-        .catch((err: unknown) => this.deps.log.warn({ err, sessionId: entry.id }, "reading the session cost failed"));
     } else if (message.type === "system" && message.subtype === "session_title_changed") {
       entry.title = message.title;
       this.persistRow(entry);
       this.emitStatus(entry);
     }
+  }
+
+  /**
+   * Runs the cost reducer; a turn is recorded once its result line is in the log (the tail at
+   * this point is that line's append), then the session total is re-read from the entries.
+   */
+  private feedCost(entry: SessionEntry, event: CostEvent): void {
+    const step = reduceCost(entry.cost, event, this.now());
+    entry.cost = step.state;
+    const turn = step.turn;
+    if (!turn) return;
+    const result = event.type === "message" && event.message.type === "result" ? event.message : undefined;
+    const uuids = result?.user_message_uuids ?? (result?.user_message_uuid ? [result.user_message_uuid] : []);
+    const lineStored = entry.tail;
+    entry.costChain = entry.costChain
+      .then(() => lineStored)
+      .then(() => this.recordTurn(entry, turn, uuids))
+      .catch((err: unknown) => this.deps.log.error({ err, sessionId: entry.id }, "recording a turn's cost failed"))
+      .then(() => sumSessionCost(this.deps.db, entry.id))
+      .then((usd) => {
+        entry.costUsd = usd;
+        this.emitStatus(entry);
+      })
+      .catch((err: unknown) => this.deps.log.warn({ err, sessionId: entry.id }, "reading the session cost failed"));
+  }
+
+  private async recordTurn(entry: SessionEntry, turn: CostTurn, uuids: readonly string[]): Promise<void> {
+    const userId = await this.payerOf(entry, uuids);
+    await recordCostEntries(
+      this.deps.db,
+      buildCostEntries(turn, { sessionId: entry.id, userId, workspaceId: entry.workspace.id }),
+    );
+  }
+
+  /** Whoever sent the first prompt the result answers, else the session's creator. */
+  private async payerOf(entry: SessionEntry, uuids: readonly string[]): Promise<string> {
+    for (const uuid of uuids) {
+      const known = entry.promptSenders.get(uuid);
+      if (known) return known;
+      // Sent before this sidecar started: the prompt event in the log names its sender.
+      const logged = await findPromptSender(this.deps.db, entry.id, uuid);
+      if (logged) return logged;
+    }
+    return entry.createdBy.id;
+  }
+
+  private now(): number {
+    return this.deps.now?.() ?? Date.now();
   }
 
   private countResult(entry: SessionEntry, result: ResultMessage): void {
@@ -712,12 +816,14 @@ export class SessionHub {
   private async load(sessionId: string): Promise<SessionEntry> {
     const row = await findSession(this.deps.db, sessionId);
     if (!row) throw new AppError(ErrorCode.notFound, "No such session, or you are not a member of its workspace.");
-    const [lastSeq, costUsd, results] = await Promise.all([
+    const [lastSeq, costUsd, results, countedResultIds] = await Promise.all([
       this.writer.lastSeq(sessionId),
       sumSessionCost(this.deps.db, sessionId),
       listResultCandidates(this.deps.db, sessionId),
+      listRecordedResultIds(this.deps.db, sessionId),
     ]);
     const entry = this.newEntry(row, row.workspace, { fresh: false, lastSeq, costUsd, conversationStarted: false });
+    entry.cost = createCostState({ countedResultIds });
     for (const text of results) {
       const parsed = safeParse(text);
       if (!isResult(parsed)) continue;
@@ -762,6 +868,11 @@ export class SessionHub {
       tail: Promise.resolve(),
       rowDirty: false,
       rowWriting: undefined,
+      cost: createCostState(),
+      lastExit: null,
+      promptSenders: new Map(),
+      costChain: Promise.resolve(),
+      maxBudgetUsd: row.maxBudgetUsd,
     };
   }
 

@@ -121,6 +121,7 @@ function registerSessionHandlers(
         hub.createSession(actor, await authorizeWorkspace(p.workspace, "steer"), {
           mode: p.mode,
           model: p.model,
+          maxBudgetUsd: p.maxBudgetUsd,
           commandId: p.commandId,
         }),
       log,
