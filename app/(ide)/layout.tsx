@@ -23,6 +23,12 @@ export default async function IdeLayout({ children }: { children: ReactNode }) {
           <Link href="/workspaces" className="hover:text-zinc-900 dark:hover:text-zinc-100">
             Workspaces
           </Link>
+          <Link href="/history" className="hover:text-zinc-900 dark:hover:text-zinc-100">
+            History
+          </Link>
+          <Link href="/reports" className="hover:text-zinc-900 dark:hover:text-zinc-100">
+            Reports
+          </Link>
           <ApprovalCountBadge />
         </nav>
         <div className="ml-auto flex items-center gap-3 text-sm">

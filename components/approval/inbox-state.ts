@@ -52,6 +52,7 @@ export function reduceInbox(state: InboxState, event: InboxEvent): InboxState {
       return { ...state, approvals: upsert(state.approvals, event.approval) };
     case "resolved": {
       const { resolved } = event;
+      if (resolved.approval) return { ...state, approvals: upsert(state.approvals, resolved.approval) };
       const current = state.approvals.find((a) => a.id === resolved.approvalId);
       if (!current) return state;
       const next: ApprovalView = {
@@ -59,7 +60,8 @@ export function reduceInbox(state: InboxState, event: InboxEvent): InboxState {
         status: resolved.status,
         decidedBy: resolved.decidedBy ?? current.decidedBy,
         message: resolved.message ?? current.message,
-        decidedAt: current.decidedAt ?? event.at,
+        decidedAt: resolved.decidedAt ?? current.decidedAt ?? event.at,
+        finalInput: resolved.finalInput ?? current.finalInput,
       };
       const copy = state.approvals.map((a) => (a.id === next.id ? next : a));
       return { ...state, approvals: orderApprovals(copy) };

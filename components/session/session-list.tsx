@@ -273,6 +273,12 @@ function NewSession({
     if (!socket || busy) return;
     const form = new FormData(event.currentTarget);
     const model = String(form.get("model") ?? "").trim();
+    const capText = String(form.get("maxBudgetUsd") ?? "").trim();
+    const maxBudgetUsd = capText === "" ? undefined : Number(capText);
+    if (maxBudgetUsd !== undefined && !(Number.isFinite(maxBudgetUsd) && maxBudgetUsd > 0)) {
+      setError("The session cap must be a positive amount in USD, or empty for none.");
+      return;
+    }
     commandId.current ??= newCommandId();
     setBusy(true);
     setError(undefined);
@@ -280,6 +286,7 @@ function NewSession({
       workspace: slug,
       mode: String(form.get("mode") ?? "default") as PermissionModeChoice,
       model: model || undefined,
+      maxBudgetUsd,
       commandId: commandId.current,
     });
     setBusy(false);
@@ -347,6 +354,16 @@ function NewSession({
           maxLength={100}
           placeholder="CLI default"
           className="field w-48 py-1.5 font-mono"
+        />
+      </label>
+      <label className="space-y-1 text-sm">
+        <span className="block text-xs text-zinc-500">Session cap, USD (optional)</span>
+        <input
+          data-testid="session-new-max-budget"
+          name="maxBudgetUsd"
+          inputMode="decimal"
+          placeholder="none"
+          className="field w-28 py-1.5 font-mono"
         />
       </label>
       <button data-testid="session-new-submit" type="submit" className="btn py-1.5" disabled={busy || !socket}>

@@ -21,6 +21,7 @@ import { RawLog } from "./raw-log";
 import { emptySessionLog, hasGap, reduceSessionLog } from "./session-log";
 import { StatusBadge } from "./status-badge";
 import { ToolCard } from "./tool-card";
+import { SessionApprovals } from "@/components/approval/session-approvals";
 import { ConnectionNotice, useSocket } from "./use-socket";
 import { ackMessage, command, emitCommand, fact, newCommandId } from "./wire-client";
 
@@ -284,6 +285,10 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
               if (ack.ok) dispatch({ type: "replace", event: { ...ack.data, trimmed: false } });
             }}
           />
+        ) : null}
+        {tab === "conversation" ? (
+          // The caller's pending approvals of this session, decided here without going to the inbox.
+          <SessionApprovals sessionId={sessionId} />
         ) : (
           <RawLog
             events={log.events}
@@ -540,7 +545,7 @@ function ConversationPane(props: {
     <ol className="space-y-3 pb-2" aria-label="Conversation">
       {conversation.items.map((item) => (
         <li key={item.key}>
-          <Item item={item} rootPath={rootPath} onLoadFull={onLoadFull} />
+          <ConversationItemView item={item} rootPath={rootPath} onLoadFull={onLoadFull} />
         </li>
       ))}
       {conversation.partials.map((p) => (
@@ -596,7 +601,8 @@ const noticeTone = {
   error: "text-red-800 bg-red-50 dark:bg-red-950/40 dark:text-red-300",
 } as const;
 
-function Item({
+/** One conversation item as the live session draws it; the history transcript draws past sessions with it. */
+export function ConversationItemView({
   item,
   rootPath,
   onLoadFull,

@@ -157,12 +157,7 @@ export async function listRecentApprovals(db: Db, userId: string, limit: number)
  * Cancels approvals left pending by an earlier run of this sidecar (their CLI is gone with it).
  * With a sidecar id, only those of sessions it owned (or that no sidecar claims).
  */
-export async function cancelLeftoverApprovals(
-  db: Db,
-  message: string,
-  now: Date,
-  sidecarId?: string,
-): Promise<number> {
+export async function cancelLeftoverApprovals(db: Db, message: string, now: Date, sidecarId?: string): Promise<number> {
   const where =
     sidecarId === undefined
       ? { status: "pending" }
@@ -194,7 +189,14 @@ export async function addPermissionRules(
 /** Writes one audit entry. */
 export async function insertAuditLog(
   db: Db,
-  entry: { actorId: string | null; action: string; objectType: string; objectId: string; workspaceId: string; details: unknown },
+  entry: {
+    actorId: string | null;
+    action: string;
+    objectType: string;
+    objectId: string;
+    workspaceId: string;
+    details: unknown;
+  },
 ): Promise<void> {
   await db.auditLog.create({
     data: { ...entry, details: JSON.stringify(entry.details) },
@@ -209,4 +211,34 @@ export async function findRoleForSession(db: Db, userId: string, sessionId: stri
     select: { workspace: { select: { memberships: { where: { userId }, select: { role: true } } } } },
   });
   return row?.workspace.memberships[0]?.role;
+}
+
+/**
+ * The text of the session's last assistant message that has any (ExitPlanMode's plan when the
+ * tool input carries none). Looks at the newest `cli` events only.
+ */
+export async function findLastAssistantText(db: Db, sessionId: string, lookBack = 200): Promise<string | null> {
+  const rows = await db.sessionEvent.findMany({
+    where: { sessionId, kind: "cli" },
+    orderBy: { seq: "desc" },
+    take: lookBack,
+    select: { payload: true },
+  });
+  for (const row of rows) {
+    let value: unknown;
+    try {
+      value = JSON.parse(row.payload);
+    } catch {
+      continue;
+    }
+    const message = value as { type?: string; message?: { content?: unknown } };
+    if (message.type !== "assistant" || !Array.isArray(message.message?.content)) continue;
+    const text = (message.message.content as { type?: string; text?: unknown }[])
+      .filter((b) => b.type === "text" && typeof b.text === "string")
+      .map((b) => b.text as string)
+      .join("\n")
+      .trim();
+    if (text !== "") return text;
+  }
+  return null;
 }

@@ -183,3 +183,19 @@ export async function findUserNames(db: Db, userIds: readonly string[]): Promise
   const rows = await db.user.findMany({ where: { id: { in: [...userIds] } }, select: { id: true, name: true } });
   return new Map(rows.map((r) => [r.id, r.name]));
 }
+
+/** How much of a session's prompts and replies the history search keeps. */
+export const SEARCH_TEXT_MAX_CHARS = 20_000;
+
+/**
+ * Adds a prompt's or a final reply's text to the session's `searchText` (lower-cased, capped):
+ * the history search reads one column per session instead of scanning the event log.
+ */
+export async function appendSessionSearchText(db: Db, sessionId: string, text: string): Promise<void> {
+  const row = await db.session.findUnique({ where: { id: sessionId }, select: { searchText: true } });
+  if (!row) return;
+  const current = row.searchText ?? "";
+  if (current.length >= SEARCH_TEXT_MAX_CHARS) return;
+  const next = `${current}${current ? "\n" : ""}${text.toLowerCase()}`.slice(0, SEARCH_TEXT_MAX_CHARS);
+  await db.session.update({ where: { id: sessionId }, data: { searchText: next } });
+}

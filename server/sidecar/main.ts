@@ -19,6 +19,8 @@ import { SessionHub } from "@/server/sidecar/session/session-hub";
 import { createSessionRunner } from "@/server/sidecar/session/session-runner";
 import { createSocketServer } from "@/server/sidecar/socket/create-socket-server";
 import { attachSessionSockets } from "@/server/sidecar/socket/session-socket";
+import { ApprovalService } from "@/server/sidecar/approval/approval-service";
+import { attachApprovalSockets, notifyUsersOf } from "@/server/sidecar/socket/approval-socket";
 
 const log = pino({ name: "sidecar", level: getEnv().LOG_LEVEL });
 
@@ -44,15 +46,6 @@ async function main(): Promise<void> {
   const admission = createAdmission({ maxLive: env.CONDUIT_SESSION_MAX, minFreeBytes: env.CONDUIT_MIN_FREE_MB * 1024 * 1024 });
   const supervisor = supervisorConfigFromEnv(env);
   const runnerLog = log.child({ component: "runner" });
-  const hub = new SessionHub({
-    db,
-    configRoot: path.resolve(env.CONDUIT_DATA_DIR, "claude-config"),
-    sidecarId,
-    log,
-    createRunner: (options, decidePermission) =>
-      createSessionRunner(options, { cliPath, decidePermission, admission, config: supervisor, logger: runnerLog }),
-  });
-
   const server = createSocketServer({
     secret,
     allowedOrigins: originsFor(publicUrl),
@@ -62,7 +55,22 @@ async function main(): Promise<void> {
     },
     log,
   });
+  // Approvals an earlier run left pending can never be answered: their CLI is gone.
+  const approvals = new ApprovalService({ db, log: log.child({ component: "approvals" }), notify: notifyUsersOf(server.io) });
+  const leftovers = await approvals.cancelLeftovers(sidecarId);
+  if (leftovers > 0) log.info({ leftovers }, "cancelled approvals left pending by an earlier sidecar");
+  const hub = new SessionHub({
+    db,
+    configRoot: path.resolve(env.CONDUIT_DATA_DIR, "claude-config"),
+    sidecarId,
+    log,
+    decidePermission: approvals.decidePermission,
+    createRunner: (options, decidePermission) =>
+      createSessionRunner(options, { cliPath, decidePermission, admission, config: supervisor, logger: runnerLog }),
+  });
+
   attachSessionSockets(server.io, { hub, db, log });
+  attachApprovalSockets(server.io, { service: approvals, log });
   const port = await server.listen(env.CONDUIT_SIDECAR_PORT, "127.0.0.1");
   log.info({ port }, "sidecar listening");
 
@@ -75,6 +83,7 @@ async function main(): Promise<void> {
     server
       .close()
       .then(() => hub.close())
+      .then(() => approvals.close())
       .then(() => checkpointer.close())
       .then(() => db.$disconnect())
       .finally(() => process.exit(0));

@@ -109,11 +109,11 @@ export interface ApprovalResolved {
   status: ApprovalStatus;
   decidedBy: { id: string; name: string } | null;
   message: string | null;
-  decidedAt: string | null;
+  decidedAt?: string | null;
   /** What was approved when it differed from the proposal. */
-  finalInput: Record<string, unknown> | null;
-  /** The whole record after the change. */
-  approval: ApprovalView;
+  finalInput?: Record<string, unknown> | null;
+  /** The whole record after the change (the server always sends it). */
+  approval?: ApprovalView;
 }
 
 /** The answer to `approval:list`. */

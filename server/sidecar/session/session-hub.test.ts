@@ -59,6 +59,15 @@ const seqs = (events: { seq: number }[]) => events.map((e) => e.seq);
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 describe("SessionHub", () => {
+  it("stores a session's --max-budget-usd cap and passes it to every runner", async () => {
+    const { hub, factory } = makeHub();
+    const view = await hub.createSession(owner, access(), { mode: "default", maxBudgetUsd: 2.5, commandId: commandId() });
+    expect(factory.runners[0]!.options.maxBudgetUsd).toBe(2.5);
+    const row = await fx.db.session.findUniqueOrThrow({ where: { id: view.id }, select: { maxBudgetUsd: true } });
+    expect(row.maxBudgetUsd).toBe(2.5);
+    await hub.close();
+  });
+
   it("creates a session: row with a fresh claude session id, config dir per workspace, runner started, pid and status stored", async () => {
     const { hub, factory } = makeHub();
     const id = commandId();

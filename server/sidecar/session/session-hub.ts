@@ -21,6 +21,7 @@ import {
   type SessionEventRecord,
 } from "@/server/db/session-events";
 import {
+  appendSessionSearchText,
   findSession,
   findUserNames,
   insertSession,
@@ -155,6 +156,8 @@ interface SessionEntry {
   costChain: Promise<void>;
   /** --max-budget-usd for this session's children. */
   maxBudgetUsd: number | null;
+  /** Writes to the history search text, in order. */
+  searchChain: Promise<void>;
 }
 
 const liveStatuses: ReadonlySet<string> = new Set(["starting", "idle", "running", "awaiting-approval", "stalled"]);
@@ -304,6 +307,7 @@ export class SessionHub {
       const uuid = randomUUID();
       remember(entry.promptSenders, uuid, actor.id);
       const stored = await this.append(entry, "prompt", { text, uuid }, { commandId, actor });
+      this.indexText(entry, text);
       try {
         const runner = await this.ensureRunner(entry, entry.conversationStarted);
         await runner.prompt({ uuid, text });
@@ -415,6 +419,7 @@ export class SessionHub {
     if (this.ownsWriter) await this.writer.close();
     await Promise.all(entries.map((e) => e.tail.catch(() => undefined)));
     await Promise.all(entries.map((e) => e.costChain));
+    await Promise.all(entries.map((e) => e.searchChain));
     for (const entry of entries) {
       entry.detachRunner?.();
       // The children are gone: the rows say so, for the web app's lists.
@@ -639,6 +644,7 @@ export class SessionHub {
     if (message.type === "result") {
       entry.conversationStarted = true;
       this.countResult(entry, message);
+      if (typeof message.result === "string" && message.result) this.indexText(entry, message.result);
     } else if (message.type === "system" && message.subtype === "session_title_changed") {
       entry.title = message.title;
       this.persistRow(entry);
@@ -688,6 +694,13 @@ export class SessionHub {
       if (logged) return logged;
     }
     return entry.createdBy.id;
+  }
+
+  /** Adds text to the session's history search column (best effort: the log stays the truth). */
+  private indexText(entry: SessionEntry, text: string): void {
+    entry.searchChain = entry.searchChain
+      .then(() => appendSessionSearchText(this.deps.db, entry.id, text))
+      .catch((err: unknown) => this.deps.log.warn({ err, sessionId: entry.id }, "updating the search text failed"));
   }
 
   private now(): number {
@@ -873,6 +886,7 @@ export class SessionHub {
       promptSenders: new Map(),
       costChain: Promise.resolve(),
       maxBudgetUsd: row.maxBudgetUsd,
+      searchChain: Promise.resolve(),
     };
   }
 

@@ -1,9 +1,12 @@
+import Link from "next/link";
 import { notFound } from "next/navigation";
+import { BudgetPanel } from "@/components/cost/budget-panel";
 import { MembersPanel } from "@/components/members-panel";
 import { SessionList } from "@/components/session/session-list";
 import { canPerform } from "@/server/domain/workspace/roles";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import { requirePageUser } from "@/server/web/auth";
+import { readWorkspaceBudget } from "@/server/web/budgets";
 import { listSessions } from "@/server/web/sessions";
 import { listMembers } from "@/server/web/workspaces";
 
@@ -21,13 +24,17 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
     if (err instanceof AppError && err.code === ErrorCode.notFound) notFound();
     throw err;
   });
-  const members = await listMembers(ws.id);
+  const [members, budget] = await Promise.all([listMembers(ws.id), readWorkspaceBudget(user.id, ws.slug)]);
   return (
     <div className="space-y-6" data-testid="workspace-page">
       <div>
         <h1 className="text-xl font-semibold">{ws.name}</h1>
         <p className="text-sm text-zinc-500">
           <span className="font-mono">{ws.rootPath}</span> · you are <span data-testid="workspace-role">{ws.role}</span>
+          {" · "}
+          <Link href={`/history?workspace=${encodeURIComponent(ws.slug)}`} data-testid="workspace-history" className="hover:underline">
+            history
+          </Link>
         </p>
       </div>
       <SessionList
@@ -41,6 +48,12 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
         }
         bypassAllowed={settings.allowBypass}
         defaultMode={settings.defaultMode}
+      />
+      <BudgetPanel
+        slug={ws.slug}
+        limitUsd={budget.monthlyBudgetUsd}
+        spentUsd={budget.spentUsd}
+        canEdit={ws.role === "owner"}
       />
       <MembersPanel slug={ws.slug} members={members} canManage={ws.role === "owner"} currentUserId={user.id} />
     </div>

@@ -1,0 +1,163 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { formatUsd } from "@/components/session/format";
+import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
+import { requirePageUser } from "@/server/web/auth";
+import { parseHistoryParams, readHistory, type HistoryParams } from "@/server/web/history";
+
+export const dynamic = "force-dynamic";
+
+const statuses = [
+  ["", "any status"],
+  ["live", "live"],
+  ["ended", "ended"],
+  ["stopped", "stopped"],
+  ["crashed", "crashed"],
+  ["dead", "dead"],
+] as const;
+
+function hrefWith(params: HistoryParams, change: Partial<HistoryParams>): string {
+  const merged: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...params, ...change })) if (v) merged[k] = v;
+  return `/history?${new URLSearchParams(merged).toString()}`;
+}
+
+export default async function HistoryPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  const user = await requirePageUser();
+  let params: HistoryParams;
+  try {
+    params = parseHistoryParams(await searchParams);
+  } catch {
+    params = {};
+  }
+  const data = await readHistory(user.id, params).catch((err: unknown) => {
+    if (err instanceof AppError && err.code === ErrorCode.notFound) notFound();
+    throw err;
+  });
+  const { page, people, models } = data;
+  return (
+    <div className="space-y-4" data-testid="history-page">
+      <div>
+        <h1 className="text-xl font-semibold">History{data.workspace ? ` · ${data.workspace.name}` : ""}</h1>
+        <p className="text-sm text-zinc-500">
+          {data.workspace ? (
+            <Link href="/history" className="hover:underline">
+              All your workspaces
+            </Link>
+          ) : (
+            "Sessions of all your workspaces, newest first."
+          )}
+        </p>
+      </div>
+      <form method="get" className="card flex flex-wrap items-end gap-3" aria-label="Search history">
+        {data.workspace && <input type="hidden" name="workspace" value={data.workspace.slug} />}
+        <label className="min-w-48 flex-1 space-y-1 text-sm">
+          <span className="block text-xs text-zinc-500">Prompts and replies contain</span>
+          <input data-testid="history-search" name="q" defaultValue={params.q} type="search" className="field py-1.5" />
+        </label>
+        <label className="space-y-1 text-sm">
+          <span className="block text-xs text-zinc-500">Started by</span>
+          <select data-testid="history-filter-user" name="user" defaultValue={params.user ?? ""} className="field w-auto py-1.5">
+            <option value="">anyone</option>
+            {people.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="space-y-1 text-sm">
+          <span className="block text-xs text-zinc-500">Status</span>
+          <select data-testid="history-filter-status" name="status" defaultValue={params.status ?? ""} className="field w-auto py-1.5">
+            {statuses.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="space-y-1 text-sm">
+          <span className="block text-xs text-zinc-500">Model</span>
+          <select data-testid="history-filter-model" name="model" defaultValue={params.model ?? ""} className="field w-auto py-1.5">
+            <option value="">any model</option>
+            {models.map((m) => (
+              <option key={m} value={m}>
+                {m}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="space-y-1 text-sm">
+          <span className="block text-xs text-zinc-500">From</span>
+          <input data-testid="history-from" type="date" name="from" defaultValue={params.from} className="field py-1.5" />
+        </label>
+        <label className="space-y-1 text-sm">
+          <span className="block text-xs text-zinc-500">To</span>
+          <input data-testid="history-to" type="date" name="to" defaultValue={params.to} className="field py-1.5" />
+        </label>
+        <button type="submit" data-testid="history-submit" className="btn py-1.5">
+          Search
+        </button>
+      </form>
+      <section className="card overflow-x-auto">
+        {page.rows.length === 0 ? (
+          <p className="text-sm text-zinc-500" data-testid="history-empty">
+            No sessions match.
+          </p>
+        ) : (
+          <table data-testid="history-list" className="w-full text-sm">
+            <thead className="text-left text-xs text-zinc-500">
+              <tr>
+                <th className="py-1">Session</th>
+                <th>Workspace</th>
+                <th>Started by</th>
+                <th>Status</th>
+                <th>Model</th>
+                <th>Started</th>
+                <th className="text-right">Turns</th>
+                <th className="text-right">Cost</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.rows.map((r) => (
+                <tr key={r.id} data-testid="history-row" className="border-t border-zinc-100 dark:border-zinc-800">
+                  <td className="py-1">
+                    <Link
+                      href={`/history/${encodeURIComponent(r.workspace.slug)}/${encodeURIComponent(r.id)}`}
+                      className="text-indigo-600 hover:underline dark:text-indigo-400"
+                    >
+                      {r.title ?? `Session ${r.id.slice(0, 8)}`}
+                    </Link>
+                  </td>
+                  <td>{r.workspace.name}</td>
+                  <td>{r.createdBy.name}</td>
+                  <td>{r.status}</td>
+                  <td className="font-mono text-xs">{r.model ?? "default"}</td>
+                  <td className="font-mono text-xs">{r.createdAt.replace("T", " ").slice(0, 16)}</td>
+                  <td className="text-right">{r.turns}</td>
+                  <td className="text-right font-mono">{formatUsd(r.costUsd)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        <div className="mt-3 flex gap-3 text-sm">
+          {params.cursor && (
+            <Link href={hrefWith(params, { cursor: undefined })} className="btn-quiet py-1">
+              First page
+            </Link>
+          )}
+          {page.nextCursor && (
+            <Link data-testid="history-next" href={hrefWith(params, { cursor: page.nextCursor })} className="btn-quiet py-1">
+              Older sessions
+            </Link>
+          )}
+        </div>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,179 @@
+"use client";
+
+import { useMemo } from "react";
+import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import type { Report, ReportRow } from "@/server/shared/wire/report";
+
+const palette = ["#4f46e5", "#0891b2", "#16a34a", "#ca8a04", "#dc2626", "#9333ea", "#db2777", "#64748b"];
+
+function formatUsd(usd: number): string {
+  return usd >= 1 || usd === 0 ? `$${usd.toFixed(2)}` : `$${usd.toFixed(4)}`;
+}
+
+const int = new Intl.NumberFormat("en-US");
+
+function formatWait(ms: number | null): string {
+  if (ms === null) return "–";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 120_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${(ms / 60_000).toFixed(1)} min`;
+}
+
+/** The chart's data: one object per period, one USD field per key (stacked bars). */
+function chartData(rows: readonly ReportRow[]): { data: Record<string, string | number>[]; series: { key: string; label: string }[] } {
+  const byPeriod = new Map<string, Record<string, string | number>>();
+  const series = new Map<string, string>();
+  for (const row of rows) {
+    series.set(row.key, row.label);
+    const point = byPeriod.get(row.period) ?? { period: row.period };
+    point[row.key] = Number(point[row.key] ?? 0) + row.usd;
+    byPeriod.set(row.period, point);
+  }
+  return { data: [...byPeriod.values()], series: [...series].map(([key, label]) => ({ key, label })) };
+}
+
+/** The reports page's body: range form, totals, chart, table, CSV link. */
+export function ReportView(props: { report: Report; params: { from: string; to: string; groupBy: string; by: string } }) {
+  const { report, params } = props;
+  const { data, series } = useMemo(() => chartData(report.rows), [report.rows]);
+  const query = new URLSearchParams(params).toString();
+  const t = report.totals;
+  return (
+    <div className="space-y-6">
+      <form method="get" data-testid="report-range" className="card flex flex-wrap items-end gap-3" aria-label="Report range">
+        <label className="space-y-1 text-sm">
+          <span className="block text-xs text-zinc-500">From</span>
+          <input type="date" name="from" defaultValue={params.from} className="field py-1.5" data-testid="report-from" />
+        </label>
+        <label className="space-y-1 text-sm">
+          <span className="block text-xs text-zinc-500">To (inclusive)</span>
+          <input type="date" name="to" defaultValue={params.to} className="field py-1.5" data-testid="report-to" />
+        </label>
+        <label className="space-y-1 text-sm">
+          <span className="block text-xs text-zinc-500">Per</span>
+          <select name="groupBy" defaultValue={params.groupBy} className="field w-auto py-1.5">
+            <option value="day">day</option>
+            <option value="week">week</option>
+            <option value="month">month</option>
+          </select>
+        </label>
+        <label className="space-y-1 text-sm">
+          <span className="block text-xs text-zinc-500">By</span>
+          <select name="by" defaultValue={params.by} className="field w-auto py-1.5">
+            <option value="user">user</option>
+            <option value="workspace">workspace</option>
+            <option value="model">model</option>
+          </select>
+        </label>
+        <button type="submit" className="btn py-1.5">
+          Show
+        </button>
+        <a href={`/api/reports.csv?${query}`} download data-testid="report-csv" className="btn-quiet ml-auto py-1.5">
+          Download CSV
+        </a>
+      </form>
+
+      <section className="grid grid-cols-2 gap-3 text-sm sm:grid-cols-4" aria-label="Totals">
+        <Figure label="Cost" value={formatUsd(t.usd)} testId="report-total-usd" />
+        <Figure label="Turns" value={int.format(t.turns)} />
+        <Figure label="Sessions started" value={int.format(t.sessions)} />
+        <Figure
+          label="Tokens in / out"
+          value={`${int.format(t.inputTokens)} / ${int.format(t.outputTokens)}`}
+        />
+        <Figure
+          label="Cache read / write"
+          value={`${int.format(t.cacheReadTokens)} / ${int.format(t.cacheWriteTokens)}`}
+        />
+        <Figure
+          label="Approvals allowed / denied / expired"
+          value={`${report.approvals.allowed} / ${report.approvals.denied} / ${report.approvals.expired}`}
+        />
+        <Figure label="Median time to decide" value={formatWait(report.approvals.medianDecideMs)} />
+      </section>
+
+      <section className="card" data-testid="report-chart" aria-label="Cost chart">
+        <h2 className="mb-3 text-sm font-medium text-zinc-500">
+          Cost per {report.groupBy} by {report.by} (USD)
+        </h2>
+        {data.length === 0 ? (
+          <p className="text-sm text-zinc-500">Nothing was spent in this range.</p>
+        ) : (
+          <div className="h-72 w-full">
+            <ResponsiveContainer width="100%" height="100%">
+              <BarChart data={data}>
+                <CartesianGrid strokeDasharray="3 3" opacity={0.3} />
+                <XAxis dataKey="period" fontSize={11} />
+                <YAxis fontSize={11} tickFormatter={(v: number) => `$${v}`} />
+                <Tooltip formatter={(v) => formatUsd(Number(v))} />
+                <Legend />
+                {series.map((s, i) => (
+                  <Bar key={s.key} dataKey={s.key} name={s.label} stackId="usd" fill={palette[i % palette.length]} />
+                ))}
+              </BarChart>
+            </ResponsiveContainer>
+          </div>
+        )}
+      </section>
+
+      <section className="card overflow-x-auto" aria-label="Report table">
+        <table data-testid="report-table" className="w-full text-sm">
+          <thead className="text-left text-xs text-zinc-500">
+            <tr>
+              <th className="py-1">Period</th>
+              <th>{report.by}</th>
+              <th className="text-right">USD</th>
+              <th className="text-right">Input</th>
+              <th className="text-right">Output</th>
+              <th className="text-right">Cache read</th>
+              <th className="text-right">Cache write</th>
+              <th className="text-right">Turns</th>
+              <th className="text-right">Sessions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {report.rows.map((r) => (
+              <tr key={`${r.period}-${r.key}`} data-testid="report-row" className="border-t border-zinc-100 dark:border-zinc-800">
+                <td className="py-1 font-mono text-xs">{r.period}</td>
+                <td>{r.label}</td>
+                <td className="text-right font-mono">{r.usd}</td>
+                <td className="text-right font-mono">{r.inputTokens}</td>
+                <td className="text-right font-mono">{r.outputTokens}</td>
+                <td className="text-right font-mono">{r.cacheReadTokens}</td>
+                <td className="text-right font-mono">{r.cacheWriteTokens}</td>
+                <td className="text-right font-mono">{r.turns}</td>
+                <td className="text-right font-mono">{r.sessions}</td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr data-testid="report-total" className="border-t-2 border-zinc-300 font-medium dark:border-zinc-700">
+              <td className="py-1">Total</td>
+              <td />
+              <td className="text-right font-mono" data-testid="report-total-cell-usd">
+                {t.usd}
+              </td>
+              <td className="text-right font-mono">{t.inputTokens}</td>
+              <td className="text-right font-mono">{t.outputTokens}</td>
+              <td className="text-right font-mono">{t.cacheReadTokens}</td>
+              <td className="text-right font-mono">{t.cacheWriteTokens}</td>
+              <td className="text-right font-mono">{t.turns}</td>
+              <td className="text-right font-mono">{t.sessions}</td>
+            </tr>
+          </tfoot>
+        </table>
+      </section>
+    </div>
+  );
+}
+
+function Figure(props: { label: string; value: string; testId?: string }) {
+  return (
+    <div className="rounded-md border border-zinc-200 bg-white p-3 dark:border-zinc-800 dark:bg-zinc-900">
+      <div className="text-xs text-zinc-500">{props.label}</div>
+      <div className="font-mono" data-testid={props.testId}>
+        {props.value}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,134 @@
+"use client";
+
+import Link from "next/link";
+import { useMemo } from "react";
+import type { WireEvent } from "@/server/shared/wire/session";
+import { buildConversation } from "@/components/session/conversation";
+import { formatDuration } from "@/components/session/format";
+import { ConversationItemView } from "@/components/session/session-view";
+
+/** Turn costs are often fractions of a cent: four decimals, so the rows add up to the total. */
+function formatUsd(usd: number): string {
+  return `$${usd.toFixed(4)}`;
+}
+
+export interface TranscriptTurnCost {
+  resultId: string;
+  at: string;
+  userName: string;
+  model: string;
+  usd: number;
+  inputTokens: number;
+  outputTokens: number;
+  durationMs: number;
+  isError: boolean;
+}
+
+export interface TranscriptApproval {
+  id: string;
+  toolName: string;
+  status: string;
+  decidedBy: string | null;
+  createdAt: string;
+  decidedAt: string | null;
+  message: string | null;
+}
+
+export interface TranscriptViewProps {
+  events: WireEvent[];
+  rootPath: string;
+  liveHref: string;
+  live: boolean;
+  turnCosts: TranscriptTurnCost[];
+  approvals: TranscriptApproval[];
+}
+
+/** A past session read from its event log: the conversation, cost per turn, approvals and who decided them. */
+export function TranscriptView({ events, rootPath, liveHref, live, turnCosts, approvals }: TranscriptViewProps) {
+  const conversation = useMemo(() => buildConversation(events), [events]);
+  const total = turnCosts.reduce((s, t) => s + t.usd, 0);
+  return (
+    <div className="space-y-6">
+      <div className="card flex flex-wrap items-center gap-3 text-sm">
+        <Link href={liveHref} data-testid="resume-button" className="btn py-1.5">
+          {live ? "Open the live session" : "Resume this session"}
+        </Link>
+        <span className="text-zinc-500">
+          {live
+            ? "This session is live; its page shows it as it happens."
+            : "Opens the session page with the prompt box ready: your next prompt starts a new CLI process that resumes this conversation (--resume), in the same workspace directory."}
+        </span>
+      </div>
+
+      <section data-testid="transcript-view" aria-label="Transcript" className="space-y-3">
+        {conversation.items.length === 0 ? (
+          <p className="text-sm text-zinc-500">This session has no messages.</p>
+        ) : (
+          conversation.items.map((item) => (
+            <ConversationItemView key={item.key} item={item} rootPath={rootPath} onLoadFull={() => undefined} />
+          ))
+        )}
+      </section>
+
+      <section className="card overflow-x-auto" aria-label="Cost per turn">
+        <h2 className="mb-2 text-sm font-medium text-zinc-500">Cost per turn</h2>
+        <table data-testid="transcript-costs" className="w-full text-sm">
+          <thead className="text-left text-xs text-zinc-500">
+            <tr>
+              <th className="py-1">#</th>
+              <th>When</th>
+              <th>By</th>
+              <th>Model</th>
+              <th className="text-right">Tokens in / out</th>
+              <th className="text-right">Duration</th>
+              <th className="text-right">USD</th>
+            </tr>
+          </thead>
+          <tbody>
+            {turnCosts.map((t, i) => (
+              <tr key={t.resultId} data-testid="transcript-turn-cost" className="border-t border-zinc-100 dark:border-zinc-800">
+                <td className="py-1">{i + 1}</td>
+                <td className="font-mono text-xs">{t.at.replace("T", " ").slice(0, 19)}</td>
+                <td>{t.userName}</td>
+                <td className="font-mono text-xs">{t.model}</td>
+                <td className="text-right font-mono">
+                  {t.inputTokens} / {t.outputTokens}
+                </td>
+                <td className="text-right">{formatDuration(t.durationMs)}</td>
+                <td className="text-right font-mono">{formatUsd(t.usd)}</td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr className="border-t-2 border-zinc-300 font-medium dark:border-zinc-700">
+              <td className="py-1" colSpan={6}>
+                Total
+              </td>
+              <td className="text-right font-mono" data-testid="transcript-total">
+                {formatUsd(total)}
+              </td>
+            </tr>
+          </tfoot>
+        </table>
+      </section>
+
+      <section className="card" aria-label="Approvals">
+        <h2 className="mb-2 text-sm font-medium text-zinc-500">Approvals</h2>
+        {approvals.length === 0 ? (
+          <p className="text-sm text-zinc-500">No tool needed an approval in this session.</p>
+        ) : (
+          <ul className="space-y-1 text-sm">
+            {approvals.map((a) => (
+              <li key={a.id} data-testid="transcript-approval">
+                <span className="font-mono">{a.toolName}</span> · {a.status}
+                {a.decidedBy && <> by {a.decidedBy}</>}
+                {a.decidedAt && <span className="text-zinc-500"> at {a.decidedAt.replace("T", " ").slice(0, 19)}</span>}
+                {a.message && <span className="text-zinc-500"> — {a.message}</span>}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </div>
+  );
+}

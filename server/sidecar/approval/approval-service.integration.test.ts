@@ -1,0 +1,415 @@
+import { readFile, rm, symlink, writeFile } from "node:fs/promises";
+import path from "node:path";
+import pino from "pino";
+import { io as connect, type Socket } from "socket.io-client";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { listSessionEvents } from "@/server/db/session-events";
+import { callTool, say, type Step } from "@/server/model-server/scenario";
+import { mintSocketToken } from "@/server/shared/socket-token";
+import type { Ack } from "@/server/shared/wire/ack";
+import type { ApprovalList, ApprovalResolved, ApprovalView, Decision } from "@/server/shared/wire/approval";
+import type { SessionView } from "@/server/shared/wire/session";
+import { SessionHub } from "@/server/sidecar/session/session-hub";
+import { createSessionRunner } from "@/server/sidecar/session/session-runner";
+import { createSocketServer, type SocketServer } from "@/server/sidecar/socket/create-socket-server";
+import { attachApprovalSockets, notifyUsersOf } from "@/server/sidecar/socket/approval-socket";
+import { attachSessionSockets } from "@/server/sidecar/socket/session-socket";
+import { startCliEnv, type CliEnv } from "@/test/cli-env";
+import { createSessionFixtures, type SessionFixtures, type TestUser } from "@/test/session-fixtures";
+import { ApprovalService } from "./approval-service";
+
+const secret = "approval-service-secret-".padEnd(40, "x");
+const origin = "http://127.0.0.1:3998";
+const log = pino({ level: "silent" });
+
+let counter = 0;
+const commandId = () => `cmd-${++counter}-${Math.random().toString(36).slice(2, 10)}`;
+
+async function until<T>(
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 30_000,
+  what = "condition",
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** One browser tab: a socket that collects approval facts. */
+class Client {
+  readonly requested: ApprovalView[] = [];
+  readonly resolved: ApprovalResolved[] = [];
+  constructor(readonly socket: Socket) {
+    socket.on("approval:requested", (v: ApprovalView) => this.requested.push(v));
+    socket.on("approval:resolved", (r: ApprovalResolved) => this.resolved.push(r));
+  }
+  command<T>(name: string, payload: unknown): Promise<Ack<T>> {
+    return this.socket.timeout(30_000).emitWithAck(name, payload) as Promise<Ack<T>>;
+  }
+  approvalFor(sessionId: string, tool: string): Promise<ApprovalView> {
+    return until(
+      () => this.requested.find((a) => a.sessionId === sessionId && a.toolName === tool && !this.used.has(a.id)),
+      30_000,
+      `${tool} approval`,
+    ).then((a) => {
+      this.used.add(a.id);
+      return a;
+    });
+  }
+  decide(approvalId: string, decision: Decision, id = commandId()): Promise<Ack<ApprovalView>> {
+    return this.command("approval:decide", { approvalId, decision, commandId: id });
+  }
+  private readonly used = new Set<string>();
+}
+
+describe("approvals with the real CLI", () => {
+  let cli: CliEnv;
+  let fx: SessionFixtures;
+  let server: SocketServer;
+  let hub: SessionHub;
+  let service: ApprovalService;
+  let owner: Client;
+  let editor: Client;
+  let viewer: Client;
+  const sessions: string[] = [];
+  const clients: Client[] = [];
+
+  async function open(user: TestUser): Promise<Client> {
+    const socket = connect(`http://127.0.0.1:${port}`, {
+      transports: ["websocket"],
+      extraHeaders: { origin },
+      auth: { token: await mintSocketToken(secret, user.id, 600) },
+      reconnection: false,
+      forceNew: true,
+    });
+    await new Promise<void>((resolve, reject) => {
+      socket.once("connect", () => resolve());
+      socket.once("connect_error", reject);
+    });
+    const client = new Client(socket);
+    clients.push(client);
+    return client;
+  }
+  let port = 0;
+
+  /** Starts a session running `steps` and returns its id. */
+  async function run(name: string, steps: Step[]): Promise<string> {
+    cli.server.addScenario(name, steps);
+    const created = await owner.command<SessionView>("session:create", {
+      workspace: fx.workspace.slug,
+      mode: "default",
+      commandId: commandId(),
+    });
+    if (!created.ok) throw new Error(created.error.message);
+    const sessionId = created.data.id;
+    sessions.push(sessionId);
+    const sent = await owner.command("session:prompt", {
+      sessionId,
+      text: `[scenario:${name}] go`,
+      commandId: commandId(),
+    });
+    if (!sent.ok) throw new Error(sent.error.message);
+    return sessionId;
+  }
+
+  /** The turn's result line, once it is in the log. */
+  async function resultOf(sessionId: string): Promise<{ result?: string; is_error?: boolean }> {
+    return until(
+      async () => {
+        const rows = await listSessionEvents(fx.db, sessionId, 0);
+        for (const row of rows) {
+          if (row.kind !== "cli") continue;
+          const value = JSON.parse(row.payload) as { type?: string };
+          if (value.type === "result") return value as { result?: string; is_error?: boolean };
+        }
+        return undefined;
+      },
+      40_000,
+      "result",
+    );
+  }
+
+  const toolResults = (scenario: string) =>
+    cli.server.requests.filter((r) => r.scenario === scenario).flatMap((r) => r.toolResults);
+
+  beforeAll(async () => {
+    cli = await startCliEnv();
+    fx = await createSessionFixtures({ rootPath: cli.cwd });
+    server = createSocketServer({
+      secret,
+      allowedOrigins: [origin],
+      findUser: async (id) =>
+        (await fx.db.user.findUnique({ where: { id }, select: { id: true, email: true, name: true } })) ?? undefined,
+      log,
+    });
+    service = new ApprovalService({ db: fx.db, log, notify: notifyUsersOf(server.io) });
+    hub = new SessionHub({
+      db: fx.db,
+      configRoot: path.join(fx.dataDir, "claude-config"),
+      sidecarId: "it",
+      log,
+      decidePermission: service.decidePermission,
+      createRunner: (options, decidePermission) =>
+        createSessionRunner(options, { cliPath: cli.cliPath, decidePermission, baseEnv: cli.env }),
+    });
+    attachSessionSockets(server.io, { hub, db: fx.db, log });
+    attachApprovalSockets(server.io, { service, log });
+    port = await server.listen(0, "127.0.0.1");
+    owner = await open(fx.owner);
+    editor = await open(fx.editor);
+    viewer = await open(fx.viewer);
+  }, 60_000);
+
+  afterEach(async () => {
+    // One CLI child per test at most: stop the sessions a test started.
+    for (const sessionId of sessions.splice(0)) {
+      await owner.command("session:stop", { sessionId, commandId: commandId() });
+    }
+  });
+
+  afterAll(async () => {
+    for (const c of clients) c.socket.close();
+    await hub?.close();
+    await service?.close();
+    await server?.close();
+    await cli?.close();
+    await fx?.close();
+  }, 60_000);
+
+  it("an Edit approved with a modified right side leaves exactly the modified text on disk; the record keeps both", async () => {
+    await writeFile(path.join(cli.cwd, "edit-a.txt"), "alpha\nbeta\ngamma\n");
+    const sessionId = await run("edit-modified", [
+      callTool("Edit", { file_path: "edit-a.txt", old_string: "beta", new_string: "BETA" }),
+      say("Edited."),
+    ]);
+    const approval = await owner.approvalFor(sessionId, "Edit");
+    expect(approval.review).toMatchObject({ original: "alpha\nbeta\ngamma\n", proposed: "alpha\nBETA\ngamma\n" });
+    expect(approval.review!.hunks).toEqual([expect.objectContaining({ removed: ["beta"], added: ["BETA"] })]);
+    const reviewed = "alpha\nBea's beta\ngamma\n";
+    const ack = await owner.decide(approval.id, { behavior: "allow", reviewedText: reviewed });
+    expect(ack).toMatchObject({ ok: true, data: { status: "allowed", approvedText: reviewed } });
+    await resultOf(sessionId);
+    expect(await readFile(path.join(cli.cwd, "edit-a.txt"), "utf8")).toBe(reviewed);
+    const row = await fx.db.approval.findUniqueOrThrow({ where: { id: approval.id } });
+    expect(row).toMatchObject({ status: "allowed", decidedById: fx.owner.id });
+    expect(JSON.parse(row.finalInput!)).toMatchObject({ file_path: expect.stringContaining("edit-a.txt") });
+    const audit = await fx.db.auditLog.findFirstOrThrow({ where: { objectId: approval.id } });
+    expect(JSON.parse(audit.details!)).toMatchObject({
+      review: { proposed: "alpha\nBETA\ngamma\n", approved: reviewed },
+    });
+    // The decision is in the session log too.
+    const rows = await listSessionEvents(fx.db, sessionId, 0);
+    expect(rows.some((r) => r.kind === "decision" && r.payload.includes('"allow"'))).toBe(true);
+  }, 60_000);
+
+  it("an Edit with two hunks, one rejected, writes only the accepted hunk", async () => {
+    const lines = Array.from({ length: 12 }, (_, i) => `line ${i + 1}`);
+    await writeFile(path.join(cli.cwd, "edit-b.txt"), `${lines.join("\n")}\n`);
+    const oldString = lines.join("\n");
+    const newString = lines.map((l, i) => (i === 1 ? "LINE 2" : i === 10 ? "LINE 11" : l)).join("\n");
+    const sessionId = await run("edit-two-hunks", [
+      callTool("Edit", { file_path: "edit-b.txt", old_string: oldString, new_string: newString }),
+      say("Edited."),
+    ]);
+    const approval = await owner.approvalFor(sessionId, "Edit");
+    expect(approval.review!.hunks).toHaveLength(2);
+    // The browser rejects the second hunk: the first change only.
+    const reviewed = `${lines.map((l, i) => (i === 1 ? "LINE 2" : l)).join("\n")}\n`;
+    expect((await owner.decide(approval.id, { behavior: "allow", reviewedText: reviewed })).ok).toBe(true);
+    await resultOf(sessionId);
+    expect(await readFile(path.join(cli.cwd, "edit-b.txt"), "utf8")).toBe(reviewed);
+  }, 60_000);
+
+  it("a Write approved unchanged creates the file", async () => {
+    await rm(path.join(cli.cwd, "created.txt"), { force: true });
+    const sessionId = await run("write-new", [
+      callTool("Write", { file_path: "created.txt", content: "fresh\n" }),
+      say("Written."),
+    ]);
+    const approval = await owner.approvalFor(sessionId, "Edit");
+    expect(approval.review).toMatchObject({ original: null, proposed: "fresh\n" });
+    expect((await owner.decide(approval.id, { behavior: "allow", reviewedText: "fresh\n" })).ok).toBe(true);
+    await resultOf(sessionId);
+    expect(await readFile(path.join(cli.cwd, "created.txt"), "utf8")).toBe("fresh\n");
+  }, 60_000);
+
+  it("a Bash call with an edited command runs the edited command", async () => {
+    const sessionId = await run("bash-edited", [
+      callTool("Bash", { command: "echo model > bash-out.txt", description: "write" }),
+      say("Ran."),
+    ]);
+    const approval = await owner.approvalFor(sessionId, "Bash");
+    const ack = await owner.decide(approval.id, {
+      behavior: "allow",
+      updatedInput: { ...approval.input, command: "echo approver > bash-out.txt" },
+    });
+    expect(ack).toMatchObject({ ok: true, data: { finalInput: { command: "echo approver > bash-out.txt" } } });
+    await resultOf(sessionId);
+    expect(await readFile(path.join(cli.cwd, "bash-out.txt"), "utf8")).toBe("approver\n");
+  }, 60_000);
+
+  it("a deny with a message reaches the model as the tool result", async () => {
+    const sessionId = await run("deny-message", [
+      callTool("Bash", { command: "rm -rf build", description: "clean" }),
+      say("Understood."),
+    ]);
+    const approval = await owner.approvalFor(sessionId, "Bash");
+    expect((await owner.decide(approval.id, { behavior: "deny", message: "Keep the build folder." })).ok).toBe(true);
+    await resultOf(sessionId);
+    expect(toolResults("deny-message")).toEqual([
+      expect.objectContaining({ isError: true, text: expect.stringContaining("Keep the build folder.") }),
+    ]);
+  }, 60_000);
+
+  it("AskUserQuestion answers reach the model", async () => {
+    const question = "Which colour?";
+    const sessionId = await run("ask", [
+      callTool("AskUserQuestion", {
+        questions: [
+          {
+            question,
+            header: "Colour",
+            multiSelect: false,
+            options: [
+              { label: "Red", description: "warm" },
+              { label: "Blue", description: "cool" },
+            ],
+          },
+        ],
+      }),
+      say("Thanks."),
+    ]);
+    const approval = await owner.approvalFor(sessionId, "AskUserQuestion");
+    const ack = await owner.decide(approval.id, {
+      behavior: "allow",
+      updatedInput: { ...approval.input, answers: { [question]: "Blue" } },
+    });
+    expect(ack.ok).toBe(true);
+    await resultOf(sessionId);
+    const text = toolResults("ask")
+      .map((r) => r.text)
+      .join("\n");
+    expect(text).toContain("Blue");
+  }, 60_000);
+
+  it("at a 2 s deadline the request expires: the CLI gets a deny with a message and the turn goes on; a late decision is refused", async () => {
+    await fx.db.workspace.update({ where: { id: fx.workspace.id }, data: { approvalDeadlineSec: 2 } });
+    try {
+      const sessionId = await run("expire", [
+        callTool("Bash", { command: "echo late > late.txt", description: "late" }),
+        say("Carried on."),
+      ]);
+      const approval = await owner.approvalFor(sessionId, "Bash");
+      expect(Date.parse(approval.expiresAt!) - Date.parse(approval.createdAt)).toBe(2000);
+      const result = await resultOf(sessionId);
+      expect(result).toMatchObject({ is_error: false, result: "Carried on." });
+      expect(toolResults("expire")).toEqual([
+        expect.objectContaining({ isError: true, text: expect.stringContaining("expired unanswered") }),
+      ]);
+      const row = await fx.db.approval.findUniqueOrThrow({ where: { id: approval.id } });
+      expect(row.status).toBe("expired");
+      expect(owner.resolved.find((r) => r.approvalId === approval.id)).toMatchObject({ status: "expired" });
+      const late = await owner.decide(approval.id, { behavior: "allow" });
+      expect(late).toMatchObject({ ok: false, error: { code: "expired" } });
+    } finally {
+      await fx.db.workspace.update({ where: { id: fx.workspace.id }, data: { approvalDeadlineSec: 600 } });
+    }
+  }, 60_000);
+
+  it("routes to owners and editors only; a viewer's decision is forbidden; a second decision is already_decided; a retry returns the first outcome", async () => {
+    const sessionId = await run("routing", [
+      callTool("Bash", { command: "echo routed > routed.txt", description: "route" }),
+      say("Routed."),
+    ]);
+    const approval = await owner.approvalFor(sessionId, "Bash");
+    await editor.approvalFor(sessionId, "Bash");
+    expect(viewer.requested.some((a) => a.id === approval.id)).toBe(false);
+    const listed = await owner.command<ApprovalList>("approval:list", {});
+    expect(listed.ok && listed.data.approvals.some((a) => a.id === approval.id && a.status === "pending")).toBe(true);
+
+    expect(await viewer.decide(approval.id, { behavior: "allow" })).toMatchObject({
+      ok: false,
+      error: { code: "forbidden" },
+    });
+    const id = commandId();
+    const first = await editor.decide(approval.id, { behavior: "allow" }, id);
+    expect(first).toMatchObject({ ok: true, data: { status: "allowed", decidedBy: { id: fx.editor.id } } });
+    expect(await editor.decide(approval.id, { behavior: "allow" }, id)).toEqual(first);
+    expect(await owner.decide(approval.id, { behavior: "deny" })).toMatchObject({
+      ok: false,
+      error: { code: "already_decided" },
+    });
+    await resultOf(sessionId);
+    expect(await readFile(path.join(cli.cwd, "routed.txt"), "utf8")).toBe("routed\n");
+  }, 60_000);
+
+  it("allow and remember for the workspace: a new session runs the same command without asking", async () => {
+    await rm(path.join(cli.cwd, "marker.txt"), { force: true });
+    const first = await run("remember-1", [
+      callTool("Bash", { command: "touch marker.txt", description: "mark" }),
+      say("Marked."),
+    ]);
+    const approval = await owner.approvalFor(first, "Bash");
+    const option = approval.rememberOptions.find((o) => o.workspaceScope);
+    expect(option).toBeDefined();
+    const ack = await owner.decide(approval.id, {
+      behavior: "allow",
+      remember: { index: option!.index, scope: "workspace" },
+    });
+    expect(ack.ok).toBe(true);
+    await resultOf(first);
+    expect(await fx.db.permissionRule.count({ where: { workspaceId: fx.workspace.id } })).toBeGreaterThan(0);
+
+    await rm(path.join(cli.cwd, "marker.txt"));
+    const second = await run("remember-2", [
+      callTool("Bash", { command: "touch marker.txt", description: "mark" }),
+      say("Marked again."),
+    ]);
+    expect(await resultOf(second)).toMatchObject({ result: "Marked again." });
+    await readFile(path.join(cli.cwd, "marker.txt"), "utf8");
+    expect(owner.requested.filter((a) => a.sessionId === second)).toEqual([]);
+    const rows = await fx.db.approval.findMany({ where: { sessionId: second } });
+    expect(rows).toEqual([
+      expect.objectContaining({ status: "allowed", message: expect.stringContaining("workspace rule") }),
+    ]);
+  }, 60_000);
+
+  it("never reads a file outside the workspace for the review, not even through a symlink", async () => {
+    const outside = path.join(fx.dir, "outside-secret.txt");
+    await writeFile(outside, "secret\n");
+    await symlink(outside, path.join(cli.cwd, "escape.txt"));
+    const sessionId = await run("symlink-escape", [
+      callTool("Edit", { file_path: "escape.txt", old_string: "secret", new_string: "overwritten" }),
+      say("Tried."),
+    ]);
+    await new Promise((r) => setTimeout(r, 6000));
+    console.log("DEBUG", JSON.stringify(toolResults("symlink-escape")), JSON.stringify(owner.requested.filter((a) => a.sessionId === sessionId)));
+    const approval = await owner.approvalFor(sessionId, "Edit");
+    expect(approval.review).toMatchObject({
+      original: null,
+      problem: expect.stringContaining("outside the workspace"),
+    });
+    expect(JSON.stringify(approval)).not.toContain("secret");
+    expect((await owner.decide(approval.id, { behavior: "deny" })).ok).toBe(true);
+    await resultOf(sessionId);
+    expect(await readFile(outside, "utf8")).toBe("secret\n");
+  }, 60_000);
+
+  it("cancels approvals left pending by an earlier run", async () => {
+    const row = await fx.db.approval.create({
+      data: {
+        sessionId: (await fx.db.session.findFirstOrThrow()).id,
+        requestId: "left-over",
+        toolName: "Bash",
+        input: "{}",
+      },
+    });
+    expect(await service.cancelLeftovers()).toBeGreaterThanOrEqual(1);
+    const after = await fx.db.approval.findUniqueOrThrow({ where: { id: row.id } });
+    expect(after).toMatchObject({ status: "cancelled", message: expect.stringContaining("restarted") });
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * The approval half of the socket contract (`server/shared/wire/approval.ts`). Every socket
+ * joins its user's room, so all tabs and devices of a person see one inbox; each decision is
+ * authorized by the service against the decider's role at that moment.
+ */
+import type { Logger } from "pino";
+import type { Server, Socket } from "socket.io";
+import { ApprovalCommand, ApprovalFact, ZDecide, ZListApprovals } from "@/server/shared/wire/approval";
+import type { SocketUser } from "@/server/shared/wire/events";
+import type { ApprovalService, NotifyUsers } from "@/server/sidecar/approval/approval-service";
+import { handleCommand } from "./handle-command";
+
+/** The room of every socket of one user. */
+export function userRoom(userId: string): string {
+  return `user:${userId}`;
+}
+
+/** The service's notifier for `io`: a fact goes to each user's room. */
+export function notifyUsersOf(io: Server): NotifyUsers {
+  return (userIds, event, payload) => {
+    if (userIds.length === 0) return;
+    io.to(userIds.map(userRoom)).emit(event, payload);
+  };
+}
+
+/** Serves the approval commands on every socket of `io`. Returns a function that detaches it. */
+export function attachApprovalSockets(io: Server, deps: { service: ApprovalService; log: Logger }): () => void {
+  const onConnection = (socket: Socket) => {
+    const user = (socket.data as { user?: SocketUser }).user;
+    if (!user) return;
+    void socket.join(userRoom(user.id));
+    const { service, log } = deps;
+    socket.on(
+      ApprovalCommand.list,
+      handleCommand(ZListApprovals, async () => service.list({ id: user.id, name: user.name }), log),
+    );
+    socket.on(
+      ApprovalCommand.decide,
+      handleCommand(
+        ZDecide,
+        async (p) => service.decide({ id: user.id, name: user.name }, p.approvalId, p.decision, p.commandId),
+        log,
+      ),
+    );
+    socket.emit(ApprovalFact.count, service.count(user.id));
+  };
+  io.on("connection", onConnection);
+  return () => {
+    io.off("connection", onConnection);
+  };
+}
