@@ -26,7 +26,20 @@ const RUNS = 7;
 const YEAR_START = Date.UTC(2026, 0, 1);
 const YEAR_MS = 334 * 86_400_000;
 
-const words = ["refactor", "parser", "tests", "deploy", "bug", "schema", "button", "cache", "login", "docs", "api", "query"];
+const words = [
+  "refactor",
+  "parser",
+  "tests",
+  "deploy",
+  "bug",
+  "schema",
+  "button",
+  "cache",
+  "login",
+  "docs",
+  "api",
+  "query",
+];
 const stored = (ms: number) => new Date(ms).toISOString().replace("Z", "+00:00");
 
 /** Deterministic pseudo-random numbers, so every run seeds the same data. */
@@ -50,11 +63,14 @@ function seed(file: string): void {
     const user = db.prepare("INSERT INTO User (id, email, name, isAdmin, createdAt) VALUES (?, ?, ?, 0, ?)");
     for (const id of users) user.run(id, `${id}@bench.test`, id, stored(YEAR_START));
     const ws = db.prepare("INSERT INTO Workspace (id, name, slug, rootPath, createdAt) VALUES (?, ?, ?, ?, ?)");
-    const member = db.prepare("INSERT INTO Membership (id, workspaceId, userId, role, createdAt) VALUES (?, ?, ?, ?, ?)");
+    const member = db.prepare(
+      "INSERT INTO Membership (id, workspaceId, userId, role, createdAt) VALUES (?, ?, ?, ?, ?)",
+    );
     workspaces.forEach((id, w) => {
       ws.run(id, id, id, `/bench/${id}`, stored(YEAR_START));
       for (let u = 0; u < USERS; u += 1) {
-        if ((u + w) % 3 === 0 || u === 0) member.run(`${id}-${u}`, id, users[u]!, u === 0 ? "owner" : "editor", stored(YEAR_START));
+        if ((u + w) % 3 === 0 || u === 0)
+          member.run(`${id}-${u}`, id, users[u]!, u === 0 ? "owner" : "editor", stored(YEAR_START));
       }
     });
   })();
@@ -75,20 +91,47 @@ function seed(file: string): void {
         const ws = pick(workspaces);
         const user = pick(users);
         const at = YEAR_START + Math.floor((i / SESSIONS) * YEAR_MS);
-        const prompts = Array.from({ length: promptsPerSession }, (_, p) => `please ${pick(words)} the ${pick(words)} module, step ${p} of session ${i}`);
+        const prompts = Array.from(
+          { length: promptsPerSession },
+          (_, p) => `please ${pick(words)} the ${pick(words)} module, step ${p} of session ${i}`,
+        );
         const replies = prompts.map((p) => `Done: I looked at ${p.slice(7, 40)} and changed ${pick(words)}.`);
-        const text = prompts.flatMap((p, k) => [p, replies[k]!]).join("\n").toLowerCase();
-        session.run(id, ws, user, i % 4 === 0 ? "claude-sonnet" : null, prompts[0]!.slice(0, 40), text, stored(at), stored(at), stored(at));
+        const text = prompts
+          .flatMap((p, k) => [p, replies[k]!])
+          .join("\n")
+          .toLowerCase();
+        session.run(
+          id,
+          ws,
+          user,
+          i % 4 === 0 ? "claude-sonnet" : null,
+          prompts[0]!.slice(0, 40),
+          text,
+          stored(at),
+          stored(at),
+          stored(at),
+        );
         sessions.push({ id, ws, user, at });
         for (let seq = 1; seq <= eventsPerSession; seq += 1) {
           const createdAt = stored(at + seq * 1000);
           if (seq % promptsPerSession === 1) {
             const p = prompts[Math.floor(seq / promptsPerSession)] ?? "";
-            event.run(id, seq, "prompt", JSON.stringify({ text: p, uuid: `${id}-${seq}` }), `${id}-c${seq}`, user, createdAt);
+            event.run(
+              id,
+              seq,
+              "prompt",
+              JSON.stringify({ text: p, uuid: `${id}-${seq}` }),
+              `${id}-c${seq}`,
+              user,
+              createdAt,
+            );
           } else {
             const payload = JSON.stringify({
               type: "assistant",
-              message: { role: "assistant", content: [{ type: "text", text: `${pick(words)} ${pick(words)} ${"x".repeat(120)}` }] },
+              message: {
+                role: "assistant",
+                content: [{ type: "text", text: `${pick(words)} ${pick(words)} ${"x".repeat(120)}` }],
+              },
               session_id: id,
             });
             event.run(id, seq, "cli", payload, null, null, createdAt);
@@ -148,7 +191,9 @@ export default async function run(): Promise<void> {
     await deployMigrations({ url: `file:${file}` });
     const seedStart = performance.now();
     seed(file);
-    console.log(`seeded ${EVENTS} events, ${COST_ENTRIES} cost entries in ${Math.round(performance.now() - seedStart)} ms`);
+    console.log(
+      `seeded ${EVENTS} events, ${COST_ENTRIES} cost entries in ${Math.round(performance.now() - seedStart)} ms`,
+    );
     db = createDb(`file:${file}`);
     const yearly = { from: new Date(YEAR_START), to: new Date(YEAR_START + 366 * 86_400_000) };
     const member = await db.membership.findMany({ where: { userId: "user3" }, select: { workspaceId: true } });
@@ -160,7 +205,13 @@ export default async function run(): Promise<void> {
       ["member year by day/user", { ...yearly, groupBy: "day", by: "user", scope: memberScope }],
       [
         "admin one month by day/user",
-        { from: new Date(Date.UTC(2026, 5, 1)), to: new Date(Date.UTC(2026, 6, 1)), groupBy: "day", by: "user", scope: { all: true } },
+        {
+          from: new Date(Date.UTC(2026, 5, 1)),
+          to: new Date(Date.UTC(2026, 6, 1)),
+          groupBy: "day",
+          by: "user",
+          scope: { all: true },
+        },
       ],
     ];
     let worst = 0;

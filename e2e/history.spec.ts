@@ -18,38 +18,80 @@ function seedSession(
   db.prepare(
     `INSERT INTO Session (id, workspaceId, createdById, status, mode, title, searchText, createdAt, updatedAt, lastActivityAt)
      VALUES (?, ?, ?, 'stopped', 'default', ?, ?, ?, ?, ?)`,
-  ).run(input.id, input.workspaceId, input.userId, input.prompt.slice(0, 40), `${input.prompt}\n${input.reply}`.toLowerCase(), at, at, at);
+  ).run(
+    input.id,
+    input.workspaceId,
+    input.userId,
+    input.prompt.slice(0, 40),
+    `${input.prompt}\n${input.reply}`.toLowerCase(),
+    at,
+    at,
+    at,
+  );
   const event = db.prepare(
     `INSERT INTO SessionEvent (sessionId, seq, kind, payload, commandId, userId, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)`,
   );
   const uuid = `${input.id}-prompt`;
   event.run(input.id, 1, "prompt", JSON.stringify({ text: input.prompt, uuid }), `${input.id}-cmd`, input.userId, at);
-  event.run(input.id, 2, "cli", JSON.stringify({
-    type: "assistant",
-    uuid: `${input.id}-a`,
-    session_id: "c",
-    parent_tool_use_id: null,
-    message: { id: `${input.id}-m`, role: "assistant", model: "claude-opus-5-5", content: [{ type: "text", text: input.reply }] },
-  }), null, null, at);
-  event.run(input.id, 3, "cli", JSON.stringify({
-    type: "result",
-    subtype: "success",
-    uuid: `${input.id}-r`,
-    session_id: "c",
-    is_error: false,
-    result: input.reply,
-    num_turns: 1,
-    duration_ms: 1200,
-    duration_api_ms: 900,
-    total_cost_usd: 0.0646,
-    user_message_uuids: [uuid],
-  }), null, null, at);
+  event.run(
+    input.id,
+    2,
+    "cli",
+    JSON.stringify({
+      type: "assistant",
+      uuid: `${input.id}-a`,
+      session_id: "c",
+      parent_tool_use_id: null,
+      message: {
+        id: `${input.id}-m`,
+        role: "assistant",
+        model: "claude-opus-5-5",
+        content: [{ type: "text", text: input.reply }],
+      },
+    }),
+    null,
+    null,
+    at,
+  );
+  event.run(
+    input.id,
+    3,
+    "cli",
+    JSON.stringify({
+      type: "result",
+      subtype: "success",
+      uuid: `${input.id}-r`,
+      session_id: "c",
+      is_error: false,
+      result: input.reply,
+      num_turns: 1,
+      duration_ms: 1200,
+      duration_api_ms: 900,
+      total_cost_usd: 0.0646,
+      user_message_uuids: [uuid],
+    }),
+    null,
+    null,
+    at,
+  );
   const cost = db.prepare(
     `INSERT INTO CostEntry (id, resultId, sessionId, userId, workspaceId, model, inputTokens, outputTokens, usd, numTurns, durationMs, at)
      VALUES (?, ?, ?, ?, ?, 'claude-opus-5-5', ?, ?, ?, ?, ?, ?)`,
   );
   cost.run(`${input.id}-c1`, `${input.id}-r`, input.id, input.userId, input.workspaceId, 0, 0, 0, 1, 1200, at);
-  cost.run(`${input.id}-c2`, `${input.id}-r#claude-opus-5-5`, input.id, input.userId, input.workspaceId, 1000, 2000, 0.0646, 0, 0, at);
+  cost.run(
+    `${input.id}-c2`,
+    `${input.id}-r#claude-opus-5-5`,
+    input.id,
+    input.userId,
+    input.workspaceId,
+    1000,
+    2000,
+    0.0646,
+    0,
+    0,
+    at,
+  );
   db.prepare(
     `INSERT INTO Approval (id, sessionId, requestId, toolName, input, status, decidedById, decidedAt, createdAt)
      VALUES (?, ?, ?, 'Bash', '{}', 'allowed', ?, ?, ?)`,

@@ -28,18 +28,71 @@ function seedMonth(userId: string, workspaceId: string): { usd: number; turns: n
       db.prepare(
         `INSERT INTO Session (id, workspaceId, createdById, status, mode, createdAt, updatedAt, lastActivityAt)
          VALUES (?, ?, ?, 'stopped', 'default', ?, ?, ?)`,
-      ).run(sessionId, workspaceId, userId, stored("2026-10-01T08:00:00Z"), stored("2026-10-01T08:00:00Z"), stored("2026-10-01T08:00:00Z"));
+      ).run(
+        sessionId,
+        workspaceId,
+        userId,
+        stored("2026-10-01T08:00:00Z"),
+        stored("2026-10-01T08:00:00Z"),
+        stored("2026-10-01T08:00:00Z"),
+      );
       for (let day = 1; day <= 20; day += 1) {
         const at = stored(`2026-10-${String(day).padStart(2, "0")}T12:00:00Z`);
         const resultId = `${sessionId}-r${day}`;
-        insertEntry.run(`${resultId}-t`, resultId, sessionId, userId, workspaceId, "claude-opus-5-5", 0, 0, 0, 0, 0, 1, 1000, 800, at);
+        insertEntry.run(
+          `${resultId}-t`,
+          resultId,
+          sessionId,
+          userId,
+          workspaceId,
+          "claude-opus-5-5",
+          0,
+          0,
+          0,
+          0,
+          0,
+          1,
+          1000,
+          800,
+          at,
+        );
         const opus = 0.0646 * day;
-        insertEntry.run(`${resultId}-o`, `${resultId}#claude-opus-5-5`, sessionId, userId, workspaceId, "claude-opus-5-5",
-          1000 * day, 2000 * day, 3000 * day, 4000 * day, opus, 0, 0, 0, at);
+        insertEntry.run(
+          `${resultId}-o`,
+          `${resultId}#claude-opus-5-5`,
+          sessionId,
+          userId,
+          workspaceId,
+          "claude-opus-5-5",
+          1000 * day,
+          2000 * day,
+          3000 * day,
+          4000 * day,
+          opus,
+          0,
+          0,
+          0,
+          at,
+        );
         usd += opus;
         if (day % 2 === 0) {
-          insertEntry.run(`${resultId}-h`, `${resultId}#claude-haiku`, sessionId, userId, workspaceId, "claude-haiku",
-            100, 50, 0, 0, 0.0003, 0, 0, 0, at);
+          insertEntry.run(
+            `${resultId}-h`,
+            `${resultId}#claude-haiku`,
+            sessionId,
+            userId,
+            workspaceId,
+            "claude-haiku",
+            100,
+            50,
+            0,
+            0,
+            0.0003,
+            0,
+            0,
+            0,
+            at,
+          );
           usd += 0.0003;
         }
         turns += 1;
@@ -88,7 +141,8 @@ test("the reports page shows a chart and a table for a seeded month; the CSV has
 
   // The JSON route answers the same figures for scripts.
   const json = await page.request.get("/api/reports?from=2026-10-01&to=2026-10-31&groupBy=month&by=model");
-  const report = ((await json.json()) as { data: { totals: { usd: number; turns: number }; rows: { key: string }[] } }).data;
+  const report = ((await json.json()) as { data: { totals: { usd: number; turns: number }; rows: { key: string }[] } })
+    .data;
   expect(report.totals.usd).toBeCloseTo(seeded.usd, 6);
   expect(report.totals.turns).toBe(seeded.turns);
   expect(report.rows.map((r) => r.key).sort()).toEqual(["claude-haiku", "claude-opus-5-5", "default"]);

@@ -44,7 +44,10 @@ export function BudgetPanel(props: { slug: string; limitUsd: number | null; spen
     <section className="card space-y-3" aria-label="Budget">
       <h2 className="text-sm font-medium text-zinc-500">Monthly budget (UTC month)</h2>
       <p className="text-sm">
-        Spent this month: <span data-testid="spend-total" className="font-mono">{formatUsd(spentUsd)}</span>
+        Spent this month:{" "}
+        <span data-testid="spend-total" className="font-mono">
+          {formatUsd(spentUsd)}
+        </span>
         {" · "}
         limit: <span className="font-mono">{limitUsd === null ? "none" : formatUsd(limitUsd)}</span>
         {over && <span className="ml-2 text-red-600">New turns are refused until the limit is raised.</span>}

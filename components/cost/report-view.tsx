@@ -20,7 +20,10 @@ function formatWait(ms: number | null): string {
 }
 
 /** The chart's data: one object per period, one USD field per key (stacked bars). */
-function chartData(rows: readonly ReportRow[]): { data: Record<string, string | number>[]; series: { key: string; label: string }[] } {
+function chartData(rows: readonly ReportRow[]): {
+  data: Record<string, string | number>[];
+  series: { key: string; label: string }[];
+} {
   const byPeriod = new Map<string, Record<string, string | number>>();
   const series = new Map<string, string>();
   for (const row of rows) {
@@ -33,17 +36,31 @@ function chartData(rows: readonly ReportRow[]): { data: Record<string, string | 
 }
 
 /** The reports page's body: range form, totals, chart, table, CSV link. */
-export function ReportView(props: { report: Report; params: { from: string; to: string; groupBy: string; by: string } }) {
+export function ReportView(props: {
+  report: Report;
+  params: { from: string; to: string; groupBy: string; by: string };
+}) {
   const { report, params } = props;
   const { data, series } = useMemo(() => chartData(report.rows), [report.rows]);
   const query = new URLSearchParams(params).toString();
   const t = report.totals;
   return (
     <div className="space-y-6">
-      <form method="get" data-testid="report-range" className="card flex flex-wrap items-end gap-3" aria-label="Report range">
+      <form
+        method="get"
+        data-testid="report-range"
+        className="card flex flex-wrap items-end gap-3"
+        aria-label="Report range"
+      >
         <label className="space-y-1 text-sm">
           <span className="block text-xs text-zinc-500">From</span>
-          <input type="date" name="from" defaultValue={params.from} className="field py-1.5" data-testid="report-from" />
+          <input
+            type="date"
+            name="from"
+            defaultValue={params.from}
+            className="field py-1.5"
+            data-testid="report-from"
+          />
         </label>
         <label className="space-y-1 text-sm">
           <span className="block text-xs text-zinc-500">To (inclusive)</span>
@@ -77,10 +94,7 @@ export function ReportView(props: { report: Report; params: { from: string; to: 
         <Figure label="Cost" value={formatUsd(t.usd)} testId="report-total-usd" />
         <Figure label="Turns" value={int.format(t.turns)} />
         <Figure label="Sessions started" value={int.format(t.sessions)} />
-        <Figure
-          label="Tokens in / out"
-          value={`${int.format(t.inputTokens)} / ${int.format(t.outputTokens)}`}
-        />
+        <Figure label="Tokens in / out" value={`${int.format(t.inputTokens)} / ${int.format(t.outputTokens)}`} />
         <Figure
           label="Cache read / write"
           value={`${int.format(t.cacheReadTokens)} / ${int.format(t.cacheWriteTokens)}`}
@@ -133,7 +147,11 @@ export function ReportView(props: { report: Report; params: { from: string; to: 
           </thead>
           <tbody>
             {report.rows.map((r) => (
-              <tr key={`${r.period}-${r.key}`} data-testid="report-row" className="border-t border-zinc-100 dark:border-zinc-800">
+              <tr
+                key={`${r.period}-${r.key}`}
+                data-testid="report-row"
+                className="border-t border-zinc-100 dark:border-zinc-800"
+              >
                 <td className="py-1 font-mono text-xs">{r.period}</td>
                 <td>{r.label}</td>
                 <td className="text-right font-mono">{r.usd}</td>

@@ -86,7 +86,11 @@ export function TranscriptView({ events, rootPath, liveHref, live, turnCosts, ap
           </thead>
           <tbody>
             {turnCosts.map((t, i) => (
-              <tr key={t.resultId} data-testid="transcript-turn-cost" className="border-t border-zinc-100 dark:border-zinc-800">
+              <tr
+                key={t.resultId}
+                data-testid="transcript-turn-cost"
+                className="border-t border-zinc-100 dark:border-zinc-800"
+              >
                 <td className="py-1">{i + 1}</td>
                 <td className="font-mono text-xs">{t.at.replace("T", " ").slice(0, 19)}</td>
                 <td>{t.userName}</td>

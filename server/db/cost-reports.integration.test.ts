@@ -98,12 +98,22 @@ describe("cost reports on SQLite", () => {
   });
 
   it("rolls days into ISO weeks and months, and groups by model and workspace", async () => {
-    const weeks = await buildReport(db, "sqlite", { ...november, groupBy: "week", by: "workspace", scope: { all: true } });
+    const weeks = await buildReport(db, "sqlite", {
+      ...november,
+      groupBy: "week",
+      by: "workspace",
+      scope: { all: true },
+    });
     expect(weeks.rows.map((r) => [r.period, r.label, r.usd])).toEqual([
       ["2026-11-02", "One", 0.76],
       ["2026-11-09", "Two", 1],
     ]);
-    const months = await buildReport(db, "sqlite", { ...november, groupBy: "month", by: "model", scope: { all: true } });
+    const months = await buildReport(db, "sqlite", {
+      ...november,
+      groupBy: "month",
+      by: "model",
+      scope: { all: true },
+    });
     // Sessions started without a model choice are filed under "default".
     expect(months.rows.map((r) => [r.period, r.key, r.usd, r.turns, r.sessions])).toEqual([
       ["2026-11", "default", 0, 0, 2],
@@ -135,7 +145,9 @@ describe("cost reports on SQLite", () => {
   it("renders CSV with the same totals", async () => {
     const report = await buildReport(db, "sqlite", { ...november, groupBy: "day", by: "user", scope: { all: true } });
     const lines = reportToCsv(report).trim().split("\r\n");
-    expect(lines[0]).toBe("period,user,usd,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,turns,sessions");
+    expect(lines[0]).toBe(
+      "period,user,usd,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,turns,sessions",
+    );
     expect(lines.at(-1)).toBe(`total,,${report.totals.usd},40,80,120,160,3,2`);
   });
 });

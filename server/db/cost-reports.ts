@@ -209,7 +209,12 @@ async function queryApprovalStats(db: Db, provider: SqlProvider, query: ReportQu
     .map((d) => new Date(d.decidedAt).getTime() - new Date(d.createdAt).getTime())
     .filter((ms) => Number.isFinite(ms))
     .sort((a, b) => a - b);
-  return { allowed: count("allowed"), denied: count("denied"), expired: count("expired"), medianDecideMs: median(waits) };
+  return {
+    allowed: count("allowed"),
+    denied: count("denied"),
+    expired: count("expired"),
+    medianDecideMs: median(waits),
+  };
 }
 
 /** The median of sorted numbers; null for none. */

@@ -15,7 +15,8 @@ import {
 } from "./migrations";
 import { copyMigrations, makeTempDir, pgTests, projectRoot } from "./test-support";
 
-const initName = readMigrations(path.join(projectRoot, SQLITE_MIGRATIONS_DIR)).migrations[0]?.name;
+const allNames = readMigrations(path.join(projectRoot, SQLITE_MIGRATIONS_DIR)).migrations.map((m) => m.name);
+const initName = allNames[0];
 const BROKEN = "29991231000000_broken";
 /** A valid statement, then an invalid one. */
 const BROKEN_SQL = `CREATE TABLE "Extra" ("id" INTEGER NOT NULL PRIMARY KEY);\nALTER TABLE "User" ADD COLUMN "nickname" TEXT;\nTHIS IS NOT SQL;\n`;
@@ -61,8 +62,8 @@ describe("SQLite migrations", () => {
     const result = await deployMigrations({ url, log });
 
     expect(initName).toBeDefined();
-    expect(result).toEqual({ provider: "sqlite", applied: [initName], alreadyApplied: [] });
-    expect(out).toEqual([`Applied ${initName}`]);
+    expect(result).toEqual({ provider: "sqlite", applied: allNames, alreadyApplied: [] });
+    expect(out).toEqual(allNames.map((name) => `Applied ${name}`));
     const tables = inspect((db) =>
       db
         .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
@@ -73,7 +74,7 @@ describe("SQLite migrations", () => {
       expect.arrayContaining(["User", "Workspace", "Session", "SessionEvent", "_prisma_migrations"]),
     );
     const rows = migrationRows() as { migration_name: string; finished_at: string | null; checksum: string }[];
-    expect(rows).toHaveLength(1);
+    expect(rows).toHaveLength(allNames.length);
     expect(rows[0]).toMatchObject({ migration_name: initName, logs: null, rolled_back_at: null });
     expect(rows[0]?.finished_at).not.toBeNull();
     expect(inspect((db) => db.pragma("journal_mode", { simple: true }))).toBe("wal");
@@ -87,8 +88,8 @@ describe("SQLite migrations", () => {
     const { log, out } = lines();
     const again = await deployMigrations({ url, log });
 
-    expect(again).toEqual({ provider: "sqlite", applied: [], alreadyApplied: [initName] });
-    expect(out).toEqual(["No pending migrations (1 applied)"]);
+    expect(again).toEqual({ provider: "sqlite", applied: [], alreadyApplied: allNames });
+    expect(out).toEqual([`No pending migrations (${allNames.length} applied)`]);
     expect(migrationRows()).toEqual(rowsBefore);
     expect(schemaSql()).toEqual(schemaBefore);
   });
@@ -174,7 +175,9 @@ describe("SQLite migrations", () => {
   it("reports status without creating the database file", async () => {
     const before = await migrationStatus({ url });
     expect(before).toMatchObject({ provider: "sqlite", upToDate: false, unknownApplied: [] });
-    expect(before.migrations).toEqual([{ name: initName, state: "pending", appliedAt: null, edited: false }]);
+    expect(before.migrations).toEqual(
+      allNames.map((name) => ({ name, state: "pending", appliedAt: null, edited: false })),
+    );
 
     await deployMigrations({ url });
     const after = await migrationStatus({ url });
@@ -240,15 +243,15 @@ describe.skipIf(pgTests.skip)("PostgreSQL migrations", () => {
   it("applies the init migration once; the second deploy is a no-op", async () => {
     await withScratchPgDatabase(serverUrl, async (url) => {
       const first = await deployMigrations({ url });
-      expect(first).toEqual({ provider: "postgresql", applied: [initName], alreadyApplied: [] });
+      expect(first).toEqual({ provider: "postgresql", applied: allNames, alreadyApplied: [] });
       expect(await tables(url)).toEqual(expect.arrayContaining(["User", "Session", "_prisma_migrations"]));
       const rowsBefore = await migrationRows(url);
-      expect(rowsBefore).toHaveLength(1);
+      expect(rowsBefore).toHaveLength(allNames.length);
 
       const { log, out } = lines();
       const second = await deployMigrations({ url, log });
-      expect(second).toEqual({ provider: "postgresql", applied: [], alreadyApplied: [initName] });
-      expect(out).toEqual(["No pending migrations (1 applied)"]);
+      expect(second).toEqual({ provider: "postgresql", applied: [], alreadyApplied: allNames });
+      expect(out).toEqual([`No pending migrations (${allNames.length} applied)`]);
       expect(await migrationRows(url)).toEqual(rowsBefore);
       expect((await migrationStatus({ url })).upToDate).toBe(true);
     });

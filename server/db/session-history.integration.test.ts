@@ -37,7 +37,14 @@ describe("session history on SQLite", () => {
         data: { resultId: `r${i}`, sessionId: s.id, userId: ada.id, workspaceId: s.workspaceId, model: "m", usd: 0 },
       });
       await db.costEntry.create({
-        data: { resultId: `r${i}#m`, sessionId: s.id, userId: ada.id, workspaceId: s.workspaceId, model: "m", usd: 0.5 },
+        data: {
+          resultId: `r${i}#m`,
+          sessionId: s.id,
+          userId: ada.id,
+          workspaceId: s.workspaceId,
+          model: "m",
+          usd: 0.5,
+        },
       });
     }
   });
@@ -75,7 +82,9 @@ describe("session history on SQLite", () => {
     expect(bobs.rows.every((r) => r.createdBy.id === w.bob)).toBe(true);
     expect(bobs.rows).toHaveLength(15);
     expect((await listSessionHistory(db, { workspaceIds: all, status: "live", limit: 100 })).rows).toHaveLength(5);
-    expect((await listSessionHistory(db, { workspaceIds: all, model: "claude-sonnet", limit: 100 })).rows).toHaveLength(6);
+    expect((await listSessionHistory(db, { workspaceIds: all, model: "claude-sonnet", limit: 100 })).rows).toHaveLength(
+      6,
+    );
     const early = await listSessionHistory(db, {
       workspaceIds: all,
       from: new Date(Date.UTC(2026, 10, 1)),

@@ -27,7 +27,12 @@ export async function readWorkspaceBudget(userId: string, slug: string, now = ne
   const ws = await requireWorkspaceAccess(userId, slug, "read");
   const row = await getDb().workspace.findUniqueOrThrow({ where: { id: ws.id }, select: { monthlyBudgetUsd: true } });
   const spend = await monthlySpend(getDb(), { workspaceId: ws.id }, now);
-  return { monthlyBudgetUsd: row.monthlyBudgetUsd, spentUsd: spend.usd, from: spend.from.toISOString(), to: spend.to.toISOString() };
+  return {
+    monthlyBudgetUsd: row.monthlyBudgetUsd,
+    spentUsd: spend.usd,
+    from: spend.from.toISOString(),
+    to: spend.to.toISOString(),
+  };
 }
 
 /** Sets the workspace's monthly limit (owners only). */

@@ -131,7 +131,10 @@ export async function readTranscript(userId: string, slug: string, sessionId: st
   ]);
   const userIds = [...new Set(turnCosts.map((t) => t.userId))];
   const names = new Map(
-    (await db.user.findMany({ where: { id: { in: userIds } }, select: { id: true, name: true } })).map((u) => [u.id, u.name]),
+    (await db.user.findMany({ where: { id: { in: userIds } }, select: { id: true, name: true } })).map((u) => [
+      u.id,
+      u.name,
+    ]),
   );
   return {
     workspace: { slug: workspace.slug, name: workspace.name, rootPath: workspace.rootPath },

@@ -33,7 +33,9 @@ const dayMs = 86_400_000;
 const maxRangeDays = 800;
 
 /** Parses query parameters (a URLSearchParams or a page's searchParams object). */
-export function parseReportParams(input: URLSearchParams | Record<string, string | string[] | undefined>): ResolvedReportParams {
+export function parseReportParams(
+  input: URLSearchParams | Record<string, string | string[] | undefined>,
+): ResolvedReportParams {
   const raw: Record<string, string> = {};
   const entries = input instanceof URLSearchParams ? [...input.entries()] : Object.entries(input);
   for (const [k, v] of entries) {

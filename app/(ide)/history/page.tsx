@@ -61,7 +61,12 @@ export default async function HistoryPage({
         </label>
         <label className="space-y-1 text-sm">
           <span className="block text-xs text-zinc-500">Started by</span>
-          <select data-testid="history-filter-user" name="user" defaultValue={params.user ?? ""} className="field w-auto py-1.5">
+          <select
+            data-testid="history-filter-user"
+            name="user"
+            defaultValue={params.user ?? ""}
+            className="field w-auto py-1.5"
+          >
             <option value="">anyone</option>
             {people.map((p) => (
               <option key={p.id} value={p.id}>
@@ -72,7 +77,12 @@ export default async function HistoryPage({
         </label>
         <label className="space-y-1 text-sm">
           <span className="block text-xs text-zinc-500">Status</span>
-          <select data-testid="history-filter-status" name="status" defaultValue={params.status ?? ""} className="field w-auto py-1.5">
+          <select
+            data-testid="history-filter-status"
+            name="status"
+            defaultValue={params.status ?? ""}
+            className="field w-auto py-1.5"
+          >
             {statuses.map(([value, label]) => (
               <option key={value} value={value}>
                 {label}
@@ -82,7 +92,12 @@ export default async function HistoryPage({
         </label>
         <label className="space-y-1 text-sm">
           <span className="block text-xs text-zinc-500">Model</span>
-          <select data-testid="history-filter-model" name="model" defaultValue={params.model ?? ""} className="field w-auto py-1.5">
+          <select
+            data-testid="history-filter-model"
+            name="model"
+            defaultValue={params.model ?? ""}
+            className="field w-auto py-1.5"
+          >
             <option value="">any model</option>
             {models.map((m) => (
               <option key={m} value={m}>
@@ -93,7 +108,13 @@ export default async function HistoryPage({
         </label>
         <label className="space-y-1 text-sm">
           <span className="block text-xs text-zinc-500">From</span>
-          <input data-testid="history-from" type="date" name="from" defaultValue={params.from} className="field py-1.5" />
+          <input
+            data-testid="history-from"
+            type="date"
+            name="from"
+            defaultValue={params.from}
+            className="field py-1.5"
+          />
         </label>
         <label className="space-y-1 text-sm">
           <span className="block text-xs text-zinc-500">To</span>
@@ -152,7 +173,11 @@ export default async function HistoryPage({
             </Link>
           )}
           {page.nextCursor && (
-            <Link data-testid="history-next" href={hrefWith(params, { cursor: page.nextCursor })} className="btn-quiet py-1">
+            <Link
+              data-testid="history-next"
+              href={hrefWith(params, { cursor: page.nextCursor })}
+              className="btn-quiet py-1"
+            >
               Older sessions
             </Link>
           )}

@@ -31,7 +31,8 @@ export default async function ReportsPage({
           {user.isAdmin
             ? "Everyone's cost and usage (you are an administrator)."
             : "Your own spend and your workspaces' spend."}{" "}
-          Days are UTC. The same data as JSON: <code className="font-mono">/api/reports?{new URLSearchParams({ ...params }).toString()}</code>
+          Days are UTC. The same data as JSON:{" "}
+          <code className="font-mono">/api/reports?{new URLSearchParams({ ...params }).toString()}</code>
         </p>
       </div>
       <ReportView report={report} params={params} />

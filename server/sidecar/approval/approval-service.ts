@@ -5,8 +5,7 @@
  * workspace's deadline passes (the server owns approval time: the CLI waits forever).
  */
 import { randomUUID } from "node:crypto";
-import { readFile, realpath } from "node:fs/promises";
-import path from "node:path";
+import { readFile } from "node:fs/promises";
 import type { Logger } from "pino";
 import type { Db } from "@/server/db/client";
 import {
@@ -57,6 +56,7 @@ import {
   type FileTool,
 } from "@/server/domain/approval/file-edit-review";
 import { diffWireHunks } from "@/server/domain/approval/wire-hunks";
+import { locateInWorkspace } from "./locate-in-workspace";
 import { parseRole } from "@/server/domain/workspace/roles";
 import type { PermissionDecision } from "@/server/shared/claude-protocol/encode";
 import type { CanUseToolRequest, JsonObject, PermissionUpdate } from "@/server/shared/claude-protocol/messages";
@@ -574,44 +574,6 @@ export class ApprovalService {
       disk,
     };
   }
-}
-
-/**
- * Resolves a path the CLI named to a real path inside the workspace root: the file itself when
- * it exists, else its nearest existing ancestor must resolve inside (no symlink escape).
- */
-async function locateInWorkspace(
-  rootPath: string,
-  filePath: string,
-): Promise<{ ok: true; path: string } | { ok: false; problem: string }> {
-  if (filePath === "") return { ok: false, problem: "The request names no file." };
-  const outside = { ok: false as const, problem: "The file is outside the workspace; Conduit does not show it." };
-  let root: string;
-  try {
-    root = await realpath(rootPath);
-  } catch {
-    return { ok: false, problem: "The workspace directory is missing." };
-  }
-  const absolute = path.resolve(root, filePath);
-  let probe = absolute;
-  let rest = "";
-  for (;;) {
-    try {
-      const real = await realpath(probe);
-      const resolved = rest === "" ? real : path.join(real, rest);
-      return isInside(root, resolved) ? { ok: true, path: resolved } : outside;
-    } catch {
-      const parent = path.dirname(probe);
-      if (parent === probe) return outside;
-      rest = rest === "" ? path.basename(probe) : path.join(path.basename(probe), rest);
-      probe = parent;
-    }
-  }
-}
-
-function isInside(root: string, candidate: string): boolean {
-  const relative = path.relative(root, candidate);
-  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
 }
 
 /** ExitPlanMode's plan: the input's `plan`, else the plan file it names (inside the workspace). */

@@ -13,7 +13,12 @@ import { SessionHub } from "./session-hub";
 import { createSessionRunner } from "./session-runner";
 
 const log = pino({ level: "silent" });
-const usage = { input_tokens: 1000, output_tokens: 2000, cache_read_input_tokens: 3000, cache_creation_input_tokens: 4000 };
+const usage = {
+  input_tokens: 1000,
+  output_tokens: 2000,
+  cache_read_input_tokens: 3000,
+  cache_creation_input_tokens: 4000,
+};
 /** claude-opus-5-5 list prices, USD per million tokens: input, output, cache read, cache write. */
 const turnUsd = (1000 * 4 + 2000 * 20 + 3000 * 0.2 + 4000 * 5) / 1_000_000;
 
@@ -64,10 +69,14 @@ describe("cost recording and budgets with the real CLI", () => {
   }
 
   it("records five turns exactly across a SIGKILL and resume, charged to each prompt's sender", async () => {
-    const view = await hub.createSession(fx.owner, { workspace: fx.workspace, role: "owner" }, {
-      mode: "default",
-      commandId: commandId(),
-    });
+    const view = await hub.createSession(
+      fx.owner,
+      { workspace: fx.workspace, role: "owner" },
+      {
+        mode: "default",
+        commandId: commandId(),
+      },
+    );
     const sessionId = view.id;
     await until(async () => (await hub.view(sessionId)).status === "idle", 30_000, "first child idle");
     await prompt(sessionId, fx.owner, 1);
@@ -106,21 +115,30 @@ describe("cost recording and budgets with the real CLI", () => {
     expect((await sumCost(fx.db, { sessionId, userId: fx.owner.id })).usd).toBeCloseTo(3 * turnUsd, 10);
     await until(async () => Math.abs((await hub.view(sessionId)).costUsd - 5 * turnUsd) < 1e-9, 5_000, "view cost");
     // The history search column holds the prompts and the final replies.
-    const searchable = await fx.db.session.findUniqueOrThrow({ where: { id: sessionId }, select: { searchText: true } });
+    const searchable = await fx.db.session.findUniqueOrThrow({
+      where: { id: sessionId },
+      select: { searchText: true },
+    });
     expect(searchable.searchText).toContain("[scenario:priced] turn 5");
     expect(searchable.searchText).toContain("priced reply.");
   });
 
   it("refuses a prompt over the workspace or the user budget with budget_exceeded", async () => {
-    const view = await hub.createSession(fx.owner, { workspace: fx.workspace, role: "owner" }, {
-      mode: "default",
-      commandId: commandId(),
-    });
+    const view = await hub.createSession(
+      fx.owner,
+      { workspace: fx.workspace, role: "owner" },
+      {
+        mode: "default",
+        commandId: commandId(),
+      },
+    );
     const sessionId = view.id;
     await until(async () => (await hub.view(sessionId)).status === "idle", 30_000, "child idle");
 
     await fx.db.workspace.update({ where: { id: fx.workspace.id }, data: { monthlyBudgetUsd: 0.1 } });
-    const refused = await hub.prompt(fx.owner, sessionId, "[scenario:priced] over", commandId()).catch((e: unknown) => e);
+    const refused = await hub
+      .prompt(fx.owner, sessionId, "[scenario:priced] over", commandId())
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(AppError);
     expect(refused).toMatchObject({ code: "budget_exceeded" });
     expect((refused as Error).message).toContain("$0.10");

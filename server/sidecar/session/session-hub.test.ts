@@ -61,7 +61,11 @@ const range = (from: number, to: number) => Array.from({ length: to - from + 1 }
 describe("SessionHub", () => {
   it("stores a session's --max-budget-usd cap and passes it to every runner", async () => {
     const { hub, factory } = makeHub();
-    const view = await hub.createSession(owner, access(), { mode: "default", maxBudgetUsd: 2.5, commandId: commandId() });
+    const view = await hub.createSession(owner, access(), {
+      mode: "default",
+      maxBudgetUsd: 2.5,
+      commandId: commandId(),
+    });
     expect(factory.runners[0]!.options.maxBudgetUsd).toBe(2.5);
     const row = await fx.db.session.findUniqueOrThrow({ where: { id: view.id }, select: { maxBudgetUsd: true } });
     expect(row.maxBudgetUsd).toBe(2.5);

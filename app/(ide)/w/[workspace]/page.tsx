@@ -32,7 +32,11 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
         <p className="text-sm text-zinc-500">
           <span className="font-mono">{ws.rootPath}</span> · you are <span data-testid="workspace-role">{ws.role}</span>
           {" · "}
-          <Link href={`/history?workspace=${encodeURIComponent(ws.slug)}`} data-testid="workspace-history" className="hover:underline">
+          <Link
+            href={`/history?workspace=${encodeURIComponent(ws.slug)}`}
+            data-testid="workspace-history"
+            className="hover:underline"
+          >
             history
           </Link>
         </p>
