@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { startModelServer, type ModelServer, type ModelServerOptions } from "@/server/model-server/model-server";
+import { streamJsonFlags } from "@/server/sidecar/process/build-cli-args";
 import { resolveClaudeBinary } from "@/server/sidecar/process/claude-binary";
 
 export interface CliEnvOptions extends Omit<ModelServerOptions, "port" | "host" | "log"> {
@@ -28,15 +29,7 @@ export interface CliEnv {
 }
 
 /** The flags every host spawns the CLI with (see the protocol reference, section 1). */
-export const streamJsonArgs = [
-  "--output-format",
-  "stream-json",
-  "--input-format",
-  "stream-json",
-  "--verbose",
-  "--permission-prompt-tool",
-  "stdio",
-] as const;
+export const streamJsonArgs = streamJsonFlags;
 
 // Children spawned through spawnTestCli, per environment, so close() can stop stragglers.
 const childrenOf = new WeakMap<CliEnv, Set<TestCli>>();

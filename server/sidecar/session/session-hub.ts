@@ -73,6 +73,14 @@ import { toWireEvent } from "./session-wire-event";
  * Makes the runner of one session; the hub starts, drives and disposes it. `decidePermission`
  * is the hub's: it logs every decision before the runner writes it to the CLI.
  */
+/** What `createSession` needs besides who asks and where. */
+export interface NewSessionInput {
+  mode: PermissionModeChoice;
+  model?: string | undefined;
+  maxBudgetUsd?: number | undefined;
+  commandId: string;
+}
+
 export type CreateRunner = (options: SessionRunnerOptions, decidePermission: PermissionDecider) => SessionRunner;
 
 /** Decides a permission question of a session (the approval queue, once there is one). */
@@ -205,12 +213,7 @@ export class SessionHub {
   createSession(
     actor: Actor,
     access: WorkspaceAccess,
-    input: {
-      mode: PermissionModeChoice;
-      model?: string | undefined;
-      maxBudgetUsd?: number | undefined;
-      commandId: string;
-    },
+    input: NewSessionInput,
   ): Promise<SessionView> {
     if (this.closed) return Promise.reject(shuttingDown());
     if (input.mode === "bypassPermissions" && !access.workspace.allowBypass) return Promise.reject(bypassRefused());
@@ -440,12 +443,7 @@ export class SessionHub {
   private async startNewSession(
     actor: Actor,
     access: WorkspaceAccess,
-    input: {
-      mode: PermissionModeChoice;
-      model?: string | undefined;
-      maxBudgetUsd?: number | undefined;
-      commandId: string;
-    },
+    input: NewSessionInput,
   ): Promise<SessionView> {
     const row = await insertSession(this.deps.db, {
       workspaceId: access.workspace.id,
