@@ -139,6 +139,31 @@ function runDecoder(chunks: Uint8Array[]): number {
   return count;
 }
 
+/**
+ * The least any host must do with the same bytes: split at newlines, turn each line into a
+ * string, JSON.parse it. No framer checks, no decoder. Printed for context: the headline ratio
+ * compares against JSON.parse of strings that already exist, which skips making the strings.
+ */
+function runBytesBaseline(chunks: Uint8Array[]): number {
+  let count = 0;
+  let parts: Buffer[] = [];
+  for (const chunk of chunks) {
+    const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    let start = 0;
+    let newline = buf.indexOf(10);
+    while (newline !== -1) {
+      parts.push(buf.subarray(start, newline));
+      const line = parts.length === 1 ? parts[0]!.toString("utf8") : Buffer.concat(parts).toString("utf8");
+      if (line.length > 0 && JSON.parse(line) !== null) count++;
+      parts = [];
+      start = newline + 1;
+      newline = buf.indexOf(10, start);
+    }
+    if (start < buf.length) parts.push(buf.subarray(start));
+  }
+  return count;
+}
+
 function runJsonParse(lines: string[]): number {
   let count = 0;
   for (const line of lines) if (JSON.parse(line) !== null) count++;
@@ -166,6 +191,7 @@ export default async function run(): Promise<DecodeBenchResult> {
 
   const ours: number[] = [];
   const baseline: number[] = [];
+  const fromBytes: number[] = [];
   const timeOurs = () => {
     const start = performance.now();
     runDecoder(chunks);
@@ -176,11 +202,18 @@ export default async function run(): Promise<DecodeBenchResult> {
     runJsonParse(lines);
     baseline.push(mb / ((performance.now() - start) / 1000));
   };
+  const timeBytes = () => {
+    const start = performance.now();
+    runBytesBaseline(chunks);
+    fromBytes.push(mb / ((performance.now() - start) / 1000));
+  };
   for (let round = 0; round < ROUNDS; round++) {
     if (round % 2 === 0) {
       timeOurs();
       timeBaseline();
+      timeBytes();
     } else {
+      timeBytes();
       timeBaseline();
       timeOurs();
     }
@@ -189,6 +222,10 @@ export default async function run(): Promise<DecodeBenchResult> {
   }
   console.log(`decode: framer+decoder MB/s per round: ${ours.map((v) => v.toFixed(0)).join(" ")}`);
   console.log(`decode: JSON.parse     MB/s per round: ${baseline.map((v) => v.toFixed(0)).join(" ")}`);
+  const bytesMbPerS = median(fromBytes);
+  console.log(
+    `decode: bytes->string->JSON.parse (no framer, no decoder) MB/s: ${bytesMbPerS.toFixed(1)}; framer+decoder relative to it: ${(median(ours) / bytesMbPerS).toFixed(3)}`,
+  );
   const mbPerS = median(ours);
   const jsonParseMbPerS = median(baseline);
   const ratio = mbPerS / jsonParseMbPerS;
