@@ -1,5 +1,6 @@
 "use client";
 
+import type { TranscriptApproval, TranscriptTurnCost } from "@/server/shared/wire/history";
 import Link from "next/link";
 import { useMemo } from "react";
 import type { WireEvent } from "@/server/shared/wire/session";
@@ -12,27 +13,6 @@ function formatUsd(usd: number): string {
   return `$${usd.toFixed(4)}`;
 }
 
-export interface TranscriptTurnCost {
-  resultId: string;
-  at: string;
-  userName: string;
-  model: string;
-  usd: number;
-  inputTokens: number;
-  outputTokens: number;
-  durationMs: number;
-  isError: boolean;
-}
-
-export interface TranscriptApproval {
-  id: string;
-  toolName: string;
-  status: string;
-  decidedBy: string | null;
-  createdAt: string;
-  decidedAt: string | null;
-  message: string | null;
-}
 
 export interface TranscriptViewProps {
   events: WireEvent[];

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { getDb } from "@/server/db/client";
+import type { TranscriptApproval } from "@/server/shared/wire/history";
 import { listSessionHistory, listSessionTurnCosts, type HistoryPage, type TurnCost } from "@/server/db/session-history";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import type { SessionView, WireEvent } from "@/server/shared/wire/session";
@@ -94,23 +95,12 @@ export async function readHistory(userId: string, params: HistoryParams): Promis
   };
 }
 
-/** An approval of a past session, with who decided it. */
-export interface ApprovalRecord {
-  id: string;
-  toolName: string;
-  status: string;
-  decidedBy: string | null;
-  createdAt: string;
-  decidedAt: string | null;
-  message: string | null;
-}
-
 export interface Transcript {
   workspace: { slug: string; name: string; rootPath: string };
   session: SessionView;
   events: WireEvent[];
   turnCosts: (TurnCost & { userName: string })[];
-  approvals: ApprovalRecord[];
+  approvals: TranscriptApproval[];
   live: boolean;
 }
 
