@@ -93,26 +93,28 @@ export async function findApprovalContext(db: Db, sessionId: string): Promise<Ap
   };
 }
 
+/** The columns a new approval is written with: the row's own fields, decision fields optional. */
+export type NewApproval = Pick<
+  ApprovalRow,
+  | "id"
+  | "sessionId"
+  | "requestId"
+  | "toolName"
+  | "toolUseId"
+  | "input"
+  | "suggestions"
+  | "decisionReason"
+  | "blockedPath"
+  | "status"
+  | "expiresAt"
+  | "createdAt"
+> &
+  Partial<Pick<ApprovalRow, "decidedAt" | "finalInput" | "message">>;
+
 /** Stores a new approval (pending, or already allowed by a rule). */
 export async function insertApproval(
   db: Db,
-  data: {
-    id: string;
-    sessionId: string;
-    requestId: string;
-    toolName: string;
-    toolUseId: string | null;
-    input: string;
-    suggestions: string | null;
-    decisionReason: string | null;
-    blockedPath: string | null;
-    status: string;
-    expiresAt: Date | null;
-    createdAt: Date;
-    decidedAt?: Date | null;
-    finalInput?: string | null;
-    message?: string | null;
-  },
+  data: NewApproval,
 ): Promise<void> {
   await db.approval.create({ data, select: { id: true } });
 }
