@@ -1,26 +1,11 @@
-import { expect, test, type Browser, type Locator, type Page } from "@playwright/test";
-import { signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
+import { expect, test, type Locator, type Page } from "@playwright/test";
+import { sendPrompt, signedInPage, uniqueEmail } from "./fixtures";
 
 // The demo model's tour (server/model-server/demo-scenarios.ts): Read conduit-demo.md, Write it
 // when missing, Edit its status line, then a Bash command; each asks for approval in default mode.
 const demoFile = "conduit-demo.md";
 const lineToChange = "Every change to it went through an approval with a diff.";
 const beasLine = "Bea rewrote this line in the review.";
-
-async function signedInPage(browser: Browser, email: string, name: string): Promise<Page> {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await signUpViaApi(context.request, email, name);
-  await signInViaUi(page, email);
-  return page;
-}
-
-async function sendPrompt(page: Page, text: string): Promise<void> {
-  const input = page.getByTestId("prompt-input");
-  await input.fill(text);
-  await input.press("Enter");
-  await expect(input).toHaveValue("");
-}
 
 function pendingCard(page: Page, tool?: string): Locator {
   const toolFilter = tool ? `[data-tool="${tool}"]` : "";

@@ -1,4 +1,4 @@
-import { expect, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, type APIRequestContext, type Browser, type Page } from "@playwright/test";
 
 let counter = 0;
 
@@ -23,4 +23,21 @@ export async function signInViaUi(page: Page, email: string, pass = password): P
   await page.getByTestId("signin-password").fill(pass);
   await page.getByTestId("signin-submit").click();
   await expect(page).toHaveURL(/\/workspaces$/);
+}
+
+/** A new browser context with a freshly signed-up, signed-in user; returns its page. */
+export async function signedInPage(browser: Browser, email: string, name: string): Promise<Page> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await signUpViaApi(context.request, email, name);
+  await signInViaUi(page, email);
+  return page;
+}
+
+/** Types a prompt and sends it with Enter; the box empties once the sidecar took it. */
+export async function sendPrompt(page: Page, text: string): Promise<void> {
+  const input = page.getByTestId("prompt-input");
+  await input.fill(text);
+  await input.press("Enter");
+  await expect(input).toHaveValue("");
 }

@@ -1,24 +1,9 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
-import { signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
+import { expect, test, type Page } from "@playwright/test";
+import { sendPrompt, signedInPage, uniqueEmail } from "./fixtures";
 
 // The demo model's slow scenario ends its answer with this sentence (server/model-server/demo-scenarios.ts).
 const slowEnd = "the stream simply finishes with this sentence.";
 const slowStart = "This answer streams slowly on purpose";
-
-async function signedInPage(browser: Browser, email: string, name: string): Promise<Page> {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await signUpViaApi(context.request, email, name);
-  await signInViaUi(page, email);
-  return page;
-}
-
-async function sendPrompt(page: Page, text: string): Promise<void> {
-  const input = page.getByTestId("prompt-input");
-  await input.fill(text);
-  await input.press("Enter");
-  await expect(input).toHaveValue("");
-}
 
 /** The number of finished turns the page shows. */
 function turnEnds(page: Page) {
