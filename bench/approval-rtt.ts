@@ -3,44 +3,113 @@
  * writing the control_response, through the whole approval path (persist, route to the user's
  * room, a socket.io client that answers on sight, authorize, record, audit, answer).
  *
- * 50 sessions run a stand-in CLI (bench/approval-rtt-cli.mjs) that asks 20 questions, one
- * after another with a pause of about a second between them (APPROVAL_RTT_GAP_MS; 0 asks back
- * to back and measures saturation instead, where queueing dominates), and times each on its
- * side (from just before its write to the answer's arrival, so the figure includes both pipes).
- * One socket.io client, the workspace owner, decides them all.
+ * The sidecar's parts are wired as server/sidecar/main.ts wires them (socket server, approval
+ * service, session hub, WAL checkpointer) in this process; the approver is a socket.io client in
+ * its own process (bench/approval-rtt-decider.mjs), as a browser would be.
  *
+ * Two runs, each with live sessions (every CLI is spawned and has had three approvals answered
+ * before anything is timed), whose timed turns start spread over one pause, as independent users'
+ * would:
+ *
+ * 1. Real: 5 sessions of the real `claude` against the scripted model, each turn calling Bash 20
+ *    times. A tap between Conduit and each CLI (bench/approval-rtt-tap.mjs) times each question
+ *    from its line reaching the tap to the answer reaching the tap.
+ * 2. Stand-in: 50 sessions of bench/approval-rtt-cli.mjs, which asks 20 questions per turn with
+ *    a pause of about a second between them (APPROVAL_RTT_GAP_MS; 0 asks back to back and
+ *    measures saturation, where queueing dominates) and times each on its side, from just before
+ *    its write to the answer's arrival (so the figure includes both pipes).
+ *
+ * Each run also prints the sidecar's CPU time per approval. APPROVAL_RTT_ONLY=real|fake runs one.
  * Last line: `approval-rtt: sessions=50 p50_ms=… p99_ms=…`.
  */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import pino from "pino";
-import { io as connect } from "socket.io-client";
+import { startWalCheckpointer } from "../server/db/wal-checkpointer";
+import { callTool, say } from "../server/model-server/scenario";
 import { mintSocketToken } from "../server/shared/socket-token";
-import type { ApprovalView } from "../server/shared/wire/approval";
 import { ApprovalService } from "../server/sidecar/approval/approval-service";
 import { SessionHub } from "../server/sidecar/session/session-hub";
 import { createSessionRunner } from "../server/sidecar/session/session-runner";
 import { attachApprovalSockets, notifyUsersOf } from "../server/sidecar/socket/approval-socket";
 import { createSocketServer } from "../server/sidecar/socket/create-socket-server";
 import { attachSessionSockets } from "../server/sidecar/socket/session-socket";
+import { startCliEnv, type CliEnv } from "../test/cli-env";
 import { createSessionFixtures } from "../test/session-fixtures";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const origin = "http://127.0.0.1:3997";
 const secret = "approval-rtt-secret-".padEnd(40, "x");
 const SESSIONS = Number(process.env.APPROVAL_RTT_SESSIONS ?? 50);
+const REAL_SESSIONS = Number(process.env.APPROVAL_RTT_REAL_SESSIONS ?? 5);
 const ASKS = Number(process.env.APPROVAL_RTT_ASKS ?? 20);
 /** Mean pause between one session's questions; 0 asks back to back (a saturation test). */
 const GAP_MS = Number(process.env.APPROVAL_RTT_GAP_MS ?? 1000);
+/** Approvals per session in the untimed warm-up turn (the sidecar's code paths are hot after it). */
+const WARM_ASKS = 3;
+const ONLY = process.env.APPROVAL_RTT_ONLY;
+
+interface RunResult {
+  timingsMs: number[];
+  wallMs: number;
+  cpuMsPerApproval: number;
+  /** The sidecar's event-loop delay while timing (p99, max). */
+  loopDelayP99Ms: number;
+  loopDelayMaxMs: number;
+}
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-export default async function run(): Promise<void> {
+function summary(timingsMs: number[]): { p50: string; p99: string } {
+  const sorted = [...timingsMs].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50).toFixed(2), p99: percentile(sorted, 99).toFixed(2) };
+}
+
+/** Starts the approver process; resolves once it is connected. */
+async function startDecider(url: string, token: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [path.join(here, "approval-rtt-decider.mjs"), url, origin, token], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  await new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once("line", (line) =>
+      line === "ready" ? resolve() : reject(new Error(line)),
+    );
+    child.once("exit", (code) => reject(new Error(`the approver exited (${code})`)));
+  });
+  return child;
+}
+
+/** One run: `sessions` live sessions, each asked for `asks` approvals in its timed turn. */
+async function runOnce(kind: "real" | "fake", sessions: number): Promise<RunResult> {
   const log = pino({ level: "silent" });
-  const fx = await createSessionFixtures();
+  let cli: CliEnv | undefined;
+  let tapDir: string | undefined;
+  if (kind === "real") {
+    cli = await startCliEnv();
+    tapDir = await mkdtemp(path.join(os.tmpdir(), "conduit-approval-rtt-"));
+    cli.server.addScenario("approval-rtt", [
+      ...Array.from({ length: ASKS }, (_, i) =>
+        callTool("Bash", { command: `touch bench-${i}.txt`, description: `Touch file ${i}` }),
+      ),
+      say("All files touched."),
+    ]);
+    cli.server.addScenario("approval-rtt-warm", [
+      ...Array.from({ length: WARM_ASKS }, (_, i) =>
+        callTool("Bash", { command: `touch warm-${i}.txt`, description: `Touch file ${i}` }),
+      ),
+      say("Warmed up."),
+    ]);
+  }
+  const fx = await createSessionFixtures(cli ? { rootPath: cli.cwd } : {});
+  const checkpointer = process.env.NO_CKPT ? { close: async () => {} } : await startWalCheckpointer(fx.db, fx.url, { log });
   const server = createSocketServer({
     secret,
     allowedOrigins: [origin],
@@ -49,6 +118,7 @@ export default async function run(): Promise<void> {
     log,
   });
   const service = new ApprovalService({ db: fx.db, log, notify: notifyUsersOf(server.io) });
+  const env = cli;
   const hub = new SessionHub({
     db: fx.db,
     configRoot: path.join(fx.dataDir, "claude-config"),
@@ -56,72 +126,120 @@ export default async function run(): Promise<void> {
     log,
     decidePermission: service.decidePermission,
     createRunner: (options, decidePermission) =>
-      createSessionRunner(options, {
-        cliPath: process.execPath,
-        argsPrefix: [path.join(here, "approval-rtt-cli.mjs"), "--asks", String(ASKS), "--gap-ms", String(GAP_MS)],
-        decidePermission,
-      }),
+      env
+        ? createSessionRunner(options, {
+            cliPath: process.execPath,
+            argsPrefix: [path.join(here, "approval-rtt-tap.mjs"), env.cliPath],
+            baseEnv: { ...env.env, APPROVAL_RTT_TAP_FILE: path.join(tapDir!, `${options.sessionId}.txt`) },
+            decidePermission,
+          })
+        : createSessionRunner(options, {
+            cliPath: process.execPath,
+            argsPrefix: [
+              // 50 stand-ins spawned within a second would otherwise run V8's memory reducer
+              // (a GC some 8 s after start) all at once and stall both cores: their artifact, not Conduit's.
+              "--no-memory-reducer",
+              path.join(here, "approval-rtt-cli.mjs"),
+              "--asks",
+              String(ASKS),
+              "--warm-asks",
+              String(WARM_ASKS),
+              "--gap-ms",
+              String(GAP_MS),
+            ],
+            decidePermission,
+          }),
   });
   attachSessionSockets(server.io, { hub, db: fx.db, log });
   attachApprovalSockets(server.io, { service, log });
   const port = await server.listen(0, "127.0.0.1");
-  const socket = connect(`http://127.0.0.1:${port}`, {
-    transports: ["websocket"],
-    extraHeaders: { origin },
-    auth: { token: await mintSocketToken(secret, fx.owner.id, 600) },
-    reconnection: false,
-    forceNew: true,
-  });
-  await new Promise<void>((resolve, reject) => {
-    socket.once("connect", () => resolve());
-    socket.once("connect_error", reject);
-  });
-  let seq = 0;
-  socket.on("approval:requested", (view: ApprovalView) => {
-    socket.emit(
-      "approval:decide",
-      { approvalId: view.id, decision: { behavior: "allow" }, commandId: `bench-${++seq}-decide` },
-      () => undefined,
-    );
-  });
+  const decider = await startDecider(`http://127.0.0.1:${port}`, await mintSocketToken(secret, fx.owner.id, 3600));
 
-  const timings: number[] = [];
+  const timingsMs: number[] = [];
+  let timing = false;
   const results = new Map<string, () => void>();
   hub.onDidEmitEvent((event) => {
     const payload = event.payload as { type?: string; result?: string };
     if (event.kind !== "cli" || payload?.type !== "result") return;
-    timings.push(...(JSON.parse(payload.result ?? "[]") as number[]).map((us) => us / 1000));
+    if (kind === "fake" && timing) timingsMs.push(...(JSON.parse(payload.result ?? "[]") as number[]).map((us) => us / 1000));
     results.get(event.sessionId)?.();
   });
+  const turn = (sessionId: string, text: string, commandId: string) =>
+    new Promise<void>((resolve, reject) => {
+      results.set(sessionId, resolve);
+      hub.prompt(actor, sessionId, text, commandId).catch(reject);
+    });
 
   const actor = { id: fx.owner.id, name: fx.owner.name };
   const access = { workspace: fx.workspace, role: "owner" };
-  const started = Date.now();
+  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+  let wallMs = 0;
+  let cpuMs = 0;
   try {
     const views = await Promise.all(
-      Array.from({ length: SESSIONS }, (_, i) =>
+      Array.from({ length: sessions }, (_, i) =>
         hub.createSession(actor, access, { mode: "default", commandId: `bench-create-${i}` }),
       ),
     );
+    // Live sessions: every CLI is up and has had a few approvals answered before anything is timed.
+    for (const [i, view] of views.entries()) {
+      await turn(view.id, kind === "real" ? "[scenario:approval-rtt-warm] warm-up" : "warm-up", `bench-warm-${i}`);
+    }
+    if (tapDir) for (const view of views) await rm(path.join(tapDir, `${view.id}.txt`), { force: true });
+    timing = true;
+    loopDelay.enable();
+    const cpuBefore = process.cpuUsage();
+    const started = performance.now();
+    const stagger = GAP_MS / sessions;
     await Promise.all(
-      views.map(
-        (view, i) =>
-          new Promise<void>((resolve, reject) => {
-            results.set(view.id, resolve);
-            hub.prompt(actor, view.id, "go", `bench-prompt-${i}`).catch(reject);
-          }),
-      ),
+      views.map(async (view, i) => {
+        await new Promise((r) => setTimeout(r, i * stagger));
+        await turn(view.id, kind === "real" ? "[scenario:approval-rtt] touch the files" : "go", `bench-prompt-${i}`);
+      }),
     );
+    wallMs = performance.now() - started;
+    const cpu = process.cpuUsage(cpuBefore);
+    loopDelay.disable();
+    cpuMs = (cpu.user + cpu.system) / 1000;
+    if (tapDir) {
+      for (const view of views) {
+        const text = await readFile(path.join(tapDir, `${view.id}.txt`), "utf8").catch(() => "");
+        timingsMs.push(...text.split("\n").filter(Boolean).map((us) => Number(us) / 1000));
+      }
+    }
   } finally {
-    socket.close();
+    decider.kill("SIGTERM");
     await hub.close();
     await service.close();
     await server.close();
+    await checkpointer.close();
     await fx.close();
+    await cli?.close();
+    if (tapDir) await rm(tapDir, { recursive: true, force: true });
   }
-  const sorted = [...timings].sort((a, b) => a - b);
-  console.log(`approvals answered: ${sorted.length} in ${Date.now() - started} ms (gap ${GAP_MS} ms)`);
-  console.log(
-    `approval-rtt: sessions=${SESSIONS} p50_ms=${percentile(sorted, 50).toFixed(2)} p99_ms=${percentile(sorted, 99).toFixed(2)}`,
-  );
+  return {
+    timingsMs,
+    wallMs,
+    loopDelayP99Ms: loopDelay.percentile(99) / 1e6,
+    loopDelayMaxMs: loopDelay.max / 1e6,
+    cpuMsPerApproval: timingsMs.length ? cpuMs / timingsMs.length : NaN };
+}
+
+export default async function run(): Promise<void> {
+  if (ONLY !== "fake") {
+    const real = await runOnce("real", REAL_SESSIONS);
+    const s = summary(real.timingsMs);
+    console.log(
+      `real claude: ${real.timingsMs.length} approvals in ${real.wallMs.toFixed(0)} ms, sidecar cpu ${real.cpuMsPerApproval.toFixed(2)} ms per approval, event-loop delay p99 ${real.loopDelayP99Ms.toFixed(1)} ms max ${real.loopDelayMaxMs.toFixed(1)} ms`,
+    );
+    console.log(`approval-rtt-real: sessions=${REAL_SESSIONS} p50_ms=${s.p50} p99_ms=${s.p99}`);
+  }
+  if (ONLY !== "real") {
+    const fake = await runOnce("fake", SESSIONS);
+    const s = summary(fake.timingsMs);
+    console.log(
+      `stand-in CLI: ${fake.timingsMs.length} approvals in ${fake.wallMs.toFixed(0)} ms (pause ${GAP_MS} ms), sidecar cpu ${fake.cpuMsPerApproval.toFixed(2)} ms per approval, event-loop delay p99 ${fake.loopDelayP99Ms.toFixed(1)} ms max ${fake.loopDelayMaxMs.toFixed(1)} ms`,
+    );
+    console.log(`approval-rtt: sessions=${SESSIONS} p50_ms=${s.p50} p99_ms=${s.p99}`);
+  }
 }

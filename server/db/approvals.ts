@@ -3,6 +3,7 @@
  * the conditional update that lets only the first decision win, workspace permission rules,
  * and the audit trail of every decision.
  */
+import { randomUUID } from "node:crypto";
 import type { Db } from "./client";
 
 /** An Approval row with what a view needs of its session and workspace. */
@@ -60,36 +61,44 @@ export interface ApprovalContext {
   rules: { toolName: string; ruleContent: string | null }[];
 }
 
-/** The session's workspace, its members and allow rules; undefined for a missing session. */
+/**
+ * The session's workspace, its members and allow rules; undefined for a missing session. Read
+ * fresh for every request (so a rule or membership change applies to the next one) as three
+ * flat statements: Prisma's nested relation loading costs about five times as much, on the path
+ * every tool call waits on.
+ */
 export async function findApprovalContext(db: Db, sessionId: string): Promise<ApprovalContext | undefined> {
-  const row = await db.session.findUnique({
-    where: { id: sessionId },
-    select: {
-      id: true,
-      title: true,
-      createdById: true,
-      workspace: {
-        select: {
-          id: true,
-          slug: true,
-          name: true,
-          rootPath: true,
-          approvalDeadlineSec: true,
-          memberships: { select: { userId: true, role: true } },
-          permissionRules: { where: { behavior: "allow" }, select: { toolName: true, ruleContent: true } },
-        },
-      },
-    },
-  });
+  const [row] = await db.$queryRaw<
+    {
+      sessionId: string;
+      title: string | null;
+      createdById: string;
+      workspaceId: string;
+      slug: string;
+      name: string;
+      rootPath: string;
+      approvalDeadlineSec: number | bigint | null;
+    }[]
+  >`SELECT s."id" AS "sessionId", s."title", s."createdById", w."id" AS "workspaceId", w."slug", w."name", w."rootPath", w."approvalDeadlineSec"
+    FROM "Session" s JOIN "Workspace" w ON w."id" = s."workspaceId" WHERE s."id" = ${sessionId}`;
   if (!row) return undefined;
-  const { memberships, permissionRules, ...workspace } = row.workspace;
+  const [members, rules] = await Promise.all([
+    db.$queryRaw<{ userId: string; role: string }[]>`SELECT "userId", "role" FROM "Membership" WHERE "workspaceId" = ${row.workspaceId}`,
+    db.$queryRaw<{ toolName: string; ruleContent: string | null }[]>`SELECT "toolName", "ruleContent" FROM "PermissionRule" WHERE "workspaceId" = ${row.workspaceId} AND "behavior" = 'allow'`,
+  ]);
   return {
-    sessionId: row.id,
+    sessionId: row.sessionId,
     title: row.title,
     createdById: row.createdById,
-    workspace,
-    members: memberships,
-    rules: permissionRules,
+    workspace: {
+      id: row.workspaceId,
+      slug: row.slug,
+      name: row.name,
+      rootPath: row.rootPath,
+      approvalDeadlineSec: row.approvalDeadlineSec === null ? null : Number(row.approvalDeadlineSec),
+    },
+    members: members.map((m) => ({ userId: m.userId, role: m.role })),
+    rules: rules.map((r) => ({ toolName: r.toolName, ruleContent: r.ruleContent })),
   };
 }
 
@@ -112,11 +121,10 @@ export type NewApproval = Pick<
   Partial<Pick<ApprovalRow, "decidedAt" | "finalInput" | "message">>;
 
 /** Stores a new approval (pending, or already allowed by a rule). */
-export async function insertApproval(
-  db: Db,
-  data: NewApproval,
-): Promise<void> {
-  await db.approval.create({ data, select: { id: true } });
+export async function insertApproval(db: Db, data: NewApproval): Promise<void> {
+  // One flat INSERT (Prisma's `create` costs about four times the CPU, on the path every tool call waits on).
+  await db.$executeRaw`INSERT INTO "Approval" ("id", "sessionId", "requestId", "toolName", "toolUseId", "input", "suggestions", "decisionReason", "blockedPath", "status", "expiresAt", "createdAt", "decidedAt", "finalInput", "message")
+    VALUES (${data.id}, ${data.sessionId}, ${data.requestId}, ${data.toolName}, ${data.toolUseId}, ${data.input}, ${data.suggestions}, ${data.decisionReason}, ${data.blockedPath}, ${data.status}, ${data.expiresAt}, ${data.createdAt}, ${data.decidedAt ?? null}, ${data.finalInput ?? null}, ${data.message ?? null})`;
 }
 
 /**
@@ -200,19 +208,17 @@ export async function insertAuditLog(
     details: unknown;
   },
 ): Promise<void> {
-  await db.auditLog.create({
-    data: { ...entry, details: JSON.stringify(entry.details) },
-    select: { id: true },
-  });
+  // Written for every decision: one flat INSERT instead of Prisma's `create` (a quarter of the CPU).
+  await db.$executeRaw`INSERT INTO "AuditLog" ("id", "actorId", "action", "objectType", "objectId", "workspaceId", "details", "at")
+    VALUES (${randomUUID()}, ${entry.actorId}, ${entry.action}, ${entry.objectType}, ${entry.objectId}, ${entry.workspaceId}, ${JSON.stringify(entry.details)}, ${new Date()})`;
 }
 
 /** The user's role in the workspace of a session, or undefined when not a member. */
 export async function findRoleForSession(db: Db, userId: string, sessionId: string): Promise<string | undefined> {
-  const row = await db.session.findUnique({
-    where: { id: sessionId },
-    select: { workspace: { select: { memberships: { where: { userId }, select: { role: true } } } } },
-  });
-  return row?.workspace.memberships[0]?.role;
+  // Read for every decision (DESIGN rule 9), so one flat join rather than nested relation loading.
+  const [row] = await db.$queryRaw<{ role: string }[]>`SELECT m."role" FROM "Session" s
+    JOIN "Membership" m ON m."workspaceId" = s."workspaceId" WHERE s."id" = ${sessionId} AND m."userId" = ${userId}`;
+  return row?.role;
 }
 
 /**

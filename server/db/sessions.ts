@@ -3,6 +3,7 @@
  * (created with a fresh claude session id, then kept current as the live child changes), and
  * the figures a session header shows.
  */
+import { Prisma } from "@/generated/prisma/client";
 import type { Db } from "./client";
 
 /** A workspace as a session needs it, with the caller's role in it. */
@@ -136,9 +137,28 @@ export interface SessionLiveFields {
   lastActivityAt?: Date;
 }
 
-/** Writes the live fields of a session row. */
+/** The column of each live field (a fixed list: field names never reach the SQL from outside). */
+const liveColumns: Record<keyof SessionLiveFields, Prisma.Sql> = {
+  status: Prisma.sql`"status"`,
+  mode: Prisma.sql`"mode"`,
+  model: Prisma.sql`"model"`,
+  title: Prisma.sql`"title"`,
+  pid: Prisma.sql`"pid"`,
+  sidecarId: Prisma.sql`"sidecarId"`,
+  lastActivityAt: Prisma.sql`"lastActivityAt"`,
+};
+
+/**
+ * Writes the live fields of a session row (and `updatedAt`, as Prisma would). One flat UPDATE:
+ * this runs on every state change of every live session, and Prisma's `update` costs several
+ * times the CPU (it also reads the whole row back, search text included).
+ */
 export async function updateSessionLive(db: Db, sessionId: string, fields: SessionLiveFields): Promise<void> {
-  await db.session.update({ where: { id: sessionId }, data: fields });
+  const sets = (Object.keys(liveColumns) as (keyof SessionLiveFields)[])
+    .filter((key) => fields[key] !== undefined)
+    .map((key) => Prisma.sql`${liveColumns[key]} = ${fields[key]}`);
+  sets.push(Prisma.sql`"updatedAt" = ${new Date()}`);
+  await db.$executeRaw`UPDATE "Session" SET ${Prisma.join(sets, ", ")} WHERE "id" = ${sessionId}`;
 }
 
 /** The USD this session has cost so far: the sum of its cost entries (0 when there are none). */

@@ -355,7 +355,7 @@ describe("SessionHub", () => {
     await second.hub.close();
   });
 
-  it("logs each permission decision before the runner answers the CLI", async () => {
+  it("logs each permission decision ahead of every line the answer causes", async () => {
     const { hub, factory, events } = makeHub();
     const view = await hub.createSession(owner, access(), { mode: "default", commandId: commandId() });
     const runner = factory.runners[0]!;
@@ -365,6 +365,9 @@ describe("SessionHub", () => {
       signal: new AbortController().signal,
     });
     expect(decision).toMatchObject({ behavior: "deny", message: expect.stringContaining("Bash") });
+    // The CLI answers at once (the answer does not wait for the log): its next line comes after.
+    runner.emitLine({ type: "system", subtype: "status", status: null, session_id: runner.options.claudeSessionId });
+    await until(() => events.some((e) => e.sessionId === view.id && e.kind === "cli"));
     const logged = events.find((e) => e.sessionId === view.id && e.kind === "decision");
     expect(logged?.payload).toMatchObject({
       requestId: "req-1",
@@ -372,6 +375,8 @@ describe("SessionHub", () => {
       toolUseId: "toolu_9",
       behavior: "deny",
     });
+    const next = events.find((e) => e.sessionId === view.id && e.kind === "cli");
+    expect(logged!.seq).toBeLessThan(next!.seq);
     await hub.close();
   });
 

@@ -582,7 +582,12 @@ export class SessionHub {
       .catch((err: unknown) => this.deps.log.error({ err, sessionId: entry.id }, "runner dispose failed"));
   }
 
-  /** Asks the decider, logs the decision, then lets the runner write it. */
+  /**
+   * Asks the decider, queues the decision's log event, and lets the runner write the answer at
+   * once. The event is not awaited: the decider has stored the decision already (the Approval row
+   * is settled before it answers), the event is queued before the answer reaches the CLI so that
+   * every line the answer causes gets a later `seq`, and browsers see it only once it is stored.
+   */
   private async decide(entry: SessionEntry, question: PermissionQuestion): Promise<PermissionDecision> {
     const decider = this.deps.decidePermission ?? denyWithoutQueue;
     const decision = await decider({ sessionId: entry.id, workspaceId: entry.workspace.id }, question);
@@ -593,7 +598,8 @@ export class SessionHub {
       behavior: decision.behavior,
       ...(decision.behavior === "deny" ? { message: decision.message } : {}),
     };
-    await this.appendRaw(entry, "decision", JSON.stringify(record), record).catch(() => undefined);
+    // appendRaw logs a failed write; the answer stands either way (the Approval row has it).
+    void this.appendRaw(entry, "decision", JSON.stringify(record), record);
     return decision;
   }
 
@@ -914,10 +920,16 @@ export class SessionHub {
     });
   }
 
-  /** Writes the row's live fields; changes during a write are coalesced into the next one. */
+  /**
+   * Writes the row's live fields. The write starts on the next turn of the event loop, so that
+   * the changes of one turn (an approval asked and answered, a burst of state changes) make one
+   * write and the work that caused them (answering the CLI) goes first; changes during a write
+   * are coalesced into the next one.
+   */
   private persistRow(entry: SessionEntry): void {
     entry.rowDirty = true;
     entry.rowWriting ??= (async () => {
+      await new Promise<void>((resolve) => setImmediate(resolve));
       while (entry.rowDirty) {
         entry.rowDirty = false;
         try {
