@@ -1,13 +1,12 @@
 #!/usr/bin/env node
-// Sits between Conduit and a real `claude` for bench/approval-rtt.ts: spawns the CLI (argv[2],
+// Sits between Conduit and a real `claude` for bench/approval-rtt.ts: spawns the CLI (argv[3],
 // the rest its arguments), passes both pipes through untouched, and times every can_use_tool
 // question from the moment the CLI's line reaches it to the moment Conduit's answer does. Each
-// timing (µs) is appended as a line to $APPROVAL_RTT_TAP_FILE.
+// timing (µs) is appended as a line to the file argv[2].
 import { spawn } from "node:child_process";
 import { appendFileSync } from "node:fs";
 
-const [cli, ...args] = process.argv.slice(2);
-const out = process.env.APPROVAL_RTT_TAP_FILE;
+const [out, cli, ...args] = process.argv.slice(2);
 const child = spawn(cli, args, { stdio: ["pipe", "pipe", "inherit"] });
 const asked = new Map();
 
@@ -35,7 +34,7 @@ tap(process.stdin, child.stdin, (line) => {
   const at = asked.get(id);
   if (at === undefined) return;
   asked.delete(id);
-  if (out) appendFileSync(out, `${(process.hrtime.bigint() - at) / 1000n}\n`);
+  appendFileSync(out, `${(process.hrtime.bigint() - at) / 1000n}\n`);
 });
 child.stdin.on("error", () => undefined);
 child.on("exit", (code, signal) => {

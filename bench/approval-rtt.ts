@@ -11,8 +11,8 @@
  * before anything is timed), whose timed turns start spread over one pause, as independent users'
  * would:
  *
- * 1. Real: 5 sessions of the real `claude` against the scripted model, each turn calling Bash 20
- *    times. A tap between Conduit and each CLI (bench/approval-rtt-tap.mjs) times each question
+ * 1. Real: 5 sessions of the real `claude` against the scripted model, each turn calling Bash 40
+ *    times after a "thinking" pause of about a second (the scripted model's delay). A tap between Conduit and each CLI (bench/approval-rtt-tap.mjs) times each question
  *    from its line reaching the tap to the answer reaching the tap.
  * 2. Stand-in: 50 sessions of bench/approval-rtt-cli.mjs, which asks 20 questions per turn with
  *    a pause of about a second between them (APPROVAL_RTT_GAP_MS; 0 asks back to back and
@@ -48,6 +48,8 @@ const secret = "approval-rtt-secret-".padEnd(40, "x");
 const SESSIONS = Number(process.env.APPROVAL_RTT_SESSIONS ?? 50);
 const REAL_SESSIONS = Number(process.env.APPROVAL_RTT_REAL_SESSIONS ?? 5);
 const ASKS = Number(process.env.APPROVAL_RTT_ASKS ?? 20);
+/** Tool calls per real session's timed turn (5 sessions: 200 approvals). */
+const REAL_ASKS = Number(process.env.APPROVAL_RTT_REAL_ASKS ?? 40);
 /** Mean pause between one session's questions; 0 asks back to back (a saturation test). */
 const GAP_MS = Number(process.env.APPROVAL_RTT_GAP_MS ?? 1000);
 /** Approvals per session in the untimed warm-up turn (the sidecar's code paths are hot after it). */
@@ -56,6 +58,8 @@ const ONLY = process.env.APPROVAL_RTT_ONLY;
 
 interface RunResult {
   timingsMs: number[];
+  /** From the hub asking the approval service to its answer (persist, route, decide, record). */
+  insideMs: number[];
   wallMs: number;
   cpuMsPerApproval: number;
   /** The sidecar's event-loop delay while timing (p99, max). */
@@ -95,9 +99,12 @@ async function runOnce(kind: "real" | "fake", sessions: number): Promise<RunResu
   if (kind === "real") {
     cli = await startCliEnv();
     tapDir = await mkdtemp(path.join(os.tmpdir(), "conduit-approval-rtt-"));
+    // The model "thinks" about a pause before each call, as a real one takes its time.
+    const think = () => ({ delayMs: GAP_MS * (0.5 + Math.random()) });
     cli.server.addScenario("approval-rtt", [
-      ...Array.from({ length: ASKS }, (_, i) =>
-        callTool("Bash", { command: `touch bench-${i}.txt`, description: `Touch file ${i}` }),
+      ...Array.from(
+        { length: REAL_ASKS },
+        (_, i) => () => callTool("Bash", { command: `touch bench-${i}.txt`, description: `Touch file ${i}` }, think()),
       ),
       say("All files touched."),
     ]);
@@ -124,13 +131,19 @@ async function runOnce(kind: "real" | "fake", sessions: number): Promise<RunResu
     configRoot: path.join(fx.dataDir, "claude-config"),
     sidecarId: "bench",
     log,
-    decidePermission: service.decidePermission,
+    // Timed here too: the part of each round trip spent inside the sidecar's approval path.
+    decidePermission: async (session, question) => {
+      const t0 = performance.now();
+      const decision = await service.decidePermission(session, question);
+      if (timing) insideMs.push(performance.now() - t0);
+      return decision;
+    },
     createRunner: (options, decidePermission) =>
       env
         ? createSessionRunner(options, {
             cliPath: process.execPath,
-            argsPrefix: [path.join(here, "approval-rtt-tap.mjs"), env.cliPath],
-            baseEnv: { ...env.env, APPROVAL_RTT_TAP_FILE: path.join(tapDir!, `${options.sessionId}.txt`) },
+            argsPrefix: [path.join(here, "approval-rtt-tap.mjs"), path.join(tapDir!, `${options.sessionId}.txt`), env.cliPath],
+            baseEnv: env.env,
             decidePermission,
           })
         : createSessionRunner(options, {
@@ -156,6 +169,7 @@ async function runOnce(kind: "real" | "fake", sessions: number): Promise<RunResu
   const decider = await startDecider(`http://127.0.0.1:${port}`, await mintSocketToken(secret, fx.owner.id, 3600));
 
   const timingsMs: number[] = [];
+  const insideMs: number[] = [];
   let timing = false;
   const results = new Map<string, () => void>();
   hub.onDidEmitEvent((event) => {
@@ -219,10 +233,16 @@ async function runOnce(kind: "real" | "fake", sessions: number): Promise<RunResu
   }
   return {
     timingsMs,
+    insideMs,
     wallMs,
     loopDelayP99Ms: loopDelay.percentile(99) / 1e6,
     loopDelayMaxMs: loopDelay.max / 1e6,
     cpuMsPerApproval: timingsMs.length ? cpuMs / timingsMs.length : NaN };
+}
+
+function report(label: string, result: RunResult): void {
+  const inside = summary(result.insideMs);
+  console.log(`${label}: inside the sidecar's approval path p50_ms=${inside.p50} p99_ms=${inside.p99}`);
 }
 
 export default async function run(): Promise<void> {
@@ -232,6 +252,7 @@ export default async function run(): Promise<void> {
     console.log(
       `real claude: ${real.timingsMs.length} approvals in ${real.wallMs.toFixed(0)} ms, sidecar cpu ${real.cpuMsPerApproval.toFixed(2)} ms per approval, event-loop delay p99 ${real.loopDelayP99Ms.toFixed(1)} ms max ${real.loopDelayMaxMs.toFixed(1)} ms`,
     );
+    report("real claude", real);
     console.log(`approval-rtt-real: sessions=${REAL_SESSIONS} p50_ms=${s.p50} p99_ms=${s.p99}`);
   }
   if (ONLY !== "real") {
@@ -240,6 +261,7 @@ export default async function run(): Promise<void> {
     console.log(
       `stand-in CLI: ${fake.timingsMs.length} approvals in ${fake.wallMs.toFixed(0)} ms (pause ${GAP_MS} ms), sidecar cpu ${fake.cpuMsPerApproval.toFixed(2)} ms per approval, event-loop delay p99 ${fake.loopDelayP99Ms.toFixed(1)} ms max ${fake.loopDelayMaxMs.toFixed(1)} ms`,
     );
+    report("stand-in CLI", fake);
     console.log(`approval-rtt: sessions=${SESSIONS} p50_ms=${s.p50} p99_ms=${s.p99}`);
   }
 }
