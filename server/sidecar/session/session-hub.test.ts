@@ -355,6 +355,29 @@ describe("SessionHub", () => {
     await second.hub.close();
   });
 
+  it("writes a session row's changes together, and not at all when a burst ends where it began", async () => {
+    const { hub } = makeHub({ onPrompt: (r, input) => emitTurn(r, input, "hi") });
+    const view = await hub.createSession(owner, access(), { mode: "default", commandId: commandId() });
+    const row = () => fx.db.session.findUniqueOrThrow({ where: { id: view.id } });
+    await hub.prompt(owner, view.id, "first", commandId());
+    // The first turn changes the model: written within the coalescing delay.
+    await until(async () => (await row()).model === "claude-test" && (await row()).status === "idle");
+    await new Promise((r) => setTimeout(r, 250));
+    const before = await row();
+    // running → idle within one tick: the row already says idle, so nothing is written.
+    await hub.prompt(owner, view.id, "second", commandId());
+    expect((await hub.view(view.id)).status).toBe("idle");
+    await new Promise((r) => setTimeout(r, 300));
+    const after = await row();
+    expect(after.status).toBe("idle");
+    // (updatedAt moves with the search text; lastActivityAt only with the live fields.)
+    expect(after.lastActivityAt).toEqual(before.lastActivityAt);
+    // A pid that goes away is written (the reaper trusts the rows).
+    await hub.stop(owner, view.id, commandId());
+    await until(async () => (await row()).pid === null && (await row()).status === "stopped");
+    await hub.close();
+  });
+
   it("logs each permission decision ahead of every line the answer causes", async () => {
     const { hub, factory, events } = makeHub();
     const view = await hub.createSession(owner, access(), { mode: "default", commandId: commandId() });

@@ -154,6 +154,10 @@ interface SessionEntry {
   tail: Promise<unknown>;
   rowDirty: boolean;
   rowWriting: Promise<void> | undefined;
+  /** Ends the wait of a pending row write at once (a pid change, shutdown). */
+  rowFlush: (() => void) | undefined;
+  /** The live fields last written, and when: unchanged fields are not written again soon. */
+  rowWritten: { key: string; pid: number | null; at: number } | undefined;
   /** The cost reducer of this session's process lineage. */
   cost: CostState;
   /** How the last child ended; null before any exit this sidecar saw (a restart counts as a crash). */
@@ -170,6 +174,10 @@ interface SessionEntry {
 
 const liveStatuses: ReadonlySet<string> = new Set(["starting", "idle", "running", "awaiting-approval", "stalled"]);
 const knownStatuses: ReadonlySet<string> = new Set([...liveStatuses, "stopped", "crashed", "dead"]);
+/** How long a session row's changed live fields wait for more changes before one write. */
+const rowWriteDelayMs = 100;
+/** How often a row whose only change is `lastActivityAt` is rewritten. */
+const activityWriteMs = 10_000;
 /** Commands remembered per session for retries; older ones are answered from the log. */
 const maxRememberedCommands = 1_000;
 /** How far back a retried `session:create` is looked for. */
@@ -432,6 +440,7 @@ export class SessionHub {
         this.persistRow(entry);
       }
     }
+    for (const entry of entries) entry.rowFlush?.();
     await Promise.all(entries.map((e) => e.rowWriting));
     this.detachWriter();
     this.entries.clear();
@@ -885,6 +894,8 @@ export class SessionHub {
       tail: Promise.resolve(),
       rowDirty: false,
       rowWriting: undefined,
+      rowFlush: undefined,
+      rowWritten: undefined,
       cost: createCostState(),
       lastExit: null,
       promptSenders: new Map(),
@@ -921,27 +932,46 @@ export class SessionHub {
   }
 
   /**
-   * Writes the row's live fields. The write starts on the next turn of the event loop, so that
-   * the changes of one turn (an approval asked and answered, a burst of state changes) make one
-   * write and the work that caused them (answering the CLI) goes first; changes during a write
-   * are coalesced into the next one.
+   * Writes the row's live fields. The row is the web app's picture of a live session, which the
+   * sidecar's status facts keep current in every open page; so changes wait up to
+   * {@link rowWriteDelayMs} and are written together (an approval asked and answered within that
+   * time costs no write at all), and a row whose only change is `lastActivityAt` is rewritten at
+   * most every {@link activityWriteMs}. A new or gone pid is written at once: after a sidecar
+   * crash, the reaper finds children by the pids in the rows.
    */
   private persistRow(entry: SessionEntry): void {
     entry.rowDirty = true;
-    entry.rowWriting ??= (async () => {
-      await new Promise<void>((resolve) => setImmediate(resolve));
+    if (entry.rowWriting) {
+      if (entry.pid !== entry.rowWritten?.pid) entry.rowFlush?.();
+      return;
+    }
+    entry.rowWriting = (async () => {
+      if (entry.rowWritten !== undefined && entry.pid === entry.rowWritten.pid) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, rowWriteDelayMs);
+          entry.rowFlush = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+      entry.rowFlush = undefined;
       while (entry.rowDirty) {
         entry.rowDirty = false;
+        const now = Date.now();
+        const fields = {
+          status: entry.status,
+          mode: entry.mode,
+          model: entry.model,
+          title: entry.title,
+          pid: entry.pid,
+          sidecarId: this.deps.sidecarId ?? null,
+        };
+        const key = JSON.stringify(fields);
+        if (entry.rowWritten?.key === key && now - entry.rowWritten.at < activityWriteMs) continue;
         try {
-          await updateSessionLive(this.deps.db, entry.id, {
-            status: entry.status,
-            mode: entry.mode,
-            model: entry.model,
-            title: entry.title,
-            pid: entry.pid,
-            sidecarId: this.deps.sidecarId ?? null,
-            lastActivityAt: new Date(),
-          });
+          await updateSessionLive(this.deps.db, entry.id, { ...fields, lastActivityAt: new Date(now) });
+          entry.rowWritten = { key, pid: fields.pid, at: now };
         } catch (err) {
           this.deps.log.error({ err, sessionId: entry.id }, "updating the session row failed");
         }
