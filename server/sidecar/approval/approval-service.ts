@@ -105,8 +105,6 @@ interface PendingEntry {
 
 /** How many decided approvals `approval:list` returns besides the pending ones. */
 const recentLimit = 50;
-/** How long a session's approval context is reused. */
-const contextTtlMs = 1_000;
 /** Decide commands remembered for retries. */
 const maxRememberedCommands = 2_000;
 
@@ -116,7 +114,6 @@ export class ApprovalService {
   /** Views of approvals settled by this sidecar (they carry the review, which the row does not). */
   private readonly settledViews = new Map<string, ApprovalView>();
   private readonly commands = new Map<string, Promise<ApprovalView>>();
-  private readonly contexts = new Map<string, { context: ApprovalContext; at: number }>();
   private readonly now: () => number;
   private closed = false;
 
@@ -219,20 +216,11 @@ export class ApprovalService {
   };
 
   /**
-   * The session's workspace, members and rules, read at most once a second per session: a burst
-   * of questions costs one query, and a membership change is seen within a second (every
-   * decision still checks the decider's role in the database).
+   * The session's workspace, members and rules, read fresh for every question (three flat
+   * statements): a rule revoked or a member removed a moment ago counts for the next one.
    */
-  private async contextOf(sessionId: string): Promise<ApprovalContext | undefined> {
-    const cached = this.contexts.get(sessionId);
-    if (cached && cached.at + contextTtlMs > this.now()) return cached.context;
-    const context = await findApprovalContext(this.deps.db, sessionId);
-    if (context) this.contexts.set(sessionId, { context, at: this.now() });
-    if (this.contexts.size > 1_000) {
-      const oldest = this.contexts.keys().next();
-      if (!oldest.done) this.contexts.delete(oldest.value);
-    }
-    return context;
+  private contextOf(sessionId: string): Promise<ApprovalContext | undefined> {
+    return findApprovalContext(this.deps.db, sessionId);
   }
 
   /** The caller's inbox: their pending approvals and the recent decided ones. */
@@ -324,10 +312,6 @@ export class ApprovalService {
     }
     if (workspaceRules.length > 0) {
       await addPermissionRules(this.deps.db, entry.context.workspace.id, user.id, workspaceRules);
-      // The new rule applies to the workspace's next question, not a second later.
-      for (const [id, cached] of this.contexts) {
-        if (cached.context.workspace.id === entry.context.workspace.id) this.contexts.delete(id);
-      }
     }
     entry.answer(decided.answer);
     const view: ApprovalView = {
