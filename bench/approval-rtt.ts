@@ -12,8 +12,9 @@
  * would:
  *
  * 1. Real: 5 sessions of the real `claude` against the scripted model, each turn calling Bash 40
- *    times after a "thinking" pause of about a second (the scripted model's delay). A tap between Conduit and each CLI (bench/approval-rtt-tap.mjs) times each question
- *    from its line reaching the tap to the answer reaching the tap.
+ *    times after a "thinking" pause of about a second (the scripted model's delay). A tap between
+ *    Conduit and each CLI (bench/approval-rtt-tap.mjs) times each question from its line reaching
+ *    the tap to the answer reaching the tap. The scripted model runs in this process.
  * 2. Stand-in: 50 sessions of bench/approval-rtt-cli.mjs, which asks 20 questions per turn with
  *    a pause of about a second between them (APPROVAL_RTT_GAP_MS; 0 asks back to back and
  *    measures saturation, where queueing dominates) and times each on its side, from just before
@@ -26,9 +27,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import pino from "pino";
 import { startWalCheckpointer } from "../server/db/wal-checkpointer";
 import { callTool, say } from "../server/model-server/scenario";
@@ -116,7 +117,7 @@ async function runOnce(kind: "real" | "fake", sessions: number): Promise<RunResu
     ]);
   }
   const fx = await createSessionFixtures(cli ? { rootPath: cli.cwd } : {});
-  const checkpointer = process.env.NO_CKPT ? { close: async () => {} } : await startWalCheckpointer(fx.db, fx.url, { log });
+  const checkpointer = await startWalCheckpointer(fx.db, fx.url, { log });
   const server = createSocketServer({
     secret,
     allowedOrigins: [origin],
@@ -142,7 +143,11 @@ async function runOnce(kind: "real" | "fake", sessions: number): Promise<RunResu
       env
         ? createSessionRunner(options, {
             cliPath: process.execPath,
-            argsPrefix: [path.join(here, "approval-rtt-tap.mjs"), path.join(tapDir!, `${options.sessionId}.txt`), env.cliPath],
+            argsPrefix: [
+              path.join(here, "approval-rtt-tap.mjs"),
+              path.join(tapDir!, `${options.sessionId}.txt`),
+              env.cliPath,
+            ],
             baseEnv: env.env,
             decidePermission,
           })
@@ -175,7 +180,8 @@ async function runOnce(kind: "real" | "fake", sessions: number): Promise<RunResu
   hub.onDidEmitEvent((event) => {
     const payload = event.payload as { type?: string; result?: string };
     if (event.kind !== "cli" || payload?.type !== "result") return;
-    if (kind === "fake" && timing) timingsMs.push(...(JSON.parse(payload.result ?? "[]") as number[]).map((us) => us / 1000));
+    if (kind === "fake" && timing)
+      timingsMs.push(...(JSON.parse(payload.result ?? "[]") as number[]).map((us) => us / 1000));
     results.get(event.sessionId)?.();
   });
   const turn = (sessionId: string, text: string, commandId: string) =>
@@ -218,7 +224,12 @@ async function runOnce(kind: "real" | "fake", sessions: number): Promise<RunResu
     if (tapDir) {
       for (const view of views) {
         const text = await readFile(path.join(tapDir, `${view.id}.txt`), "utf8").catch(() => "");
-        timingsMs.push(...text.split("\n").filter(Boolean).map((us) => Number(us) / 1000));
+        timingsMs.push(
+          ...text
+            .split("\n")
+            .filter(Boolean)
+            .map((us) => Number(us) / 1000),
+        );
       }
     }
   } finally {
@@ -237,7 +248,8 @@ async function runOnce(kind: "real" | "fake", sessions: number): Promise<RunResu
     wallMs,
     loopDelayP99Ms: loopDelay.percentile(99) / 1e6,
     loopDelayMaxMs: loopDelay.max / 1e6,
-    cpuMsPerApproval: timingsMs.length ? cpuMs / timingsMs.length : NaN };
+    cpuMsPerApproval: timingsMs.length ? cpuMs / timingsMs.length : NaN,
+  };
 }
 
 function report(label: string, result: RunResult): void {

@@ -31,7 +31,13 @@ async function exerciseApprovalStore(db: Db): Promise<void> {
     data: [
       { workspaceId: workspace.id, toolName: "Bash", ruleContent: "npm test", createdById: owner!.id },
       { workspaceId: workspace.id, toolName: "Read", ruleContent: null, createdById: owner!.id },
-      { workspaceId: workspace.id, toolName: "Bash", ruleContent: "rm -rf x", behavior: "deny", createdById: owner!.id },
+      {
+        workspaceId: workspace.id,
+        toolName: "Bash",
+        ruleContent: "rm -rf x",
+        behavior: "deny",
+        createdById: owner!.id,
+      },
     ],
   });
   const session = await db.session.create({
@@ -95,7 +101,11 @@ async function exerciseApprovalStore(db: Db): Promise<void> {
     decidedAt: null,
     expiresAt,
     createdAt,
-    session: { title: "Fix the 'quotes'", createdById: owner!.id, workspace: { id: workspace.id, slug: "w", name: "W" } },
+    session: {
+      title: "Fix the 'quotes'",
+      createdById: owner!.id,
+      workspace: { id: workspace.id, slug: "w", name: "W" },
+    },
   });
   // The same CLI request twice is refused by the (session, request id) key.
   await expect(
@@ -106,7 +116,11 @@ async function exerciseApprovalStore(db: Db): Promise<void> {
   const fields = { status: "allowed", decidedById: owner!.id, decidedAt, finalInput: null, message: null };
   expect(await settleApproval(db, "appr-1", fields)).toBe(true);
   expect(await settleApproval(db, "appr-1", { ...fields, status: "denied" })).toBe(false);
-  expect(await findApproval(db, "appr-1")).toMatchObject({ status: "allowed", decidedAt, decidedBy: { id: owner!.id } });
+  expect(await findApproval(db, "appr-1")).toMatchObject({
+    status: "allowed",
+    decidedAt,
+    decidedBy: { id: owner!.id },
+  });
 
   await insertAuditLog(db, {
     actorId: owner!.id,
@@ -123,9 +137,20 @@ async function exerciseApprovalStore(db: Db): Promise<void> {
 
   const before = await db.session.findUniqueOrThrow({ where: { id: session.id } });
   const lastActivityAt = new Date("2026-05-06T08:00:00.000Z");
-  await updateSessionLive(db, session.id, { status: "awaiting-approval", pid: 4242, sidecarId: "host-a", lastActivityAt });
+  await updateSessionLive(db, session.id, {
+    status: "awaiting-approval",
+    pid: 4242,
+    sidecarId: "host-a",
+    lastActivityAt,
+  });
   const after = await db.session.findUniqueOrThrow({ where: { id: session.id } });
-  expect(after).toMatchObject({ status: "awaiting-approval", pid: 4242, sidecarId: "host-a", lastActivityAt, mode: before.mode });
+  expect(after).toMatchObject({
+    status: "awaiting-approval",
+    pid: 4242,
+    sidecarId: "host-a",
+    lastActivityAt,
+    mode: before.mode,
+  });
   expect(after.updatedAt.getTime()).toBeGreaterThanOrEqual(before.updatedAt.getTime());
   await updateSessionLive(db, session.id, { pid: null, model: null, title: null });
   expect(await db.session.findUniqueOrThrow({ where: { id: session.id } })).toMatchObject({

@@ -83,8 +83,12 @@ export async function findApprovalContext(db: Db, sessionId: string): Promise<Ap
     FROM "Session" s JOIN "Workspace" w ON w."id" = s."workspaceId" WHERE s."id" = ${sessionId}`;
   if (!row) return undefined;
   const [members, rules] = await Promise.all([
-    db.$queryRaw<{ userId: string; role: string }[]>`SELECT "userId", "role" FROM "Membership" WHERE "workspaceId" = ${row.workspaceId}`,
-    db.$queryRaw<{ toolName: string; ruleContent: string | null }[]>`SELECT "toolName", "ruleContent" FROM "PermissionRule" WHERE "workspaceId" = ${row.workspaceId} AND "behavior" = 'allow'`,
+    db.$queryRaw<
+      { userId: string; role: string }[]
+    >`SELECT "userId", "role" FROM "Membership" WHERE "workspaceId" = ${row.workspaceId}`,
+    db.$queryRaw<
+      { toolName: string; ruleContent: string | null }[]
+    >`SELECT "toolName", "ruleContent" FROM "PermissionRule" WHERE "workspaceId" = ${row.workspaceId} AND "behavior" = 'allow'`,
   ]);
   return {
     sessionId: row.sessionId,
