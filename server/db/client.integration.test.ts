@@ -47,6 +47,34 @@ describe("SQLite client", () => {
     expect(await db.membership.count()).toBe(0);
   });
 
+  it("keeps statements prepared without mixing up their arguments, rows or transactions", async () => {
+    db = createDb(url);
+    const client = db;
+    const emails = Array.from({ length: 20 }, (_, i) => `u${i}@example.com`);
+    // The same INSERT and SELECT texts, over and over, with different arguments.
+    for (const email of emails) await client.user.create({ data: { email, name: email.slice(0, 3) } });
+    for (const email of emails) {
+      expect((await client.user.findUnique({ where: { email } }))?.name).toBe(email.slice(0, 3));
+      const rows = await client.$queryRaw<{ email: string }[]>`SELECT "email" FROM "User" WHERE "email" = ${email}`;
+      expect(rows).toEqual([{ email }]);
+    }
+    // A reader that ran in raw mode for the adapter still gives objects to the next caller.
+    const [count] = await client.$queryRaw<{ n: number | bigint }[]>`SELECT COUNT(*) AS n FROM "User"`;
+    expect(Number(count?.n)).toBe(20);
+    // A failed transaction rolls back; the kept BEGIN/INSERT statements still work afterwards.
+    await expect(
+      client.$transaction(async (tx) => {
+        await tx.user.create({ data: { email: "inside@example.com", name: "In" } });
+        await tx.user.create({ data: { email: "u0@example.com", name: "Clash" } });
+      }),
+    ).rejects.toThrow();
+    expect(await client.user.findUnique({ where: { email: "inside@example.com" } })).toBeNull();
+    await client.$transaction(async (tx) => {
+      await tx.user.create({ data: { email: "inside@example.com", name: "In" } });
+    });
+    expect(await client.user.count()).toBe(21);
+  });
+
   it("refuses a database file that does not exist, naming the fix", () => {
     expect(() => createDb(`file:${path.join(temp.dir, "missing.db")}`)).toThrow(/does not exist.*db:migrate/);
   });
