@@ -14,7 +14,8 @@
  * 1. Real: 5 sessions of the real `claude` against the scripted model, each turn calling Bash 40
  *    times after a "thinking" pause of about a second (the scripted model's delay). A tap between
  *    Conduit and each CLI (bench/approval-rtt-tap.mjs) times each question from its line reaching
- *    the tap to the answer reaching the tap. The scripted model runs in this process.
+ *    the tap to the answer reaching the tap. The scripted model runs in its own process
+ *    (bench/support/approval-rtt-model.ts).
  * 2. Stand-in: 50 sessions of bench/approval-rtt-cli.mjs, which asks 20 questions per turn with
  *    a pause of about a second between them (APPROVAL_RTT_GAP_MS; 0 asks back to back and
  *    measures saturation, where queueing dominates) and times each on its side, from just before
@@ -32,7 +33,6 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import pino from "pino";
 import { startWalCheckpointer } from "../server/db/wal-checkpointer";
-import { callTool, say } from "../server/model-server/scenario";
 import { mintSocketToken } from "../server/shared/socket-token";
 import { ApprovalService } from "../server/sidecar/approval/approval-service";
 import { SessionHub } from "../server/sidecar/session/session-hub";
@@ -78,6 +78,27 @@ function summary(timingsMs: number[]): { p50: string; p99: string } {
   return { p50: percentile(sorted, 50).toFixed(2), p99: percentile(sorted, 99).toFixed(2) };
 }
 
+/** Starts bench/support/approval-rtt-model.ts; resolves with its URL once it serves. */
+async function startModel(): Promise<{ child: ChildProcess; url: string }> {
+  const script = path.join(here, "support", "approval-rtt-model.ts");
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", script, String(REAL_ASKS), String(WARM_ASKS), String(GAP_MS)],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once("line", (line) => {
+      const match = /listening on (\S+)/.exec(line);
+      if (match) resolve(match[1]!);
+      else reject(new Error(line));
+    });
+    child.once("exit", (code) => reject(new Error(`the model server exited (${code})`)));
+  });
+  return { child, url };
+}
+
 /** Starts the approver process; resolves once it is connected. */
 async function startDecider(url: string, token: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, [path.join(here, "approval-rtt-decider.mjs"), url, origin, token], {
@@ -97,24 +118,14 @@ async function runOnce(kind: "real" | "fake", sessions: number): Promise<RunResu
   const log = pino({ level: "silent" });
   let cli: CliEnv | undefined;
   let tapDir: string | undefined;
+  let model: ChildProcess | undefined;
   if (kind === "real") {
     cli = await startCliEnv();
     tapDir = await mkdtemp(path.join(os.tmpdir(), "conduit-approval-rtt-"));
-    // The model "thinks" about a pause before each call, as a real one takes its time.
-    const think = () => ({ delayMs: GAP_MS * (0.5 + Math.random()) });
-    cli.server.addScenario("approval-rtt", [
-      ...Array.from(
-        { length: REAL_ASKS },
-        (_, i) => () => callTool("Bash", { command: `touch bench-${i}.txt`, description: `Touch file ${i}` }, think()),
-      ),
-      say("All files touched."),
-    ]);
-    cli.server.addScenario("approval-rtt-warm", [
-      ...Array.from({ length: WARM_ASKS }, (_, i) =>
-        callTool("Bash", { command: `touch warm-${i}.txt`, description: `Touch file ${i}` }),
-      ),
-      say("Warmed up."),
-    ]);
+    // The model runs in its own process, as a real one is not in the sidecar's either.
+    const started = await startModel();
+    model = started.child;
+    cli.env.ANTHROPIC_BASE_URL = started.url;
   }
   const fx = await createSessionFixtures(cli ? { rootPath: cli.cwd } : {});
   const checkpointer = await startWalCheckpointer(fx.db, fx.url, { log });
@@ -239,6 +250,7 @@ async function runOnce(kind: "real" | "fake", sessions: number): Promise<RunResu
     await server.close();
     await checkpointer.close();
     await fx.close();
+    model?.kill("SIGTERM");
     await cli?.close();
     if (tapDir) await rm(tapDir, { recursive: true, force: true });
   }
