@@ -1,10 +1,12 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { ApprovalSettingsPanel } from "@/components/approval/approval-settings-panel";
 import { BudgetPanel } from "@/components/cost/budget-panel";
 import { MembersPanel } from "@/components/members-panel";
 import { SessionList } from "@/components/session/session-list";
 import { canPerform } from "@/server/domain/workspace/roles";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
+import { readApprovalSettings } from "@/server/web/approval-settings";
 import { requirePageUser } from "@/server/web/auth";
 import { readWorkspaceBudget } from "@/server/web/budgets";
 import { listSessions } from "@/server/web/sessions";
@@ -24,7 +26,11 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
     if (err instanceof AppError && err.code === ErrorCode.notFound) notFound();
     throw err;
   });
-  const [members, budget] = await Promise.all([listMembers(ws.id), readWorkspaceBudget(user.id, ws.slug)]);
+  const [members, budget, approvalSettings] = await Promise.all([
+    listMembers(ws.id),
+    readWorkspaceBudget(user.id, ws.slug),
+    readApprovalSettings(user.id, ws.slug),
+  ]);
   return (
     <div className="space-y-6" data-testid="workspace-page">
       <div>
@@ -58,6 +64,12 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
         limitUsd={budget.monthlyBudgetUsd}
         spentUsd={budget.spentUsd}
         canEdit={ws.role === "owner"}
+      />
+      <ApprovalSettingsPanel
+        slug={ws.slug}
+        deadlineSec={approvalSettings.approvalDeadlineSec}
+        rules={approvalSettings.rules}
+        canEdit={canPerform(ws.role, "manageSettings")}
       />
       <MembersPanel slug={ws.slug} members={members} canManage={ws.role === "owner"} currentUserId={user.id} />
     </div>
