@@ -607,8 +607,9 @@ export class SessionHub {
       behavior: decision.behavior,
       ...(decision.behavior === "deny" ? { message: decision.message } : {}),
     };
-    // appendRaw logs a failed write; the answer stands either way (the Approval row has it).
-    void this.appendRaw(entry, "decision", JSON.stringify(record), record);
+    // appendRaw logs a failed write; the answer stands either way (the Approval row has it). A
+    // hub that is closing has stopped its children: their withdrawn questions need no event.
+    if (!this.closed) void this.appendRaw(entry, "decision", JSON.stringify(record), record);
     return decision;
   }
 
