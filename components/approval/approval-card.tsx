@@ -9,6 +9,7 @@ import type { DecideOutcome } from "./approval-client";
 import { ApprovalCountdown } from "./approval-countdown";
 import { BashReview } from "./bash-review";
 import { FileReviewPanel } from "./file-review";
+import { approvedReviewText } from "./file-review-display";
 import { QuestionForm } from "./question-form";
 import { readQuestions } from "./question-answers";
 import { approvalSummary } from "./use-approvals";
@@ -385,7 +386,7 @@ function ApprovalBody({
   const tool = approval.toolName;
   const input = approval.input;
   if (approval.review && fileTools.has(tool)) {
-    const approvedText = readOnly ? approvedFileText(approval) : undefined;
+    const approvedText = readOnly ? approvedReviewText(tool, approval.finalInput) : undefined;
     return (
       <div className="space-y-1">
         {readOnly && approvedText !== undefined && (
@@ -454,13 +455,6 @@ function ApprovalBody({
       </pre>
     </div>
   );
-}
-
-/** The approved file text of a decided Write (its content); other tools show the proposal. */
-function approvedFileText(approval: ApprovalView): string | undefined {
-  const final = approval.finalInput;
-  if (!final) return undefined;
-  return str(final.content);
 }
 
 function answersOf(input: Json | null): Record<string, string> | undefined {

@@ -3,8 +3,9 @@
 import dynamic from "next/dynamic";
 import { useMemo, useRef, useState } from "react";
 import type { FileReview, WireHunk } from "@/server/shared/wire/approval";
-import { applyHunks, HunkMismatchError, languageForPath, toggleHunk } from "./apply-hunks";
+import { applyHunks, HunkMismatchError, toggleHunk } from "./apply-hunks";
 import { DiffSkeleton } from "./diff-skeleton";
+import { isReviewEditable, reviewBadge, reviewLanguage, reviewTitle } from "./file-review-display";
 import type { ReviewDiffHandle } from "./review-diff";
 
 const ReviewDiff = dynamic(() => import("./review-diff"), { ssr: false, loading: () => <DiffSkeleton height={160} /> });
@@ -35,11 +36,13 @@ export interface FileReviewPanelProps {
 }
 
 /**
- * The file on disk against the proposal, right side editable, with one Accept/Reject pair per
- * hunk. A toggle swaps just that hunk in the current text so hand edits elsewhere survive;
- * when the approver edited inside the hunk itself, the text is rebuilt from the original.
+ * The file on disk (for NotebookEdit: the cell) against the proposal, right side editable, with
+ * one Accept/Reject pair per hunk. A toggle swaps just that hunk in the current text so hand
+ * edits elsewhere survive; when the approver edited inside the hunk itself, the text is rebuilt
+ * from the original. A deleted notebook cell is shown read-only: it can only be allowed or denied.
  */
-export function FileReviewPanel({ review, readOnly = false, shownText, onTextChange }: FileReviewPanelProps) {
+export function FileReviewPanel({ review, readOnly: decided = false, shownText, onTextChange }: FileReviewPanelProps) {
+  const readOnly = decided || !isReviewEditable(review);
   const original = review.original ?? "";
   const [accepted, setAccepted] = useState<ReadonlySet<string>>(() => new Set(review.hunks.map((h) => h.id)));
   const [note, setNote] = useState<string>();
@@ -53,7 +56,9 @@ export function FileReviewPanel({ review, readOnly = false, shownText, onTextCha
     () => editorHeight(original, shownText ?? review.proposed, collapsed),
     [original, shownText, review.proposed, collapsed],
   );
-  const language = languageForPath(review.filePath);
+  const language = reviewLanguage(review);
+  const title = reviewTitle(review);
+  const badge = reviewBadge(review);
   const stats = useMemo(() => countChanges(review.hunks), [review.hunks]);
 
   const rebuild = (set: ReadonlySet<string>): string | undefined => {
@@ -108,12 +113,19 @@ export function FileReviewPanel({ review, readOnly = false, shownText, onTextCha
   return (
     <div className="overflow-hidden rounded-md border border-zinc-200 dark:border-zinc-800">
       <div className="flex flex-wrap items-center gap-x-3 gap-y-1 border-b border-zinc-200 bg-zinc-50 px-2.5 py-1.5 text-xs dark:border-zinc-800 dark:bg-zinc-950">
-        <span className="min-w-0 truncate font-mono font-medium" title={review.filePath}>
-          {review.filePath}
+        <span className="min-w-0 truncate font-mono font-medium" title={title}>
+          {title}
         </span>
-        {review.original === null && (
-          <span className="rounded bg-emerald-100 px-1 text-[10px] font-medium text-emerald-800 dark:bg-emerald-950 dark:text-emerald-300">
-            new file
+        {badge && (
+          <span
+            data-testid="approval-diff-badge"
+            className={`rounded px-1 text-[10px] font-medium ${
+              badge === "deleted cell"
+                ? "bg-red-100 text-red-800 dark:bg-red-950 dark:text-red-300"
+                : "bg-emerald-100 text-emerald-800 dark:bg-emerald-950 dark:text-emerald-300"
+            }`}
+          >
+            {badge}
           </span>
         )}
         {shownText === undefined && (
@@ -131,7 +143,11 @@ export function FileReviewPanel({ review, readOnly = false, shownText, onTextCha
           </span>
         )}
         <span className="ml-auto text-[11px] text-zinc-500">
-          {readOnly ? "read-only" : "Right side is editable: what you see there is what gets written."}
+          {decided
+            ? "read-only"
+            : readOnly
+              ? "The whole cell is deleted: allow or deny."
+              : "Right side is editable: what you see there is what gets written."}
         </span>
       </div>
       {review.problem && (

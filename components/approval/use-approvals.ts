@@ -10,6 +10,7 @@ import type { ApprovalCount, ApprovalResolved, ApprovalView, Decision } from "@/
 import { getSocket } from "@/components/session/wire-client";
 import { toolSummary } from "@/components/session/tool-card";
 import { approvalFact, isApprovalView, listApprovals, sendDecision, type DecideOutcome } from "./approval-client";
+import { reviewTitle } from "./file-review-display";
 import { emptyInbox, pendingCount, reduceInbox, type InboxEvent, type InboxState } from "./inbox-state";
 
 let state: InboxState = emptyInbox;
@@ -147,7 +148,7 @@ export async function decideApproval(approvalId: string, decision: Decision): Pr
 
 /** One line naming what an approval is about: the file, the command, the question. */
 export function approvalSummary(approval: ApprovalView): string {
-  if (approval.review) return approval.review.filePath;
+  if (approval.review) return reviewTitle(approval.review);
   return toolSummary(approval.toolName, approval.input);
 }
 

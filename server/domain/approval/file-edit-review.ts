@@ -1,10 +1,13 @@
 import { z } from "zod";
 import type { JsonObject } from "@/server/shared/claude-protocol/messages";
+import type { NotebookCellReview } from "@/server/shared/wire/approval";
+import { targetNotebookCell, ZNotebookEditInput } from "./notebook-edit-review";
 
 /**
- * Review of `Edit` and `Write` requests: what the CLI would write, and the input that makes it
- * write exactly what the approver reviewed instead (design rule 6, "the diff shown is the
- * change applied").
+ * Review of `Edit`, `Write` and `NotebookEdit` requests: what the CLI would write, and the input
+ * that makes it write exactly what the approver reviewed instead (design rule 6, "the diff shown
+ * is the change applied"). A NotebookEdit is reviewed as one cell's source (see
+ * `notebook-edit-review.ts`): the reviewed text becomes `new_source`.
  *
  * Everything here mirrors what CLI 2.1.332 does with the input it runs (read from its bundled
  * source; protocol reference §8):
@@ -32,13 +35,19 @@ import type { JsonObject } from "@/server/shared/claude-protocol/messages";
  */
 
 /** The file tools whose requests are reviewed as a diff. */
-export const FileTool = { edit: "Edit", write: "Write" } as const;
+export const FileTool = { edit: "Edit", write: "Write", notebookEdit: "NotebookEdit" } as const;
 /** One of {@link FileTool}. */
 export type FileTool = (typeof FileTool)[keyof typeof FileTool];
 
 /** True for the tools {@link proposeFileChange} understands. */
 export function isReviewableFileTool(toolName: string): toolName is FileTool {
-  return toolName === FileTool.edit || toolName === FileTool.write;
+  return toolName === FileTool.edit || toolName === FileTool.write || toolName === FileTool.notebookEdit;
+}
+
+/** The path a file tool's input names (`notebook_path` for NotebookEdit), "" when it names none. */
+export function reviewedFilePath(toolName: FileTool, input: JsonObject): string {
+  const value = toolName === FileTool.notebookEdit ? input.notebook_path : input.file_path;
+  return typeof value === "string" ? value : "";
 }
 
 /** `Edit` input (extra fields the CLI adds are kept when rewriting). */
@@ -62,18 +71,20 @@ export type LineEndings = "LF" | "CRLF";
 /** What the CLI would write, or why it would refuse. */
 export type ApplyOutcome = { ok: true; text: string } | { ok: false; problem: string };
 
-/** The diff to show: the file now against what the tool would leave on disk. */
+/** The diff to show: the file (NotebookEdit: the cell) now against what the tool would leave. */
 export type FileProposal =
   | {
       ok: true;
       tool: FileTool;
       filePath: string;
-      /** False when the file does not exist (the left side is then empty). */
+      /** False when the file (NotebookEdit: the cell) does not exist (the left side is then empty). */
       exists: boolean;
       /** Left side: the file's text, or "" when missing. */
       original: string;
       /** Right side: the file's text after the tool runs. */
       proposed: string;
+      /** NotebookEdit: the cell whose source both sides are. */
+      cell?: NotebookCellReview;
     }
   | { ok: false; tool: FileTool; filePath: string | null; problem: string };
 
@@ -89,14 +100,20 @@ export const ReviewStrategy = {
   create: "create",
   /** Write: `content` is the reviewed text. */
   content: "content",
+  /** NotebookEdit: `new_source` is the reviewed text. */
+  newSource: "new-source",
 } as const;
 /** One of {@link ReviewStrategy}. */
 export type ReviewStrategy = (typeof ReviewStrategy)[keyof typeof ReviewStrategy];
 
 /** Why no input can make the CLI write the reviewed text. */
 export const ReviewProblem = {
-  /** The input is not an Edit/Write input. */
+  /** The input is not an Edit/Write/NotebookEdit input. */
   invalidInput: "invalid-input",
+  /** NotebookEdit: the notebook cannot be read, or the cell is not in it. */
+  notebookCell: "notebook-cell",
+  /** NotebookEdit delete: a cell can only be deleted whole; the reviewed text must stay empty. */
+  deleteEdited: "delete-edited",
   /** Edit: the reviewed text equals the file; the CLI refuses an edit that changes nothing. */
   noChange: "no-change",
   /** Edit on a CRLF file: the reviewed text has line endings the CLI cannot write. */
@@ -185,10 +202,26 @@ export function applyCliWrite(disk: string | null, input: WriteInput): string {
   return keepByteOrderMark(disk, input.content);
 }
 
-/** The diff to show for an Edit or Write request, given the file's raw text (null when missing). */
+/** The diff to show for an Edit, Write or NotebookEdit request, given the file's raw text (null when missing). */
 export function proposeFileChange(toolName: FileTool, input: JsonObject, disk: string | null): FileProposal {
-  const filePath = typeof input.file_path === "string" && input.file_path !== "" ? input.file_path : null;
+  const filePath = reviewedFilePath(toolName, input) || null;
   const base = { exists: disk !== null, original: disk ?? "" };
+  if (toolName === FileTool.notebookEdit) {
+    const parsed = ZNotebookEditInput.safeParse(input);
+    if (!parsed.success)
+      return { ok: false, tool: toolName, filePath, problem: describeInvalid("NotebookEdit", parsed.error) };
+    const target = targetNotebookCell(disk, parsed.data);
+    if (!target.ok) return { ok: false, tool: toolName, filePath, problem: target.problem };
+    return {
+      ok: true,
+      tool: toolName,
+      filePath: parsed.data.notebook_path,
+      exists: target.original !== null,
+      original: target.original ?? "",
+      proposed: target.proposed,
+      cell: target.cell,
+    };
+  }
   if (toolName === FileTool.write) {
     const parsed = ZWriteInput.safeParse(input);
     if (!parsed.success)
@@ -210,8 +243,9 @@ export function proposeFileChange(toolName: FileTool, input: JsonObject, disk: s
 
 /**
  * The `updatedInput` that makes the CLI leave exactly `reviewed` on disk, given the file's raw
- * text (null when missing) and the request's input. Every input returned has been checked by
- * applying it with the CLI's own rules ({@link applyCliEdit}, {@link applyCliWrite}).
+ * text (null when missing) and the request's input. Every Edit/Write input returned has been
+ * checked by applying it with the CLI's own rules ({@link applyCliEdit}, {@link applyCliWrite});
+ * a NotebookEdit's cell gets `new_source` verbatim, so `reviewed` becomes the cell's source.
  */
 export function buildReviewedInput(args: {
   toolName: FileTool;
@@ -220,6 +254,24 @@ export function buildReviewedInput(args: {
   reviewed: string;
 }): ReviewedInput {
   const { toolName, input, disk, reviewed } = args;
+  if (toolName === FileTool.notebookEdit) {
+    const parsed = ZNotebookEditInput.safeParse(input);
+    if (!parsed.success) return problem(ReviewProblem.invalidInput, describeInvalid("NotebookEdit", parsed.error));
+    const target = targetNotebookCell(disk, parsed.data);
+    if (!target.ok) return problem(ReviewProblem.notebookCell, target.problem);
+    if (target.proposed === reviewed) {
+      return { ok: true, updatedInput: input, strategy: ReviewStrategy.asProposed, userModified: false };
+    }
+    if (target.cell.editMode === "delete") {
+      return problem(
+        ReviewProblem.deleteEdited,
+        "NotebookEdit deletes the whole cell; its text cannot be changed. Allow the deletion or deny it.",
+      );
+    }
+    // The CLI writes `new_source` into the cell as it is: the reviewed text is the cell's source.
+    const updated = { ...parsed.data, new_source: reviewed };
+    return { ok: true, updatedInput: updated, strategy: ReviewStrategy.newSource, userModified: true };
+  }
   if (toolName === FileTool.write) {
     const parsed = ZWriteInput.safeParse(input);
     if (!parsed.success) return problem(ReviewProblem.invalidInput, describeInvalid("Write", parsed.error));

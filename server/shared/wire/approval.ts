@@ -32,15 +32,34 @@ export interface WireHunk {
   added: string[];
 }
 
+/** NotebookEdit's edit modes (the CLI's default is `replace`). */
+export type NotebookEditMode = "replace" | "insert" | "delete";
+
+/**
+ * NotebookEdit: the review shows one cell's source (`original`: the cell now, `proposed`: the
+ * cell after the edit), not the .ipynb file's JSON.
+ */
+export interface NotebookCellReview {
+  editMode: NotebookEditMode;
+  /** The cell's 0-based position in the notebook; for insert, where the new cell lands. */
+  index: number;
+  /** How to name the cell, e.g. `cell "cell-a" · code` or `new markdown cell after cell "cell-a"`. */
+  label: string;
+  /** The editor language of the cell's source: "markdown" for markdown cells, else the notebook's language. */
+  language: string;
+}
+
 /** For Edit / Write / NotebookEdit: the file as it is and as the proposal would leave it. */
 export interface FileReview {
   filePath: string;
-  /** null when the file does not exist yet. */
+  /** null when the file (NotebookEdit: the cell, on insert) does not exist yet. */
   original: string | null;
   proposed: string;
   hunks: WireHunk[];
   /** Set when the proposal cannot be applied as it stands (the CLI would refuse it too). */
   problem?: string;
+  /** NotebookEdit: the cell under review. A delete cannot be edited, only allowed or denied. */
+  cell?: NotebookCellReview;
 }
 
 /** A suggestion the CLI offers for "allow and remember". */
@@ -74,7 +93,7 @@ export interface ApprovalView {
   review: FileReview | null;
   /** For ExitPlanMode: the plan text (from the input, the plan file or the last assistant text). */
   plan: string | null;
-  /** Edit / Write, once allowed: the text the approver approved (the record keeps both). */
+  /** Edit / Write / NotebookEdit, once allowed: the text the approver approved (the record keeps both). */
   approvedText?: string | null;
 }
 
@@ -85,7 +104,7 @@ export const ZListApprovals = z.object({}).strict();
 export const ZDecision = z.discriminatedUnion("behavior", [
   z.object({
     behavior: z.literal("allow"),
-    /** Edit / Write: the text the approver reviewed (edited, or with hunks rejected). */
+    /** Edit / Write / NotebookEdit: the text the approver reviewed (edited, or with hunks rejected). */
     reviewedText: z.string().max(20_000_000).optional(),
     /** Bash (edited command), AskUserQuestion (answers), or any tool: the input to run instead. */
     updatedInput: z.record(z.string(), z.unknown()).optional(),

@@ -237,6 +237,138 @@ describe("approvals with the real CLI", () => {
     expect(await readFile(path.join(cli.cwd, "created.txt"), "utf8")).toBe("fresh\n");
   }, 60_000);
 
+  /** The cells of a notebook in the workspace, as stored. */
+  async function cellsOf(file: string): Promise<{ id?: string; cell_type: string; source: string | string[] }[]> {
+    return (JSON.parse(await readFile(path.join(cli.cwd, file), "utf8")) as { cells: [] }).cells;
+  }
+  const joined = (source: string | string[]) => (Array.isArray(source) ? source.join("") : source);
+
+  it("a NotebookEdit replace approved with a modified cell writes exactly the reviewed source into that cell; the other cell is untouched", async () => {
+    const markdown = { cell_type: "markdown", id: "cell-b", metadata: {}, source: ["# Title\n", "Some text"] };
+    const notebook = {
+      cells: [
+        {
+          cell_type: "code",
+          execution_count: null,
+          id: "cell-a",
+          metadata: {},
+          outputs: [],
+          source: ["x = 1\n", "print(x)"],
+        },
+        markdown,
+      ],
+      metadata: { language_info: { name: "python" } },
+      nbformat: 4,
+      nbformat_minor: 5,
+    };
+    await writeFile(path.join(cli.cwd, "nb-replace.ipynb"), `${JSON.stringify(notebook, null, 1)}\n`);
+    const sessionId = await run("notebook-modified", [
+      // The CLI refuses a NotebookEdit on a notebook the conversation has not read.
+      callTool("Read", { file_path: "nb-replace.ipynb" }),
+      callTool("NotebookEdit", {
+        notebook_path: "nb-replace.ipynb",
+        cell_id: "cell-a",
+        new_source: "x = 2\nprint(x)",
+        cell_type: "code",
+        edit_mode: "replace",
+      }),
+      say("Edited."),
+    ]);
+    const approval = await owner.approvalFor(sessionId, "NotebookEdit");
+    expect(approval.review).toMatchObject({
+      filePath: expect.stringContaining("nb-replace.ipynb"),
+      original: "x = 1\nprint(x)",
+      proposed: "x = 2\nprint(x)",
+      hunks: [expect.objectContaining({ removed: ["x = 1"], added: ["x = 2"] })],
+      cell: { editMode: "replace", index: 0, label: 'cell "cell-a" · code', language: "python" },
+    });
+    expect(approval.review!.problem).toBeUndefined();
+    const reviewed = "x = 3  # reviewed\nprint(x)\n";
+    const ack = await owner.decide(approval.id, { behavior: "allow", reviewedText: reviewed });
+    expect(ack).toMatchObject({ ok: true, data: { status: "allowed", approvedText: reviewed } });
+    await resultOf(sessionId);
+    expect(toolResults("notebook-modified").filter((r) => r.isError)).toEqual([]);
+    const cells = await cellsOf("nb-replace.ipynb");
+    expect(cells).toHaveLength(2);
+    expect(cells[0]).toMatchObject({ id: "cell-a", cell_type: "code" });
+    expect(joined(cells[0]!.source)).toBe(reviewed);
+    expect(cells[1]).toEqual(markdown);
+    const row = await fx.db.approval.findUniqueOrThrow({ where: { id: approval.id } });
+    expect(JSON.parse(row.finalInput!)).toMatchObject({ cell_id: "cell-a", new_source: reviewed });
+    const audit = await fx.db.auditLog.findFirstOrThrow({ where: { objectId: approval.id } });
+    expect(JSON.parse(audit.details!)).toMatchObject({
+      review: {
+        filePath: expect.stringContaining("nb-replace.ipynb"),
+        proposed: "x = 2\nprint(x)",
+        approved: reviewed,
+      },
+    });
+  }, 60_000);
+
+  it("a NotebookEdit by cell-N on a notebook without ids reviews and writes the N-th cell (0-based)", async () => {
+    const notebook = {
+      cells: ["a = 1\n", "b = 2\n", "c = 3\n"].map((line) => ({
+        cell_type: "code",
+        execution_count: null,
+        metadata: {},
+        outputs: [],
+        source: [line],
+      })),
+      metadata: {},
+      nbformat: 4,
+      nbformat_minor: 4,
+    };
+    await writeFile(path.join(cli.cwd, "nb-index.ipynb"), JSON.stringify(notebook, null, 1));
+    const sessionId = await run("notebook-index", [
+      callTool("Read", { file_path: "nb-index.ipynb" }),
+      callTool("NotebookEdit", { notebook_path: "nb-index.ipynb", cell_id: "cell-1", new_source: "b = 20\n" }),
+      say("Edited."),
+    ]);
+    const approval = await owner.approvalFor(sessionId, "NotebookEdit");
+    expect(approval.review).toMatchObject({ original: "b = 2\n", proposed: "b = 20\n", cell: { index: 1 } });
+    const reviewed = "b = 21\n";
+    expect((await owner.decide(approval.id, { behavior: "allow", reviewedText: reviewed })).ok).toBe(true);
+    await resultOf(sessionId);
+    expect((await cellsOf("nb-index.ipynb")).map((c) => joined(c.source))).toEqual(["a = 1\n", reviewed, "c = 3\n"]);
+  }, 60_000);
+
+  it("a NotebookEdit delete is reviewed as the cell against nothing; allowed, the cell is gone", async () => {
+    const notebook = {
+      cells: [
+        { cell_type: "markdown", id: "keep", metadata: {}, source: "# Keep\n" },
+        { cell_type: "markdown", id: "drop", metadata: {}, source: "# Drop\n" },
+      ],
+      metadata: {},
+      nbformat: 4,
+      nbformat_minor: 5,
+    };
+    await writeFile(path.join(cli.cwd, "nb-delete.ipynb"), JSON.stringify(notebook, null, 1));
+    const sessionId = await run("notebook-delete", [
+      callTool("Read", { file_path: "nb-delete.ipynb" }),
+      callTool("NotebookEdit", {
+        notebook_path: "nb-delete.ipynb",
+        cell_id: "drop",
+        new_source: "",
+        edit_mode: "delete",
+      }),
+      say("Deleted."),
+    ]);
+    const approval = await owner.approvalFor(sessionId, "NotebookEdit");
+    expect(approval.review).toMatchObject({
+      original: "# Drop\n",
+      proposed: "",
+      cell: { editMode: "delete", index: 1 },
+    });
+    // A delete cannot be reshaped: any text is refused, and the request stays pending.
+    expect(await owner.decide(approval.id, { behavior: "allow", reviewedText: "# Dr" })).toMatchObject({
+      ok: false,
+      error: { code: "invalid_payload" },
+    });
+    expect((await owner.decide(approval.id, { behavior: "allow", reviewedText: "" })).ok).toBe(true);
+    await resultOf(sessionId);
+    expect((await cellsOf("nb-delete.ipynb")).map((c) => c.id)).toEqual(["keep"]);
+  }, 60_000);
+
   it("a Bash call with an edited command runs the edited command", async () => {
     const sessionId = await run("bash-edited", [
       callTool("Bash", { command: "echo model > bash-out.txt", description: "write" }),

@@ -53,6 +53,7 @@ import {
   buildReviewedInput,
   isReviewableFileTool,
   proposeFileChange,
+  reviewedFilePath,
   type FileTool,
 } from "@/server/domain/approval/file-edit-review";
 import { diffWireHunks } from "@/server/domain/approval/wire-hunks";
@@ -96,7 +97,7 @@ interface PendingEntry {
   context: ApprovalContext;
   recipients: string[];
   view: ApprovalView;
-  /** The file's raw text when the request was shown (Edit/Write), null when missing. */
+  /** The file's raw text when the request was shown (Edit/Write/NotebookEdit), null when missing. */
   disk: string | null;
   answer: (decision: PermissionDecision) => void;
   timer: ReturnType<typeof setTimeout> | undefined;
@@ -366,7 +367,9 @@ export class ApprovalService {
     const fileReview = entry.view.review;
     if (isReviewableFileTool(tool) && decision.reviewedText !== undefined && fileReview && !fileReview.problem) {
       const reviewed = decision.reviewedText;
-      if (reviewed === (entry.disk ?? "") && entry.disk !== null && reviewed !== fileReview.proposed) {
+      // The review's left side: the file, or for NotebookEdit the cell (null: none yet).
+      const original = fileReview.original;
+      if (original !== null && reviewed === original && reviewed !== fileReview.proposed) {
         return { answer: denyRequest({ message: ALL_CHANGES_REJECTED_MESSAGE }), review: null, workspaceRules: [] };
       }
       const built = buildReviewedInput({
@@ -518,14 +521,17 @@ export class ApprovalService {
     for (const userId of userIds) this.deps.notify([userId], ApprovalFact.count, this.count(userId));
   }
 
-  /** The review of an Edit/Write: the file on disk (inside the workspace only) against the proposal. */
+  /**
+   * The review of an Edit/Write/NotebookEdit: the file on disk (inside the workspace only), or the
+   * notebook cell, against the proposal.
+   */
   private async buildReview(
     request: CanUseToolRequest,
     rootPath: string,
   ): Promise<{ review: FileReview | null; disk: string | null }> {
     const tool = request.tool_name;
     if (!isReviewableFileTool(tool)) return { review: null, disk: null };
-    const filePath = typeof request.input.file_path === "string" ? request.input.file_path : "";
+    const filePath = reviewedFilePath(tool, request.input);
     const located = await locateInWorkspace(rootPath, filePath);
     if (!located.ok) {
       return {
@@ -551,9 +557,10 @@ export class ApprovalService {
     return {
       review: {
         filePath: proposal.filePath,
-        original: disk,
+        original: proposal.exists ? proposal.original : null,
         proposed: proposal.proposed,
         hunks: diffWireHunks(proposal.original, proposal.proposed),
+        ...(proposal.cell ? { cell: proposal.cell } : {}),
       },
       disk,
     };
