@@ -3,7 +3,6 @@ import {
   deadlineChoices,
   deadlineValue,
   formatDeadline,
-  formatRuleLabel,
   parseDeadlineValue,
 } from "./approval-settings-format";
 
@@ -39,14 +38,5 @@ describe("deadline select values", () => {
 
   it("refuse anything else", () => {
     for (const value of ["", "abc", "-60", "1.5", "0"]) expect(parseDeadlineValue(value)).toBeUndefined();
-  });
-});
-
-describe("formatRuleLabel", () => {
-  it("writes a rule in the CLI's syntax, the bare tool name for the whole tool", () => {
-    expect(formatRuleLabel({ toolName: "Bash", ruleContent: "npm test" })).toBe("Bash(npm test)");
-    expect(formatRuleLabel({ toolName: "Bash", ruleContent: "touch:*" })).toBe("Bash(touch:*)");
-    expect(formatRuleLabel({ toolName: "Read", ruleContent: null })).toBe("Read");
-    expect(formatRuleLabel({ toolName: "mcp__srv__tool", ruleContent: "" })).toBe("mcp__srv__tool");
   });
 });

@@ -40,8 +40,3 @@ export function formatDeadline(seconds: number | null): string {
   }
   return parts.join(" ");
 }
-
-/** A rule in the CLI's own syntax: `Bash(npm test)`, or the bare tool name for the whole tool. */
-export function formatRuleLabel(rule: { toolName: string; ruleContent: string | null }): string {
-  return rule.ruleContent === null || rule.ruleContent === "" ? rule.toolName : `${rule.toolName}(${rule.ruleContent})`;
-}

@@ -6,7 +6,6 @@ import {
   deadlineChoices,
   deadlineValue,
   formatDeadline,
-  formatRuleLabel,
   parseDeadlineValue,
 } from "@/components/approval/approval-settings-format";
 import { formatRelative } from "@/components/session/format";
@@ -16,6 +15,8 @@ export interface PermissionRuleRow {
   id: string;
   toolName: string;
   ruleContent: string | null;
+  /** The rule in the CLI's syntax, e.g. `Bash(npm test)` (named by the server). */
+  label: string;
   behavior: string;
   createdAt: string;
   createdBy: { name: string; email: string } | null;
@@ -87,7 +88,7 @@ export function ApprovalSettingsPanel(props: {
   }
 
   async function onRevoke(rule: PermissionRuleRow) {
-    const label = formatRuleLabel(rule);
+    const label = rule.label;
     if (!window.confirm(`Revoke ${label}? Sessions in this workspace will ask a member again for it.`)) return;
     await run(rule.id, () => fetch(`${base}/rules/${encodeURIComponent(rule.id)}`, { method: "DELETE" }));
   }
@@ -154,7 +155,7 @@ export function ApprovalSettingsPanel(props: {
         ) : (
           <ul className="divide-y divide-zinc-200 text-sm dark:divide-zinc-800">
             {rules.map((rule) => {
-              const label = formatRuleLabel(rule);
+              const label = rule.label;
               return (
                 <li
                   key={rule.id}

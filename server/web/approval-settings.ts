@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { getDb } from "@/server/db/client";
+import { ruleLabel } from "@/server/domain/approval/answers";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import { requireWorkspaceAccess } from "@/server/web/workspaces";
 
@@ -34,6 +35,8 @@ export interface PermissionRuleView {
   id: string;
   toolName: string;
   ruleContent: string | null;
+  /** The rule in the CLI's syntax, e.g. `Bash(npm test)`. */
+  label: string;
   behavior: string;
   createdAt: string;
   createdBy: { id: string; name: string; email: string } | null;
@@ -67,6 +70,7 @@ export async function readApprovalSettings(userId: string, slug: string): Promis
       id: r.id,
       toolName: r.toolName,
       ruleContent: r.ruleContent,
+      label: ruleLabel(r),
       behavior: r.behavior,
       createdAt: r.createdAt.toISOString(),
       createdBy: byId.get(r.createdById) ?? null,

@@ -19,6 +19,7 @@ import {
   joinMultiSelect,
   keepPlanning,
   matchesWorkspaceRule,
+  ruleLabel,
   workspaceRulesFromSuggestion,
   type WorkspaceRule,
 } from "./answers";
@@ -388,5 +389,15 @@ describe("matchesWorkspaceRule", () => {
     ).toBe(false);
     expect(matchesWorkspaceRule(rule("ls"), { tool_name: "Bash", input: {} })).toBe(false);
     expect(matchesWorkspaceRule(rule(""), bash("ls"))).toBe(false);
+  });
+});
+
+describe("ruleLabel", () => {
+  it("writes a rule in the CLI's syntax, the bare tool name for the whole tool", () => {
+    expect(ruleLabel({ toolName: "Bash", ruleContent: "npm test" })).toBe("Bash(npm test)");
+    expect(ruleLabel({ toolName: "Bash", ruleContent: "touch:*" })).toBe("Bash(touch:*)");
+    expect(ruleLabel({ toolName: "Read", ruleContent: null })).toBe("Read");
+    expect(ruleLabel({ toolName: "mcp__srv__tool", ruleContent: "" })).toBe("mcp__srv__tool");
+    expect(ruleLabel({ toolName: "WebFetch" })).toBe("WebFetch");
   });
 });

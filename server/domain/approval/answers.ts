@@ -175,6 +175,11 @@ export interface WorkspaceRule {
   ruleContent: string | null;
 }
 
+/** A rule in the CLI's own syntax: `Bash(npm test)`, or the bare tool name for the whole tool. */
+export function ruleLabel(rule: { toolName: string; ruleContent?: string | null }): string {
+  return rule.ruleContent ? `${rule.toolName}(${rule.ruleContent})` : rule.toolName;
+}
+
 /**
  * Allow, and remember one of the request's `permission_suggestions` (by index).
  *

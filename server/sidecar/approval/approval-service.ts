@@ -33,6 +33,7 @@ import {
   keepPlanning,
   matchesWorkspaceRule,
   RememberScope,
+  ruleLabel,
   workspaceRulesFromSuggestion,
   type WorkspaceRule,
 } from "@/server/domain/approval/answers";
@@ -154,7 +155,7 @@ export class ApprovalService {
         expiresAt: null,
         decidedAt: new Date(now),
         finalInput: null,
-        message: `Allowed by the workspace rule ${describeRule(rule)}.`,
+        message: `Allowed by the workspace rule ${ruleLabel(rule)}.`,
       }).catch((err: unknown) => this.deps.log.warn({ err }, "recording a rule-allowed approval failed"));
       return decision;
     }
@@ -662,15 +663,11 @@ function describeSuggestion(s: PermissionUpdate): string {
     case "removeDirectories":
       return `Remove access to ${s.directories.join(", ")}`;
     default: {
-      const rules = s.rules.map((r) => (r.ruleContent ? `${r.toolName}(${r.ruleContent})` : r.toolName)).join(", ");
+      const rules = s.rules.map(ruleLabel).join(", ");
       const verb = s.behavior === "allow" ? "Always allow" : s.behavior === "deny" ? "Always deny" : "Always ask for";
       return `${verb} ${rules}`;
     }
   }
-}
-
-function describeRule(rule: WorkspaceRule): string {
-  return rule.ruleContent === null ? rule.toolName : `${rule.toolName}(${rule.ruleContent})`;
 }
 
 function cancelReasonOf(reason: unknown): CancelReason {
