@@ -9,18 +9,7 @@ import {
   parseDeadlineValue,
 } from "@/components/approval/approval-settings-format";
 import { formatRelative } from "@/components/session/format";
-
-/** A remembered workspace rule as the panel shows it. */
-export interface PermissionRuleRow {
-  id: string;
-  toolName: string;
-  ruleContent: string | null;
-  /** The rule in the CLI's syntax, e.g. `Bash(npm test)` (named by the server). */
-  label: string;
-  behavior: string;
-  createdAt: string;
-  createdBy: { name: string; email: string } | null;
-}
+import type { PermissionRuleView } from "@/server/shared/wire/approval";
 
 async function failureOf(res: Response): Promise<string | undefined> {
   if (res.ok) return undefined;
@@ -36,7 +25,7 @@ async function failureOf(res: Response): Promise<string | undefined> {
 export function ApprovalSettingsPanel(props: {
   slug: string;
   deadlineSec: number | null;
-  rules: PermissionRuleRow[];
+  rules: PermissionRuleView[];
   canEdit: boolean;
 }) {
   const { slug, deadlineSec, rules, canEdit } = props;
@@ -87,7 +76,7 @@ export function ApprovalSettingsPanel(props: {
     setSaved(ok);
   }
 
-  async function onRevoke(rule: PermissionRuleRow) {
+  async function onRevoke(rule: PermissionRuleView) {
     const label = rule.label;
     if (!window.confirm(`Revoke ${label}? Sessions in this workspace will ask a member again for it.`)) return;
     await run(rule.id, () => fetch(`${base}/rules/${encodeURIComponent(rule.id)}`, { method: "DELETE" }));

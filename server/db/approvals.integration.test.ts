@@ -1,5 +1,4 @@
-import path from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { expect } from "vitest";
 import {
   findApproval,
   findApprovalContext,
@@ -8,10 +7,9 @@ import {
   insertAuditLog,
   settleApproval,
 } from "./approvals";
-import { createDb, type Db } from "./client";
-import { deployMigrations, withScratchPgDatabase } from "./migrations";
+import type { Db } from "./client";
 import { updateSessionLive } from "./sessions";
-import { makeTempDir, pgTests } from "./test-support";
+import { itOnBothProviders } from "./test-support";
 
 /** The approval path's flat SQL (context, insert, role, settle, audit, live row), the same on both providers. */
 async function exerciseApprovalStore(db: Db): Promise<void> {
@@ -161,39 +159,8 @@ async function exerciseApprovalStore(db: Db): Promise<void> {
   });
 }
 
-describe("approval store on SQLite", () => {
-  let temp: ReturnType<typeof makeTempDir> | undefined;
-  let db: Db | undefined;
-  afterEach(async () => {
-    await db?.$disconnect();
-    temp?.remove();
-  });
-
-  it("reads the context, stores, settles once, audits and keeps the live row", async () => {
-    temp = makeTempDir();
-    const url = `file:${path.join(temp.dir, "conduit.db")}`;
-    await deployMigrations({ url });
-    db = createDb(url);
-    await exerciseApprovalStore(db);
-  });
-});
-
-// Skipped only with CONDUIT_SKIP_PG=1, an explicit opt-out; without PostgreSQL and without it, the suite fails.
-describe.skipIf(pgTests.skip)("approval store on PostgreSQL", () => {
-  let serverUrl: string;
-  beforeAll(() => {
-    serverUrl = pgTests.serverUrl();
-  });
-
-  it("reads the context, stores, settles once, audits and keeps the live row", async () => {
-    await withScratchPgDatabase(serverUrl, async (url) => {
-      await deployMigrations({ url });
-      const db = createDb(url);
-      try {
-        await exerciseApprovalStore(db);
-      } finally {
-        await db.$disconnect();
-      }
-    });
-  });
-});
+itOnBothProviders(
+  "approval store",
+  "reads the context, stores, settles once, audits and keeps the live row",
+  exerciseApprovalStore,
+);

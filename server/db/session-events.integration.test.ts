@@ -1,7 +1,5 @@
-import path from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createDb, type Db } from "./client";
-import { deployMigrations, withScratchPgDatabase } from "./migrations";
+import { expect } from "vitest";
+import type { Db } from "./client";
 import {
   findSessionCommand,
   findSessionEvent,
@@ -11,7 +9,7 @@ import {
   listSessionEvents,
   type SessionEventRecord,
 } from "./session-events";
-import { makeTempDir, pgTests } from "./test-support";
+import { itOnBothProviders } from "./test-support";
 
 /** The event log's queries, the same on both providers (the INSERT is raw SQL). */
 async function exerciseEventLog(db: Db): Promise<void> {
@@ -59,39 +57,4 @@ async function exerciseEventLog(db: Db): Promise<void> {
   expect(await lastSessionSeq(db, session.id)).toBe(1203);
 }
 
-describe("event log store on SQLite", () => {
-  let temp: ReturnType<typeof makeTempDir> | undefined;
-  let db: Db | undefined;
-  afterEach(async () => {
-    await db?.$disconnect();
-    temp?.remove();
-  });
-
-  it("inserts, reads and refuses clashes", async () => {
-    temp = makeTempDir();
-    const url = `file:${path.join(temp.dir, "conduit.db")}`;
-    await deployMigrations({ url });
-    db = createDb(url);
-    await exerciseEventLog(db);
-  });
-});
-
-// Skipped only with CONDUIT_SKIP_PG=1, an explicit opt-out; without PostgreSQL and without it, the suite fails.
-describe.skipIf(pgTests.skip)("event log store on PostgreSQL", () => {
-  let serverUrl: string;
-  beforeAll(() => {
-    serverUrl = pgTests.serverUrl();
-  });
-
-  it("inserts, reads and refuses clashes", async () => {
-    await withScratchPgDatabase(serverUrl, async (url) => {
-      await deployMigrations({ url });
-      const db = createDb(url);
-      try {
-        await exerciseEventLog(db);
-      } finally {
-        await db.$disconnect();
-      }
-    });
-  });
-});
+itOnBothProviders("event log store", "inserts, reads and refuses clashes", exerciseEventLog);

@@ -2,7 +2,10 @@
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { describe, it } from "vitest";
+import { createDb, type Db } from "./client";
 import { findProjectRoot } from "./database-url";
+import { deployMigrations, withScratchPgDatabase } from "./migrations";
 
 export const projectRoot = findProjectRoot();
 
@@ -36,3 +39,41 @@ export const pgTests = {
     return url;
   },
 };
+
+/**
+ * One test, run on a freshly migrated database of each provider: a SQLite file, and a scratch
+ * PostgreSQL database (skipped only with CONDUIT_SKIP_PG=1, an explicit opt-out; without
+ * PostgreSQL and without it, the test fails).
+ */
+export function itOnBothProviders(subject: string, name: string, exercise: (db: Db) => Promise<void>): void {
+  describe(`${subject} on SQLite`, () => {
+    it(name, async () => {
+      const temp = makeTempDir();
+      const url = `file:${path.join(temp.dir, "conduit.db")}`;
+      try {
+        await deployMigrations({ url });
+        const db = createDb(url);
+        try {
+          await exercise(db);
+        } finally {
+          await db.$disconnect();
+        }
+      } finally {
+        temp.remove();
+      }
+    });
+  });
+  describe.skipIf(pgTests.skip)(`${subject} on PostgreSQL`, () => {
+    it(name, async () => {
+      await withScratchPgDatabase(pgTests.serverUrl(), async (url) => {
+        await deployMigrations({ url });
+        const db = createDb(url);
+        try {
+          await exercise(db);
+        } finally {
+          await db.$disconnect();
+        }
+      });
+    });
+  });
+}

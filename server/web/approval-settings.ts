@@ -8,6 +8,7 @@ import { z } from "zod";
 import { getDb } from "@/server/db/client";
 import { ruleLabel } from "@/server/domain/approval/answers";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
+import type { ApprovalSettingsView } from "@/server/shared/wire/approval";
 import { requireWorkspaceAccess } from "@/server/web/workspaces";
 
 /** The shortest deadline an owner may set: anything shorter expires before a person can read the card. */
@@ -29,25 +30,6 @@ export const ZApprovalDeadlineSec = z
 /** `{ approvalDeadlineSec: 30…604800 | null }`; null means approvals never expire. */
 export const ZApprovalDeadlineInput = z.object({ approvalDeadlineSec: ZApprovalDeadlineSec });
 export type ApprovalDeadlineInput = z.infer<typeof ZApprovalDeadlineInput>;
-
-/** A stored workspace rule with who made it; `createdBy` is null when that account is gone. */
-export interface PermissionRuleView {
-  id: string;
-  toolName: string;
-  ruleContent: string | null;
-  /** The rule in the CLI's syntax, e.g. `Bash(npm test)`. */
-  label: string;
-  behavior: string;
-  createdAt: string;
-  createdBy: { id: string; name: string; email: string } | null;
-}
-
-export interface ApprovalSettingsView {
-  /** seconds, or null for never */
-  approvalDeadlineSec: number | null;
-  /** newest first */
-  rules: PermissionRuleView[];
-}
 
 /** The workspace's deadline and remembered rules (any member may read). */
 export async function readApprovalSettings(userId: string, slug: string): Promise<ApprovalSettingsView> {

@@ -145,3 +145,24 @@ export interface ApprovalList {
 export interface ApprovalCount {
   pending: number;
 }
+
+// The workspace approval settings, as `GET /api/workspaces/<slug>/approval-settings` returns them.
+
+/** A stored workspace rule with who made it; `createdBy` is null when that account is gone. */
+export interface PermissionRuleView {
+  id: string;
+  toolName: string;
+  ruleContent: string | null;
+  /** The rule in the CLI's syntax, e.g. `Bash(npm test)`. */
+  label: string;
+  behavior: string;
+  createdAt: string;
+  createdBy: { id: string; name: string; email: string } | null;
+}
+
+export interface ApprovalSettingsView {
+  /** seconds, or null for never */
+  approvalDeadlineSec: number | null;
+  /** newest first */
+  rules: PermissionRuleView[];
+}
