@@ -63,46 +63,44 @@ export interface ApprovalContext {
 
 /**
  * The session's workspace, its members and allow rules; undefined for a missing session. Read
- * fresh for every request (so a rule or membership change applies to the next one) as three
- * flat statements: Prisma's nested relation loading costs about five times as much, on the path
- * every tool call waits on.
+ * fresh for every request (so a rule or membership change applies to the next one) in ONE
+ * statement, a consistent snapshot: the session row, then a row per member (`m`), then a row
+ * per allow rule (`r`), in shared text columns. Prisma's nested relation loading costs about
+ * five times as much, on the path every tool call waits on.
  */
 export async function findApprovalContext(db: Db, sessionId: string): Promise<ApprovalContext | undefined> {
-  const [row] = await db.$queryRaw<
+  const rows = await db.$queryRaw<
     {
-      sessionId: string;
-      title: string | null;
-      createdById: string;
-      workspaceId: string;
-      slug: string;
-      name: string;
-      rootPath: string;
-      approvalDeadlineSec: number | bigint | null;
+      k: string;
+      a: string | null;
+      b: string | null;
+      c: string | null;
+      d: string | null;
+      e: string | null;
+      f: string | null;
+      n: number | bigint | null;
     }[]
-  >`SELECT s."id" AS "sessionId", s."title", s."createdById", w."id" AS "workspaceId", w."slug", w."name", w."rootPath", w."approvalDeadlineSec"
-    FROM "Session" s JOIN "Workspace" w ON w."id" = s."workspaceId" WHERE s."id" = ${sessionId}`;
-  if (!row) return undefined;
-  const [members, rules] = await Promise.all([
-    db.$queryRaw<
-      { userId: string; role: string }[]
-    >`SELECT "userId", "role" FROM "Membership" WHERE "workspaceId" = ${row.workspaceId}`,
-    db.$queryRaw<
-      { toolName: string; ruleContent: string | null }[]
-    >`SELECT "toolName", "ruleContent" FROM "PermissionRule" WHERE "workspaceId" = ${row.workspaceId} AND "behavior" = 'allow'`,
-  ]);
+  >`SELECT 's' AS "k", s."title" AS "a", s."createdById" AS "b", w."id" AS "c", w."slug" AS "d", w."name" AS "e", w."rootPath" AS "f", w."approvalDeadlineSec" AS "n"
+      FROM "Session" s JOIN "Workspace" w ON w."id" = s."workspaceId" WHERE s."id" = ${sessionId}
+    UNION ALL SELECT 'm', m."userId", m."role", NULL, NULL, NULL, NULL, NULL
+      FROM "Membership" m JOIN "Session" s ON m."workspaceId" = s."workspaceId" WHERE s."id" = ${sessionId}
+    UNION ALL SELECT 'r', r."toolName", r."ruleContent", NULL, NULL, NULL, NULL, NULL
+      FROM "PermissionRule" r JOIN "Session" s ON r."workspaceId" = s."workspaceId" WHERE s."id" = ${sessionId} AND r."behavior" = 'allow'`;
+  const head = rows.find((r) => r.k === "s");
+  if (!head) return undefined;
   return {
-    sessionId: row.sessionId,
-    title: row.title,
-    createdById: row.createdById,
+    sessionId,
+    title: head.a,
+    createdById: head.b!,
     workspace: {
-      id: row.workspaceId,
-      slug: row.slug,
-      name: row.name,
-      rootPath: row.rootPath,
-      approvalDeadlineSec: row.approvalDeadlineSec === null ? null : Number(row.approvalDeadlineSec),
+      id: head.c!,
+      slug: head.d!,
+      name: head.e!,
+      rootPath: head.f!,
+      approvalDeadlineSec: head.n === null ? null : Number(head.n),
     },
-    members: members.map((m) => ({ userId: m.userId, role: m.role })),
-    rules: rules.map((r) => ({ toolName: r.toolName, ruleContent: r.ruleContent })),
+    members: rows.filter((r) => r.k === "m").map((r) => ({ userId: r.a!, role: r.b! })),
+    rules: rows.filter((r) => r.k === "r").map((r) => ({ toolName: r.a!, ruleContent: r.b })),
   };
 }
 
