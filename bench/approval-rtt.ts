@@ -4,8 +4,9 @@
  * room, a socket.io client that answers on sight, authorize, record, audit, answer).
  *
  * The sidecar's parts are wired as server/sidecar/main.ts wires them (socket server, approval
- * service, session hub, WAL checkpointer) in this process; the approver is a socket.io client in
- * its own process (bench/approval-rtt-decider.mjs), as a browser would be.
+ * service and session hub by test/sidecar-fixture.ts, and the WAL checkpointer) in this process;
+ * the approver is a socket.io client in its own process (bench/approval-rtt-decider.mjs), as a
+ * browser would be.
  *
  * Two runs, each with live sessions (every CLI is spawned and has had three approvals answered
  * before anything is timed), whose timed turns start spread over one pause, as independent users'
@@ -34,18 +35,12 @@ import { fileURLToPath } from "node:url";
 import pino from "pino";
 import { startWalCheckpointer } from "../server/db/wal-checkpointer";
 import { mintSocketToken } from "../server/shared/socket-token";
-import { ApprovalService } from "../server/sidecar/approval/approval-service";
-import { SessionHub } from "../server/sidecar/session/session-hub";
 import { createSessionRunner } from "../server/sidecar/session/session-runner";
-import { attachApprovalSockets, notifyUsersOf } from "../server/sidecar/socket/approval-socket";
-import { createSocketServer } from "../server/sidecar/socket/create-socket-server";
-import { attachSessionSockets } from "../server/sidecar/socket/session-socket";
 import { startCliEnv, type CliEnv } from "../test/cli-env";
 import { createSessionFixtures } from "../test/session-fixtures";
+import { startTestSidecar, testSidecarOrigin, testSidecarSecret } from "../test/sidecar-fixture";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const origin = "http://127.0.0.1:3997";
-const secret = "approval-rtt-secret-".padEnd(40, "x");
 const SESSIONS = Number(process.env.APPROVAL_RTT_SESSIONS ?? 50);
 const REAL_SESSIONS = Number(process.env.APPROVAL_RTT_REAL_SESSIONS ?? 5);
 const ASKS = Number(process.env.APPROVAL_RTT_ASKS ?? 20);
@@ -101,7 +96,7 @@ async function startModel(): Promise<{ child: ChildProcess; url: string }> {
 
 /** Starts the approver process; resolves once it is connected. */
 async function startDecider(url: string, token: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.join(here, "approval-rtt-decider.mjs"), url, origin, token], {
+  const child = spawn(process.execPath, [path.join(here, "approval-rtt-decider.mjs"), url, testSidecarOrigin, token], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   await new Promise<void>((resolve, reject) => {
@@ -129,24 +124,14 @@ async function runOnce(kind: "real" | "fake", sessions: number): Promise<RunResu
   }
   const fx = await createSessionFixtures(cli ? { rootPath: cli.cwd } : {});
   const checkpointer = await startWalCheckpointer(fx.db, fx.url, { log });
-  const server = createSocketServer({
-    secret,
-    allowedOrigins: [origin],
-    findUser: async (id) =>
-      (await fx.db.user.findUnique({ where: { id }, select: { id: true, email: true, name: true } })) ?? undefined,
-    log,
-  });
-  const service = new ApprovalService({ db: fx.db, log, notify: notifyUsersOf(server.io) });
   const env = cli;
-  const hub = new SessionHub({
-    db: fx.db,
-    configRoot: path.join(fx.dataDir, "claude-config"),
-    sidecarId: "bench",
+  const sidecar = await startTestSidecar(fx, {
+    approvals: true,
     log,
     // Timed here too: the part of each round trip spent inside the sidecar's approval path.
-    decidePermission: async (session, question) => {
+    wrapDecider: (decide) => async (session, question) => {
       const t0 = performance.now();
-      const decision = await service.decidePermission(session, question);
+      const decision = await decide(session, question);
       if (timing) insideMs.push(performance.now() - t0);
       return decision;
     },
@@ -179,10 +164,11 @@ async function runOnce(kind: "real" | "fake", sessions: number): Promise<RunResu
             decidePermission,
           }),
   });
-  attachSessionSockets(server.io, { hub, db: fx.db, log });
-  attachApprovalSockets(server.io, { service, log });
-  const port = await server.listen(0, "127.0.0.1");
-  const decider = await startDecider(`http://127.0.0.1:${port}`, await mintSocketToken(secret, fx.owner.id, 3600));
+  const hub = sidecar.hub;
+  const decider = await startDecider(
+    `http://127.0.0.1:${sidecar.port}`,
+    await mintSocketToken(testSidecarSecret, fx.owner.id, 3600),
+  );
 
   const timingsMs: number[] = [];
   const insideMs: number[] = [];
@@ -245,9 +231,7 @@ async function runOnce(kind: "real" | "fake", sessions: number): Promise<RunResu
     }
   } finally {
     decider.kill("SIGTERM");
-    await hub.close();
-    await service.close();
-    await server.close();
+    await sidecar.close();
     await checkpointer.close();
     await fx.close();
     model?.kill("SIGTERM");

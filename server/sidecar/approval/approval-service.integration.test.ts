@@ -1,25 +1,17 @@
 import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import pino from "pino";
-import { io as connect, type Socket } from "socket.io-client";
+import type { Socket } from "socket.io-client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { listSessionEvents } from "@/server/db/session-events";
 import { callTool, say, type Step } from "@/server/model-server/scenario";
-import { mintSocketToken } from "@/server/shared/socket-token";
 import type { Ack } from "@/server/shared/wire/ack";
 import type { ApprovalList, ApprovalResolved, ApprovalView, Decision } from "@/server/shared/wire/approval";
 import type { SessionView } from "@/server/shared/wire/session";
-import { SessionHub } from "@/server/sidecar/session/session-hub";
 import { createSessionRunner } from "@/server/sidecar/session/session-runner";
-import { createSocketServer, type SocketServer } from "@/server/sidecar/socket/create-socket-server";
-import { attachApprovalSockets, notifyUsersOf } from "@/server/sidecar/socket/approval-socket";
-import { attachSessionSockets } from "@/server/sidecar/socket/session-socket";
 import { startCliEnv, type CliEnv } from "@/test/cli-env";
 import { createSessionFixtures, type SessionFixtures, type TestUser } from "@/test/session-fixtures";
-import { ApprovalService } from "./approval-service";
-
-const secret = "approval-service-secret-".padEnd(40, "x");
-const origin = "http://127.0.0.1:3998";
+import { startTestSidecar, type TestSidecar } from "@/test/sidecar-fixture";
 const log = pino({ level: "silent" });
 
 let counter = 0;
@@ -69,32 +61,15 @@ class Client {
 describe("approvals with the real CLI", () => {
   let cli: CliEnv;
   let fx: SessionFixtures;
-  let server: SocketServer;
-  let hub: SessionHub;
-  let service: ApprovalService;
+  let sidecar: TestSidecar;
   let owner: Client;
   let editor: Client;
   let viewer: Client;
   const sessions: string[] = [];
-  const clients: Client[] = [];
 
   async function open(user: TestUser): Promise<Client> {
-    const socket = connect(`http://127.0.0.1:${port}`, {
-      transports: ["websocket"],
-      extraHeaders: { origin },
-      auth: { token: await mintSocketToken(secret, user.id, 600) },
-      reconnection: false,
-      forceNew: true,
-    });
-    await new Promise<void>((resolve, reject) => {
-      socket.once("connect", () => resolve());
-      socket.once("connect_error", reject);
-    });
-    const client = new Client(socket);
-    clients.push(client);
-    return client;
+    return new Client(await sidecar.connect(user));
   }
-  let port = 0;
 
   /** Starts a session running `steps` and returns its id. */
   async function run(name: string, steps: Step[]): Promise<string> {
@@ -139,26 +114,12 @@ describe("approvals with the real CLI", () => {
   beforeAll(async () => {
     cli = await startCliEnv();
     fx = await createSessionFixtures({ rootPath: cli.cwd });
-    server = createSocketServer({
-      secret,
-      allowedOrigins: [origin],
-      findUser: async (id) =>
-        (await fx.db.user.findUnique({ where: { id }, select: { id: true, email: true, name: true } })) ?? undefined,
+    sidecar = await startTestSidecar(fx, {
+      approvals: true,
       log,
-    });
-    service = new ApprovalService({ db: fx.db, log, notify: notifyUsersOf(server.io) });
-    hub = new SessionHub({
-      db: fx.db,
-      configRoot: path.join(fx.dataDir, "claude-config"),
-      sidecarId: "it",
-      log,
-      decidePermission: service.decidePermission,
       createRunner: (options, decidePermission) =>
         createSessionRunner(options, { cliPath: cli.cliPath, decidePermission, baseEnv: cli.env }),
     });
-    attachSessionSockets(server.io, { hub, db: fx.db, log });
-    attachApprovalSockets(server.io, { service, log });
-    port = await server.listen(0, "127.0.0.1");
     owner = await open(fx.owner);
     editor = await open(fx.editor);
     viewer = await open(fx.viewer);
@@ -172,10 +133,7 @@ describe("approvals with the real CLI", () => {
   });
 
   afterAll(async () => {
-    for (const c of clients) c.socket.close();
-    await hub?.close();
-    await service?.close();
-    await server?.close();
+    await sidecar?.close();
     await cli?.close();
     await fx?.close();
   }, 60_000);
@@ -519,7 +477,7 @@ describe("approvals with the real CLI", () => {
         input: "{}",
       },
     });
-    expect(await service.cancelLeftovers()).toBeGreaterThanOrEqual(1);
+    expect(await sidecar.approvals!.cancelLeftovers()).toBeGreaterThanOrEqual(1);
     const after = await fx.db.approval.findUniqueOrThrow({ where: { id: row.id } });
     expect(after).toMatchObject({ status: "cancelled", message: expect.stringContaining("restarted") });
   });

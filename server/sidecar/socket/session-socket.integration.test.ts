@@ -1,23 +1,18 @@
-import path from "node:path";
 import pino from "pino";
-import { io as connect, type Socket } from "socket.io-client";
+import type { Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listSessionEvents } from "@/server/db/session-events";
 import { say } from "@/server/model-server/scenario";
-import { mintSocketToken } from "@/server/shared/socket-token";
 import type { Ack } from "@/server/shared/wire/ack";
 import type { PresenceChanged, SessionView, SubscribeResult, WireEvent } from "@/server/shared/wire/session";
-import { SessionHub, type CreateRunner } from "@/server/sidecar/session/session-hub";
+import type { CreateRunner } from "@/server/sidecar/session/session-hub";
 import { createSessionRunner } from "@/server/sidecar/session/session-runner";
 import { toWireEvent } from "@/server/sidecar/session/session-wire-event";
 import { startCliEnv, type CliEnv } from "@/test/cli-env";
 import { fakeRunnerFactory, type FakeSessionRunner } from "@/test/fake-session-runner";
 import { createSessionFixtures, type SessionFixtures, type TestUser } from "@/test/session-fixtures";
-import { createSocketServer, type SocketServer } from "./create-socket-server";
-import { attachSessionSockets } from "./session-socket";
+import { startTestSidecar } from "@/test/sidecar-fixture";
 
-const secret = "session-socket-secret-".padEnd(40, "x");
-const origin = "http://127.0.0.1:3999";
 const log = pino({ level: "silent" });
 
 /** One browser tab: its socket and the event list it builds the way the UI does. */
@@ -77,49 +72,13 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs = 30_000
   }
 }
 
-/** A socket server with the session handlers on a hub made by `createRunner`. */
+/** A sidecar with the session handlers on a hub made by `createRunner`; `open` connects a Client. */
 async function startServer(fx: SessionFixtures, createRunner: CreateRunner) {
-  const hub = new SessionHub({
-    db: fx.db,
-    createRunner,
-    configRoot: path.join(fx.dataDir, "claude-config"),
-    sidecarId: "it",
-    log,
-  });
-  const server: SocketServer = createSocketServer({
-    secret,
-    allowedOrigins: [origin],
-    findUser: async (id) =>
-      (await fx.db.user.findUnique({ where: { id }, select: { id: true, email: true, name: true } })) ?? undefined,
-    log,
-  });
-  const detach = attachSessionSockets(server.io, { hub, db: fx.db, log });
-  const port = await server.listen(0, "127.0.0.1");
-  const clients: Client[] = [];
+  const sidecar = await startTestSidecar(fx, { createRunner, log });
   return {
-    hub,
-    async open(user: TestUser): Promise<Client> {
-      const socket = connect(`http://127.0.0.1:${port}`, {
-        transports: ["websocket"],
-        extraHeaders: { origin },
-        auth: { token: await mintSocketToken(secret, user.id, 600) },
-        reconnection: false,
-        forceNew: true,
-      });
-      await new Promise<void>((resolve, reject) => {
-        socket.once("connect", () => resolve());
-        socket.once("connect_error", reject);
-      });
-      const client = new Client(socket);
-      clients.push(client);
-      return client;
-    },
-    async close() {
-      for (const c of clients) c.socket.close();
-      detach();
-      await hub.close();
-      await server.close();
-    },
+    hub: sidecar.hub,
+    open: async (user: TestUser) => new Client(await sidecar.connect(user)),
+    close: () => sidecar.close(),
   };
 }
 

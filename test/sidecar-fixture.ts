@@ -1,0 +1,90 @@
+// The sidecar's parts wired as server/sidecar/main.ts wires them (socket server, session hub,
+// optionally the approval service deciding the hub's permission questions), on a free port,
+// for integration tests and benchmarks; `connect` opens an authenticated socket.io client.
+import path from "node:path";
+import pino, { type Logger } from "pino";
+import { io, type Socket } from "socket.io-client";
+import { mintSocketToken } from "@/server/shared/socket-token";
+import { ApprovalService } from "@/server/sidecar/approval/approval-service";
+import { SessionHub, type CreateRunner, type SessionPermissionDecider } from "@/server/sidecar/session/session-hub";
+import { attachApprovalSockets, notifyUsersOf } from "@/server/sidecar/socket/approval-socket";
+import { createSocketServer } from "@/server/sidecar/socket/create-socket-server";
+import { attachSessionSockets } from "@/server/sidecar/socket/session-socket";
+import type { SessionFixtures } from "./session-fixtures";
+
+/** The token secret and the one allowed Origin of a test sidecar. */
+export const testSidecarSecret = "test-sidecar-secret-".padEnd(40, "x");
+export const testSidecarOrigin = "http://127.0.0.1:3999";
+
+export interface TestSidecarOptions {
+  createRunner: CreateRunner;
+  /** With the approval service deciding permission questions; without, the hub's own refusal. */
+  approvals?: boolean;
+  /** Wraps the approval service's decider (a benchmark times it). */
+  wrapDecider?: (decide: SessionPermissionDecider) => SessionPermissionDecider;
+  log?: Logger;
+}
+
+export interface TestSidecar {
+  hub: SessionHub;
+  /** Present with `approvals: true`. */
+  approvals: ApprovalService | undefined;
+  port: number;
+  /** A connected socket.io client of `user` (a short-lived token, the allowed Origin). */
+  connect(user: { id: string }): Promise<Socket>;
+  /** Closes the clients, then the server, the hub and the approval service. */
+  close(): Promise<void>;
+}
+
+export async function startTestSidecar(fx: SessionFixtures, options: TestSidecarOptions): Promise<TestSidecar> {
+  const log = options.log ?? pino({ level: "silent" });
+  const server = createSocketServer({
+    secret: testSidecarSecret,
+    allowedOrigins: [testSidecarOrigin],
+    findUser: async (id) =>
+      (await fx.db.user.findUnique({ where: { id }, select: { id: true, email: true, name: true } })) ?? undefined,
+    log,
+  });
+  const approvals = options.approvals
+    ? new ApprovalService({ db: fx.db, log, notify: notifyUsersOf(server.io) })
+    : undefined;
+  const decider = approvals && (options.wrapDecider?.(approvals.decidePermission) ?? approvals.decidePermission);
+  const hub = new SessionHub({
+    db: fx.db,
+    configRoot: path.join(fx.dataDir, "claude-config"),
+    sidecarId: "test",
+    log,
+    createRunner: options.createRunner,
+    ...(decider ? { decidePermission: decider } : {}),
+  });
+  attachSessionSockets(server.io, { hub, db: fx.db, log });
+  if (approvals) attachApprovalSockets(server.io, { service: approvals, log });
+  const port = await server.listen(0, "127.0.0.1");
+  const sockets: Socket[] = [];
+  return {
+    hub,
+    approvals,
+    port,
+    async connect(user) {
+      const socket = io(`http://127.0.0.1:${port}`, {
+        transports: ["websocket"],
+        extraHeaders: { origin: testSidecarOrigin },
+        auth: { token: await mintSocketToken(testSidecarSecret, user.id, 3600) },
+        reconnection: false,
+        forceNew: true,
+      });
+      sockets.push(socket);
+      await new Promise<void>((resolve, reject) => {
+        socket.once("connect", () => resolve());
+        socket.once("connect_error", reject);
+      });
+      return socket;
+    },
+    async close() {
+      for (const socket of sockets) socket.close();
+      await server.close();
+      await hub.close();
+      await approvals?.close();
+    },
+  };
+}
