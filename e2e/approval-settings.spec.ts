@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext, type Locator, type Page } from "@playwright/test";
-import { sendPrompt, signedInPage, uniqueEmail } from "./fixtures";
+import { createWorkspace, sendPrompt, signedInPage, uniqueEmail } from "./fixtures";
 
 interface Settings {
   approvalDeadlineSec: number | null;
@@ -12,17 +12,6 @@ async function readSettings(request: APIRequestContext, slug: string): Promise<S
   return ((await res.json()) as { data: Settings }).data;
 }
 
-/** An owner's new workspace with `member` added in `role`; returns its slug. */
-async function workspaceWith(owner: Page, member: Page, role: "viewer" | "editor", name: string): Promise<string> {
-  const created = await owner.request.post("/api/workspaces", { data: { name } });
-  expect(created.status(), await created.text()).toBe(201);
-  const { data: ws } = (await created.json()) as { data: { slug: string } };
-  const email = await member.getByTestId("current-user").getAttribute("title");
-  const added = await owner.request.post(`/api/workspaces/${ws.slug}/members`, { data: { email, role } });
-  expect(added.status(), await added.text()).toBe(201);
-  return ws.slug;
-}
-
 function pendingCard(page: Page): Locator {
   return page.locator('[data-testid="approval-card"][data-status="pending"]');
 }
@@ -32,7 +21,7 @@ test("an owner sets the approval deadline to never; a viewer sees it but cannot 
   const owner = await signedInPage(browser, uniqueEmail("olga"), `Olga ${stamp}`);
   const viewer = await signedInPage(browser, uniqueEmail("vic"), `Vic ${stamp}`);
   try {
-    const slug = await workspaceWith(owner, viewer, "viewer", `Deadline ${stamp}`);
+    const { slug } = await createWorkspace(owner, `Deadline ${stamp}`, { page: viewer, role: "viewer" });
 
     await owner.goto(`/w/${slug}`);
     const panel = owner.getByTestId("approval-settings");
@@ -72,8 +61,7 @@ test("an owner sets the approval deadline to never; a viewer sees it but cannot 
     expect((await readSettings(owner.request, slug)).approvalDeadlineSec).toBeNull();
 
     // Someone outside a workspace learns nothing about it.
-    const other = await owner.request.post("/api/workspaces", { data: { name: `Private ${stamp}` } });
-    const { data: hidden } = (await other.json()) as { data: { slug: string } };
+    const hidden = await createWorkspace(owner, `Private ${stamp}`);
     expect((await viewer.request.get(`/api/workspaces/${hidden.slug}/approval-settings`)).status()).toBe(404);
     const outside = await viewer.request.patch(`/api/workspaces/${hidden.slug}/approval-settings`, {
       data: { approvalDeadlineSec: null },
@@ -95,7 +83,7 @@ test("'Allow and remember' for the workspace stores a rule: members see it, only
   const owner = await signedInPage(browser, ownerEmail, ownerName);
   const viewer = await signedInPage(browser, uniqueEmail("vera"), `Vera ${stamp}`);
   try {
-    const slug = await workspaceWith(owner, viewer, "viewer", `Rules ${stamp}`);
+    const { slug } = await createWorkspace(owner, `Rules ${stamp}`, { page: viewer, role: "viewer" });
     // The sidecar reads the deadline for every question: with "never" the cards have no clock.
     const never = await owner.request.put(`/api/workspaces/${slug}/approval-settings`, {
       data: { approvalDeadlineSec: null },
@@ -163,8 +151,7 @@ test("'Allow and remember' for the workspace stores a rule: members see it, only
     expect(refused.status()).toBe(403);
 
     // A rule id never reaches across workspaces, not even the owner's own.
-    const elsewhere = await owner.request.post("/api/workspaces", { data: { name: `Elsewhere ${stamp}` } });
-    const { data: otherWs } = (await elsewhere.json()) as { data: { slug: string } };
+    const otherWs = await createWorkspace(owner, `Elsewhere ${stamp}`);
     const across = await owner.request.delete(
       `/api/workspaces/${otherWs.slug}/approval-settings/rules/${stored.rules[0]!.id}`,
     );

@@ -1,5 +1,5 @@
 import { expect, test, type Locator, type Page } from "@playwright/test";
-import { sendPrompt, signedInPage, uniqueEmail } from "./fixtures";
+import { createWorkspace, sendPrompt, signedInPage, uniqueEmail } from "./fixtures";
 
 // The demo model's tour (server/model-server/demo-scenarios.ts): Read conduit-demo.md, Write it
 // when missing, Edit its status line, then a Bash command; each asks for approval in default mode.
@@ -43,17 +43,10 @@ test("an Edit is reviewed in another member's inbox, changed in the diff and all
   const stamp = Date.now().toString(36);
   const ada = await signedInPage(browser, uniqueEmail("ada"), `Ada ${stamp}`);
   const bea = await signedInPage(browser, uniqueEmail("bea"), `Bea ${stamp}`);
-  const beaEmail = await bea.getByTestId("current-user").getAttribute("title");
 
   try {
     // Ada owns a workspace; Bea is an editor, so approvals are routed to her too.
-    const created = await ada.request.post("/api/workspaces", { data: { name: `Approvals ${stamp}` } });
-    expect(created.status()).toBe(201);
-    const { data: ws } = (await created.json()) as { data: { slug: string } };
-    const added = await ada.request.post(`/api/workspaces/${ws.slug}/members`, {
-      data: { email: beaEmail, role: "editor" },
-    });
-    expect(added.status(), await added.text()).toBe(201);
+    const ws = await createWorkspace(ada, `Approvals ${stamp}`, { page: bea, role: "editor" });
 
     await ada.goto(`/w/${ws.slug}`);
     await ada.getByTestId("session-new").click();

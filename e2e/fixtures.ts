@@ -41,3 +41,22 @@ export async function sendPrompt(page: Page, text: string): Promise<void> {
   await input.press("Enter");
   await expect(input).toHaveValue("");
 }
+
+/** A new workspace of `owner` (through the API), with `member` added in `role` when given. */
+export async function createWorkspace(
+  owner: Page,
+  name: string,
+  member?: { page: Page; role: "owner" | "editor" | "viewer" },
+): Promise<{ id: string; slug: string }> {
+  const created = await owner.request.post("/api/workspaces", { data: { name } });
+  expect(created.status(), await created.text()).toBe(201);
+  const { data: ws } = (await created.json()) as { data: { id: string; slug: string } };
+  if (member) {
+    const email = await member.page.getByTestId("current-user").getAttribute("title");
+    const added = await owner.request.post(`/api/workspaces/${ws.slug}/members`, {
+      data: { email, role: member.role },
+    });
+    expect(added.status(), await added.text()).toBe(201);
+  }
+  return ws;
+}

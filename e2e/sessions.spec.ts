@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { sendPrompt, signedInPage, uniqueEmail } from "./fixtures";
+import { createWorkspace, sendPrompt, signedInPage, uniqueEmail } from "./fixtures";
 
 // The demo model's slow scenario ends its answer with this sentence (server/model-server/demo-scenarios.ts).
 const slowEnd = "the stream simply finishes with this sentence.";
@@ -15,17 +15,10 @@ test("two people share a live session: stream, reload, mode switch, stop", async
   const stamp = Date.now().toString(36);
   const ada = await signedInPage(browser, uniqueEmail("ada"), `Ada ${stamp}`);
   const bea = await signedInPage(browser, uniqueEmail("bea"), `Bea ${stamp}`);
-  const beaEmail = await bea.getByTestId("current-user").getAttribute("title");
 
   try {
     // Ada makes a workspace and adds Bea as an editor.
-    const created = await ada.request.post("/api/workspaces", { data: { name: `Live ${stamp}` } });
-    expect(created.status()).toBe(201);
-    const { data: ws } = (await created.json()) as { data: { slug: string } };
-    const added = await ada.request.post(`/api/workspaces/${ws.slug}/members`, {
-      data: { email: beaEmail, role: "editor" },
-    });
-    expect(added.status(), await added.text()).toBe(201);
+    const ws = await createWorkspace(ada, `Live ${stamp}`, { page: bea, role: "editor" });
 
     // Ada starts a session from the workspace page.
     await ada.goto(`/w/${ws.slug}`);
@@ -138,14 +131,7 @@ test("a viewer watches but cannot prompt; a non-member gets 404", async ({ brows
   const viewer = await signedInPage(browser, uniqueEmail("view"), `Viewer ${stamp}`);
   const stranger = await signedInPage(browser, uniqueEmail("str"), `Stranger ${stamp}`);
   try {
-    const created = await owner.request.post("/api/workspaces", { data: { name: `Watch ${stamp}` } });
-    const { data: ws } = (await created.json()) as { data: { slug: string } };
-    const viewerEmail = await viewer.getByTestId("current-user").getAttribute("title");
-    expect(
-      (
-        await owner.request.post(`/api/workspaces/${ws.slug}/members`, { data: { email: viewerEmail, role: "viewer" } })
-      ).status(),
-    ).toBe(201);
+    const ws = await createWorkspace(owner, `Watch ${stamp}`, { page: viewer, role: "viewer" });
 
     await owner.goto(`/w/${ws.slug}`);
     await owner.getByTestId("session-new").click();
