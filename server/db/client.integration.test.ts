@@ -1,8 +1,8 @@
 import path from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { closeDb, createDb, getDb, type Db } from "./client";
-import { deployMigrations, withScratchPgDatabase } from "./migrations";
-import { makeTempDir, pgTests } from "./test-support";
+import { deployMigrations } from "./migrations";
+import { itOnBothProviders, makeTempDir } from "./test-support";
 
 async function writeAndReadUser(db: Db): Promise<void> {
   const created = await db.user.create({ data: { email: "ada@example.com", name: "Ada", monthlyBudgetUsd: 12.5 } });
@@ -26,11 +26,6 @@ describe("SQLite client", () => {
     await db?.$disconnect();
     db = undefined;
     temp.remove();
-  });
-
-  it("writes and reads a User", async () => {
-    db = createDb(url);
-    await writeAndReadUser(db);
   });
 
   it("opens connections in WAL mode with a busy timeout and foreign keys on", async () => {
@@ -96,22 +91,4 @@ describe("SQLite client", () => {
   });
 });
 
-// Skipped only with CONDUIT_SKIP_PG=1, an explicit opt-out; without PostgreSQL and without it, the suite fails.
-describe.skipIf(pgTests.skip)("PostgreSQL client", () => {
-  let serverUrl: string;
-  beforeAll(() => {
-    serverUrl = pgTests.serverUrl();
-  });
-
-  it("writes and reads a User", async () => {
-    await withScratchPgDatabase(serverUrl, async (url) => {
-      await deployMigrations({ url });
-      const db = createDb(url);
-      try {
-        await writeAndReadUser(db);
-      } finally {
-        await db.$disconnect();
-      }
-    });
-  });
-});
+itOnBothProviders("client", "writes and reads a User", writeAndReadUser);

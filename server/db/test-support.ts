@@ -40,6 +40,17 @@ export const pgTests = {
   },
 };
 
+/** Runs `exercise` on a client of `url` after migrating it, and disconnects. */
+async function onMigrated(url: string, exercise: (db: Db) => Promise<void>): Promise<void> {
+  await deployMigrations({ url });
+  const db = createDb(url);
+  try {
+    await exercise(db);
+  } finally {
+    await db.$disconnect();
+  }
+}
+
 /**
  * One test, run on a freshly migrated database of each provider: a SQLite file, and a scratch
  * PostgreSQL database (skipped only with CONDUIT_SKIP_PG=1, an explicit opt-out; without
@@ -49,15 +60,8 @@ export function itOnBothProviders(subject: string, name: string, exercise: (db: 
   describe(`${subject} on SQLite`, () => {
     it(name, async () => {
       const temp = makeTempDir();
-      const url = `file:${path.join(temp.dir, "conduit.db")}`;
       try {
-        await deployMigrations({ url });
-        const db = createDb(url);
-        try {
-          await exercise(db);
-        } finally {
-          await db.$disconnect();
-        }
+        await onMigrated(`file:${path.join(temp.dir, "conduit.db")}`, exercise);
       } finally {
         temp.remove();
       }
@@ -65,15 +69,7 @@ export function itOnBothProviders(subject: string, name: string, exercise: (db: 
   });
   describe.skipIf(pgTests.skip)(`${subject} on PostgreSQL`, () => {
     it(name, async () => {
-      await withScratchPgDatabase(pgTests.serverUrl(), async (url) => {
-        await deployMigrations({ url });
-        const db = createDb(url);
-        try {
-          await exercise(db);
-        } finally {
-          await db.$disconnect();
-        }
-      });
+      await withScratchPgDatabase(pgTests.serverUrl(), (url) => onMigrated(url, exercise));
     });
   });
 }
