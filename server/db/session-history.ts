@@ -7,6 +7,7 @@
 import { USAGE_ROW_SEPARATOR } from "@/server/domain/cost/build-cost-entries";
 import { roundUsd } from "@/server/domain/cost/cost-reducer";
 import type { Prisma } from "@/generated/prisma/client";
+import type { TranscriptTurnCost } from "@/server/shared/wire/history";
 import type { Db } from "./client";
 
 /** What to list. `workspaceIds` is the caller's scope; the other fields narrow it. */
@@ -130,18 +131,8 @@ export async function listSessionHistory(db: Db, query: HistoryQuery): Promise<H
   };
 }
 
-/** One turn's cost, from the ledger: the turn row's figures and its usage rows summed. */
-export interface TurnCost {
-  resultId: string;
-  at: string;
-  userId: string;
-  model: string;
-  usd: number;
-  inputTokens: number;
-  outputTokens: number;
-  durationMs: number;
-  isError: boolean;
-}
+/** One turn's cost, from the ledger: the turn row's figures and its usage rows summed (the payer by id). */
+export type TurnCost = Omit<TranscriptTurnCost, "userName"> & { userId: string };
 
 /** The cost of each turn of a session, oldest first. */
 export async function listSessionTurnCosts(db: Db, sessionId: string): Promise<TurnCost[]> {

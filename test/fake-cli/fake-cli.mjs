@@ -52,7 +52,8 @@ if (mode === "grandchild") {
 // Stays alive after stdin ends in the modes that must be killed.
 const keepAlive = mode === "hang" || mode === "ignore-sigterm" ? setInterval(() => undefined, 60_000) : undefined;
 
-function turn(uuid, text) {
+/** The `system/init` line that starts each turn. */
+function printInit(tools) {
   print({
     type: "system",
     subtype: "init",
@@ -60,8 +61,12 @@ function turn(uuid, text) {
     model: "fake-model",
     permissionMode,
     cwd: process.cwd(),
-    tools: [],
+    tools,
   });
+}
+
+function turn(uuid, text) {
+  printInit([]);
   print({
     type: "assistant",
     message: {
@@ -94,15 +99,7 @@ function finish(uuid, text) {
 const pendingTools = new Map();
 
 function askPermission(uuid, text) {
-  print({
-    type: "system",
-    subtype: "init",
-    session_id: sessionId,
-    model: "fake-model",
-    permissionMode,
-    cwd: process.cwd(),
-    tools: ["Bash"],
-  });
+  printInit(["Bash"]);
   const requestId = randomUUID();
   const toolUseId = `toolu_${randomUUID()}`;
   pendingTools.set(requestId, { uuid, toolUseId });

@@ -63,22 +63,24 @@ describe("cost recording and budgets with the real CLI", () => {
     await until(async () => (await hub.view(sessionId)).status === "idle", 30_000, "session idle");
   }
 
+  /** The owner's new session, once its first child is up and idle. */
+  async function startIdleSession(): Promise<string> {
+    const view = await hub.createSession(
+      fx.owner,
+      { workspace: fx.workspace, role: "owner" },
+      { mode: "default", commandId: commandId() },
+    );
+    await until(async () => (await hub.view(view.id)).status === "idle", 30_000, "first child idle");
+    return view.id;
+  }
+
   async function prompt(sessionId: string, who: { id: string; name: string }, n: number): Promise<void> {
     await hub.prompt(who, sessionId, `[scenario:priced] turn ${n}`, commandId());
     await turnsRecorded(sessionId, n);
   }
 
   it("records five turns exactly across a SIGKILL and resume, charged to each prompt's sender", async () => {
-    const view = await hub.createSession(
-      fx.owner,
-      { workspace: fx.workspace, role: "owner" },
-      {
-        mode: "default",
-        commandId: commandId(),
-      },
-    );
-    const sessionId = view.id;
-    await until(async () => (await hub.view(sessionId)).status === "idle", 30_000, "first child idle");
+    const sessionId = await startIdleSession();
     await prompt(sessionId, fx.owner, 1);
     await prompt(sessionId, fx.editor, 2);
     await prompt(sessionId, fx.owner, 3);
@@ -124,16 +126,7 @@ describe("cost recording and budgets with the real CLI", () => {
   });
 
   it("refuses a prompt over the workspace or the user budget with budget_exceeded", async () => {
-    const view = await hub.createSession(
-      fx.owner,
-      { workspace: fx.workspace, role: "owner" },
-      {
-        mode: "default",
-        commandId: commandId(),
-      },
-    );
-    const sessionId = view.id;
-    await until(async () => (await hub.view(sessionId)).status === "idle", 30_000, "child idle");
+    const sessionId = await startIdleSession();
 
     await fx.db.workspace.update({ where: { id: fx.workspace.id }, data: { monthlyBudgetUsd: 0.1 } });
     const refused = await hub
