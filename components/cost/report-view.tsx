@@ -2,6 +2,7 @@
 
 import { useMemo } from "react";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { FilterSelect } from "@/components/filter-select";
 import type { Report, ReportRow } from "@/server/shared/wire/report";
 
 const palette = ["#4f46e5", "#0891b2", "#16a34a", "#ca8a04", "#dc2626", "#9333ea", "#db2777", "#64748b"];
@@ -66,22 +67,26 @@ export function ReportView(props: {
           <span className="block text-xs text-zinc-500">To (inclusive)</span>
           <input type="date" name="to" defaultValue={params.to} className="field py-1.5" data-testid="report-to" />
         </label>
-        <label className="space-y-1 text-sm">
-          <span className="block text-xs text-zinc-500">Per</span>
-          <select name="groupBy" defaultValue={params.groupBy} className="field w-auto py-1.5">
-            <option value="day">day</option>
-            <option value="week">week</option>
-            <option value="month">month</option>
-          </select>
-        </label>
-        <label className="space-y-1 text-sm">
-          <span className="block text-xs text-zinc-500">By</span>
-          <select name="by" defaultValue={params.by} className="field w-auto py-1.5">
-            <option value="user">user</option>
-            <option value="workspace">workspace</option>
-            <option value="model">model</option>
-          </select>
-        </label>
+        <FilterSelect
+          label="Per"
+          name="groupBy"
+          value={params.groupBy}
+          options={[
+            ["day", "day"],
+            ["week", "week"],
+            ["month", "month"],
+          ]}
+        />
+        <FilterSelect
+          label="By"
+          name="by"
+          value={params.by}
+          options={[
+            ["user", "user"],
+            ["workspace", "workspace"],
+            ["model", "model"],
+          ]}
+        />
         <button type="submit" className="btn py-1.5">
           Show
         </button>

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { FilterSelect } from "@/components/filter-select";
 import { formatUsd } from "@/components/session/format";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import { requirePageUser } from "@/server/web/auth";
@@ -59,53 +60,27 @@ export default async function HistoryPage({
           <span className="block text-xs text-zinc-500">Prompts and replies contain</span>
           <input data-testid="history-search" name="q" defaultValue={params.q} type="search" className="field py-1.5" />
         </label>
-        <label className="space-y-1 text-sm">
-          <span className="block text-xs text-zinc-500">Started by</span>
-          <select
-            data-testid="history-filter-user"
-            name="user"
-            defaultValue={params.user ?? ""}
-            className="field w-auto py-1.5"
-          >
-            <option value="">anyone</option>
-            {people.map((p) => (
-              <option key={p.id} value={p.id}>
-                {p.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="space-y-1 text-sm">
-          <span className="block text-xs text-zinc-500">Status</span>
-          <select
-            data-testid="history-filter-status"
-            name="status"
-            defaultValue={params.status ?? ""}
-            className="field w-auto py-1.5"
-          >
-            {statuses.map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="space-y-1 text-sm">
-          <span className="block text-xs text-zinc-500">Model</span>
-          <select
-            data-testid="history-filter-model"
-            name="model"
-            defaultValue={params.model ?? ""}
-            className="field w-auto py-1.5"
-          >
-            <option value="">any model</option>
-            {models.map((m) => (
-              <option key={m} value={m}>
-                {m}
-              </option>
-            ))}
-          </select>
-        </label>
+        <FilterSelect
+          label="Started by"
+          name="user"
+          value={params.user ?? ""}
+          options={[["", "anyone"], ...people.map((p) => [p.id, p.name] as const)]}
+          testId="history-filter-user"
+        />
+        <FilterSelect
+          label="Status"
+          name="status"
+          value={params.status ?? ""}
+          options={statuses}
+          testId="history-filter-status"
+        />
+        <FilterSelect
+          label="Model"
+          name="model"
+          value={params.model ?? ""}
+          options={[["", "any model"], ...models.map((m) => [m, m] as const)]}
+          testId="history-filter-model"
+        />
         <label className="space-y-1 text-sm">
           <span className="block text-xs text-zinc-500">From</span>
           <input
