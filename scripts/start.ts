@@ -1,23 +1,42 @@
 /**
  * `npm start`: migrate the database, build the web app if needed, then run edge, web and
  * sidecar (and the offline demo model when no ANTHROPIC_API_KEY is set) as one supervised
- * group. Ctrl-C stops all of them; a part that dies is reported and takes the group down,
- * never left silently half-running.
+ * group. Ctrl-C stops all of them; a part that dies is reported (its name and cause, in one
+ * line at the end) and takes the group down with a non-zero exit, never left half-running.
+ *
+ * Every part reads the same configuration (server/env, with its defaults); this script hands
+ * each one the complete record, so `npm start` works with no variable set at all.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync, readdirSync } from "node:fs";
+import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { EnvError, parseEnv } from "../server/env/env";
-import { findProjectRoot } from "../server/db/database-url";
+import { findProjectRoot, redactUrl } from "../server/db/database-url";
 import { deployMigrations } from "./db-migrate";
+import { childEnvironment, portsToBind, resolveStartSettings } from "./start-settings";
 
 const root = findProjectRoot(path.dirname(new URL(import.meta.url).pathname));
 const dev = process.argv.includes("--dev");
 const t0 = Date.now();
 
+function elapsed(since = t0): string {
+  return `${((Date.now() - since) / 1000).toFixed(1)} s`;
+}
+
 function say(message: string): void {
   process.stdout.write(`[conduit] ${message}\n`);
+}
+
+/** A start-up failure that names the part and the cause. */
+class StartError extends Error {
+  constructor(
+    readonly part: string,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 function loadDotEnv(): void {
@@ -53,6 +72,29 @@ function needsBuild(): boolean {
   return sources.some((p) => existsSync(p) && (statSync(p).isDirectory() ? newestMtime(p) : statSync(p).mtimeMs) > built);
 }
 
+/** Runs a build step with its output in a log file, printing the elapsed time while it runs. */
+function runLogged(label: string, command: string, args: string[], env: NodeJS.ProcessEnv, logFile: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const out = createWriteStream(logFile);
+    const child = spawn(command, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout.pipe(out, { end: false });
+    child.stderr.pipe(out, { end: false });
+    const ticker = setInterval(() => say(`${label}… ${elapsed(started)}`), 10_000);
+    const finish = (err?: Error) => {
+      clearInterval(ticker);
+      out.end(() => (err ? reject(err) : resolve()));
+    };
+    child.on("error", (err) => finish(new StartError("build", err.message)));
+    child.on("exit", (code, signal) => {
+      if (code === 0) return finish();
+      const tail = existsSync(logFile) ? readFileSync(logFile, "utf8").trim().split("\n").slice(-25) : [];
+      for (const line of tail) process.stderr.write(`[build] ${line}\n`);
+      finish(new StartError("build", `${label} failed (${signal ?? `exit code ${code}`}); the whole log is in ${path.relative(root, logFile)}`));
+    });
+  });
+}
+
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: root, env, stdio: "inherit" });
@@ -61,111 +103,182 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<v
   });
 }
 
+/** Resolves when nothing listens on host:port; otherwise names the variable to change. */
+function checkPortFree(p: { name: string; variable: string; port: number; host: string }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", (err: NodeJS.ErrnoException) => {
+      const why = err.code === "EADDRINUSE" ? "is already in use by another program" : `cannot be bound (${err.code ?? err.message})`;
+      reject(new StartError(p.name, `port ${p.port} on ${p.host} (${p.variable}) ${why}; stop that program or set ${p.variable} to another port`));
+    });
+    server.listen(p.port, p.host, () => server.close(() => resolve()));
+  });
+}
+
 interface Part {
   name: string;
   child: ChildProcess;
+  /** The last lines the part printed, to name the cause if it dies. */
+  recent: string[];
 }
 
 const parts: Part[] = [];
 let shuttingDown = false;
+let failure: StartError | undefined;
+
+/** The most telling line a part printed: a pino/JSON error's message, else its last line. */
+function causeOf(part: Part): string {
+  for (let i = part.recent.length - 1; i >= 0; i--) {
+    const line = part.recent[i]!;
+    if (!line.startsWith("{")) continue;
+    try {
+      const entry = JSON.parse(line) as { level?: number | string; msg?: string; message?: string; err?: { message?: string } };
+      const level = entry.level;
+      if (level === "error" || level === "fatal" || (typeof level === "number" && level >= 50)) {
+        return entry.err?.message ?? entry.msg ?? entry.message ?? line;
+      }
+    } catch {
+      // not JSON
+    }
+  }
+  const plain = part.recent.filter((l) => !l.startsWith("{") && !/^\s+at /.test(l));
+  return plain.slice(-3).join(" ").trim() || "no output";
+}
 
 function startPart(name: string, args: string[], env: NodeJS.ProcessEnv): Part {
   const child = spawn(process.execPath, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+  const part: Part = { name, child, recent: [] };
   const prefix = (chunk: Buffer, stream: NodeJS.WriteStream) => {
-    for (const line of chunk.toString().split("\n")) if (line.trim()) stream.write(`[${name}] ${line}\n`);
+    for (const line of chunk.toString().split("\n")) {
+      if (!line.trim()) continue;
+      stream.write(`[${name}] ${line}\n`);
+      part.recent.push(line);
+      if (part.recent.length > 30) part.recent.shift();
+    }
   };
   child.stdout?.on("data", (c: Buffer) => prefix(c, process.stdout));
   child.stderr?.on("data", (c: Buffer) => prefix(c, process.stderr));
   child.on("exit", (code, signal) => {
     if (shuttingDown) return;
-    say(`${name} stopped unexpectedly (${signal ?? `exit code ${code}`}); stopping the others.`);
+    failure ??= new StartError(name, `stopped unexpectedly (${signal ?? `exit code ${code}`}): ${causeOf(part)}`);
+    say(`${name} stopped unexpectedly; stopping the others.`);
     void shutdown(1);
   });
-  const part = { name, child };
   parts.push(part);
   return part;
 }
 
+const alive = (p: Part) => p.child.exitCode === null && p.child.signalCode === null;
+
 async function shutdown(code: number): Promise<void> {
   if (shuttingDown) return;
   shuttingDown = true;
-  const alive = parts.filter((p) => p.child.exitCode === null && p.child.signalCode === null);
-  for (const p of alive) p.child.kill("SIGTERM");
+  const running = parts.filter(alive);
+  for (const p of running) p.child.kill("SIGTERM");
   const deadline = Date.now() + 8000;
-  while (Date.now() < deadline && alive.some((p) => p.child.exitCode === null && p.child.signalCode === null)) {
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  for (const p of alive) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGKILL");
-  process.exit(code);
+  while (Date.now() < deadline && running.some(alive)) await new Promise((r) => setTimeout(r, 100));
+  for (const p of running) if (alive(p)) p.child.kill("SIGKILL");
+  if (failure) say(`failed: ${failure.part} — ${failure.message}`);
+  else if (code === 0) say("stopped");
+  process.exit(failure ? 1 : code);
 }
 
-async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+/** Waits until `probe` succeeds; fails early when the part has died. */
+async function waitUntilUp(part: Part, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const started = Date.now();
   for (;;) {
-    try {
-      const res = await fetch(url);
-      if (res.status < 500) return;
-    } catch {
-      // not up yet
+    if (!alive(part) || shuttingDown) throw new StartError(part.name, "stopped before it was ready");
+    if (await probe()) {
+      say(`${part.name} up (${elapsed(started)})`);
+      return;
     }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
-    await new Promise((r) => setTimeout(r, 200));
+    if (Date.now() - started > timeoutMs) throw new StartError(part.name, `did not answer within ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 150));
   }
+}
+
+async function answersHttp(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    await res.arrayBuffer();
+    return res.status < 500;
+  } catch {
+    return false;
+  }
+}
+
+function acceptsTcp(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host: "127.0.0.1" });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
 }
 
 async function main(): Promise<void> {
+  process.on("SIGINT", () => void shutdown(0));
+  process.on("SIGTERM", () => void shutdown(0));
   loadDotEnv();
-  const env = parseEnv(process.env);
-  const dataDir = path.resolve(root, env.CONDUIT_DATA_DIR);
-  mkdirSync(dataDir, { recursive: true });
-  const publicUrl = env.CONDUIT_PUBLIC_URL ?? `http://${env.HOST === "0.0.0.0" ? "127.0.0.1" : env.HOST}:${env.PORT}`;
-  const databaseUrl = env.DATABASE_URL ?? `file:${path.join(dataDir, "conduit.db")}`;
-  const demo = env.ANTHROPIC_API_KEY === undefined;
-
-  const childEnv: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: dev ? "development" : "production",
-    DATABASE_URL: databaseUrl,
-    CONDUIT_DATA_DIR: dataDir,
-    CONDUIT_WORKSPACES_ROOT: path.resolve(root, env.CONDUIT_WORKSPACES_ROOT ?? path.join(dataDir, "workspaces")),
-    CONDUIT_PUBLIC_URL: publicUrl,
-    NEXTAUTH_URL: env.NEXTAUTH_URL ?? publicUrl,
-    NEXTAUTH_SECRET: env.NEXTAUTH_SECRET ?? ensureSecret(dataDir),
-    CONDUIT_DEMO_MODEL: demo ? "1" : "0",
-  };
-  if (demo) {
-    childEnv.ANTHROPIC_BASE_URL = `http://127.0.0.1:${env.CONDUIT_MODEL_PORT}`;
-    childEnv.ANTHROPIC_API_KEY = "conduit-offline-demo";
+  const settings = resolveStartSettings(parseEnv(process.env), root);
+  const { env } = settings;
+  const sqlite = settings.databaseUrl.startsWith("file:");
+  say(
+    `configuration: ${sqlite ? "SQLite" : "PostgreSQL"} database, data in ${path.relative(root, settings.dataDir) || "."}, ` +
+      `${settings.demo ? "offline demo model (no ANTHROPIC_API_KEY)" : "Anthropic API"}, sign-up ${env.CONDUIT_SIGNUP}`,
+  );
+  mkdirSync(settings.dataDir, { recursive: true, mode: 0o700 });
+  const ports = portsToBind(settings);
+  const seen = new Map<number, string>();
+  for (const p of ports) {
+    const other = seen.get(p.port);
+    if (other) throw new StartError(p.name, `${p.variable} and ${other} both name port ${p.port}; give each part its own port`);
+    seen.set(p.port, p.variable);
   }
+  for (const p of ports) await checkPortFree(p);
+  const childEnv = childEnvironment(settings, { inherited: process.env, secret: env.NEXTAUTH_SECRET ?? ensureSecret(settings.dataDir), dev });
 
-  say(`migrating the database (${databaseUrl.startsWith("file:") ? "SQLite" : "PostgreSQL"})`);
-  await deployMigrations({ url: databaseUrl, log: (line: string) => say(line) });
+  const migrating = Date.now();
+  say(`migrating the database (${sqlite ? "SQLite" : `PostgreSQL at ${redactUrl(settings.databaseUrl)}`})`);
+  try {
+    await deployMigrations({ url: settings.databaseUrl, log: (line: string) => say(`  ${line}`) });
+  } catch (err) {
+    throw new StartError("migrate", err instanceof Error ? err.message : String(err));
+  }
+  say(`database ready (${elapsed(migrating)})`);
 
   if (!dev && needsBuild()) {
-    say("building the web app (first start or changed sources; about a minute)");
-    await run(process.execPath, ["node_modules/next/dist/bin/next", "build"], { ...childEnv, NODE_ENV: "production" });
+    say("building the web app (first start or changed sources; about a minute on two cores)");
+    const building = Date.now();
+    await runLogged("building the web app", process.execPath, ["node_modules/next/dist/bin/next", "build"], { ...childEnv, NODE_ENV: "production" }, path.join(settings.dataDir, "build.log"));
+    say(`web app built (${elapsed(building)})`);
   }
   if (!existsSync(path.join(root, "public", "monaco", "vs"))) await run(process.execPath, ["scripts/copy-monaco.mjs"], childEnv);
 
   const tsx = ["--import", "tsx"];
-  if (demo) {
-    say("no ANTHROPIC_API_KEY: starting the offline demo model");
-    startPart("model", [...tsx, "server/model-server/main.ts", "--port", String(env.CONDUIT_MODEL_PORT), "--host", "127.0.0.1"], childEnv);
+  const starting: Promise<void>[] = [];
+  if (settings.demo) {
+    const model = startPart("model", [...tsx, "server/model-server/main.ts", "--port", String(env.CONDUIT_MODEL_PORT), "--host", "127.0.0.1"], childEnv);
+    starting.push(waitUntilUp(model, () => acceptsTcp(env.CONDUIT_MODEL_PORT), 60_000));
   }
-  const nextArgs = ["node_modules/next/dist/bin/next", dev ? "dev" : "start", "-p", String(env.CONDUIT_NEXT_PORT), "-H", "127.0.0.1"];
-  startPart("web", nextArgs, childEnv);
-  startPart("sidecar", [...tsx, "server/sidecar/main.ts"], childEnv);
-  startPart("edge", [...tsx, "server/edge-proxy/main.ts"], childEnv);
-
-  process.on("SIGINT", () => void shutdown(0));
-  process.on("SIGTERM", () => void shutdown(0));
-
-  await waitForHttp(`http://127.0.0.1:${env.PORT}/healthz`, 60_000);
-  await waitForHttp(`http://127.0.0.1:${env.CONDUIT_NEXT_PORT}/api/health`, 60_000);
-  say(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s: open ${publicUrl}`);
+  const web = startPart("web", ["node_modules/next/dist/bin/next", dev ? "dev" : "start", "-p", String(env.CONDUIT_NEXT_PORT), "-H", "127.0.0.1"], childEnv);
+  const sidecar = startPart("sidecar", [...tsx, "server/sidecar/main.ts"], childEnv);
+  const edge = startPart("edge", [...tsx, "server/edge-proxy/main.ts"], childEnv);
+  starting.push(
+    waitUntilUp(sidecar, () => acceptsTcp(env.CONDUIT_SIDECAR_PORT), 60_000),
+    waitUntilUp(web, () => answersHttp(`http://127.0.0.1:${env.CONDUIT_NEXT_PORT}/api/health`), 120_000),
+    waitUntilUp(edge, () => answersHttp(`http://127.0.0.1:${env.PORT}/healthz`), 60_000),
+  );
+  await Promise.all(starting);
+  say(`ready in ${elapsed()}: open ${settings.publicUrl}`);
 }
 
 main().catch((err: unknown) => {
-  say(err instanceof EnvError ? err.message : `failed to start: ${err instanceof Error ? err.message : String(err)}`);
+  if (shuttingDown) return;
+  if (err instanceof EnvError) failure = new StartError("configuration", err.message.replace(/\n\s*/g, " "));
+  else if (err instanceof StartError) failure ??= err;
+  else failure ??= new StartError("start", err instanceof Error ? err.message : String(err));
   void shutdown(1);
 });

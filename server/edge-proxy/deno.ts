@@ -1,28 +1,30 @@
 // @ts-nocheck — Deno-only entry (uses the `Deno` global); tsc and the Node build skip it.
-// Run: deno run --unstable-sloppy-imports --allow-net --allow-env server/edge-proxy/deno.ts
+// Run: deno run --unstable-sloppy-imports --allow-net --allow-env --allow-read server/edge-proxy/deno.ts
 // (sloppy imports: the shared modules import each other without `.ts`, as the Node side needs).
-// Same env vars as main.ts. Unverified here: Deno is not installed in this project.
+// The same settings and defaults as main.ts: both parse the environment with server/env.
+import { EnvError, parseEnv, publicUrlOf } from "../env/env.ts";
 import { createEdgeHandler } from "./handler.ts";
 
-const port = Number(Deno.env.get("PORT") ?? 3000);
-const hostname = Deno.env.get("HOST") ?? "127.0.0.1";
-const nextPort = Deno.env.get("CONDUIT_NEXT_PORT");
-const sidecarPort = Deno.env.get("CONDUIT_SIDECAR_PORT");
-if (!nextPort || !sidecarPort) {
-  console.error("edge: CONDUIT_NEXT_PORT and CONDUIT_SIDECAR_PORT are required");
+let env;
+try {
+  env = parseEnv(Deno.env.toObject());
+} catch (err) {
+  console.error(`edge: ${err instanceof EnvError ? err.message : String(err)}`);
   Deno.exit(1);
 }
+const port = env.PORT;
+const hostname = env.HOST;
 
 const log = (entry) => console.log(JSON.stringify({ time: new Date().toISOString(), process: "edge", ...entry }));
 const handler = createEdgeHandler({
-  nextOrigin: `http://127.0.0.1:${nextPort}`,
-  sidecarOrigin: `http://127.0.0.1:${sidecarPort}`,
-  publicOrigin: Deno.env.get("CONDUIT_PUBLIC_URL") ?? `http://localhost:${port}`,
+  nextOrigin: `http://127.0.0.1:${env.CONDUIT_NEXT_PORT}`,
+  sidecarOrigin: `http://127.0.0.1:${env.CONDUIT_SIDECAR_PORT}`,
+  publicOrigin: publicUrlOf(env),
   fetch: globalThis.fetch,
   log,
-  rateLimit: Deno.env.get("CONDUIT_EDGE_RATE_LIMIT") === "off" ? false : {},
-  trustProxy: Deno.env.get("CONDUIT_TRUST_PROXY") === "on",
-  dev: Deno.env.get("NODE_ENV") === "development",
+  rateLimit: env.CONDUIT_EDGE_RATE_LIMIT === "on" ? {} : false,
+  trustProxy: env.CONDUIT_TRUST_PROXY === "on",
+  dev: env.NODE_ENV === "development",
 });
 
 // Headers the upstream needs to see on its own handshake: the bridge opens a new WebSocket,

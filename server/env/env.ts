@@ -1,8 +1,11 @@
 /**
- * Configuration, parsed once per process with zod. Every variable is listed here and in
- * `.env.example`; a bad value stops the process at start with a message naming the variable.
- * `scripts/start.ts` fills in defaults (ports, a generated secret) before it starts the parts,
- * so the web, sidecar and edge processes always receive complete, explicit settings.
+ * Configuration: one zod schema with one set of defaults for every process (edge, web, sidecar,
+ * model server, `npm start`). Every variable is listed here and in `.env.example`; a bad value
+ * stops the process at start with a message naming the variable.
+ *
+ * `parseEnv` is a pure function over a record, and nothing here touches `process` at module
+ * scope, so the edge's Deno entry imports it unchanged. `scripts/start.ts` adds what only it can
+ * make (a generated secret, absolute paths) and hands every part the same complete record.
  */
 import { z } from "zod";
 
@@ -47,6 +50,10 @@ export const ZEnv = z.object({
   CONDUIT_STALL_SEC: z.coerce.number().int().min(1).default(120),
   CONDUIT_EDGE_RATE_LIMIT: z.enum(["on", "off"]).default("on"),
   CONDUIT_TRUST_PROXY: z.enum(["on", "off"]).default("off"),
+  /** Who may create an account once the first (admin) account exists. */
+  CONDUIT_SIGNUP: z.enum(["invite", "open", "closed"]).default("invite"),
+  /** How CLI children are isolated: bubblewrap when installed (auto), always (bwrap), never (off). */
+  CONDUIT_SANDBOX: z.enum(["auto", "bwrap", "off"]).default("auto"),
 });
 
 export type Env = z.infer<typeof ZEnv>;
@@ -70,6 +77,25 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     throw new EnvError("Invalid configuration:\n  GITHUB_ID and GITHUB_SECRET must be set together.");
   }
   return env;
+}
+
+/**
+ * The URL people open: `CONDUIT_PUBLIC_URL`, else `http://HOST:PORT` (a wildcard bind is named
+ * by its loopback address, the one a browser on this machine can open).
+ */
+export function publicUrlOf(env: Pick<Env, "CONDUIT_PUBLIC_URL" | "HOST" | "PORT">): string {
+  if (env.CONDUIT_PUBLIC_URL !== undefined) return env.CONDUIT_PUBLIC_URL.replace(/\/+$/, "");
+  const host = env.HOST === "0.0.0.0" || env.HOST === "::" ? "127.0.0.1" : env.HOST.includes(":") ? `[${env.HOST}]` : env.HOST;
+  return `http://${host}:${env.PORT}`;
+}
+
+/** The public origin, plus its localhost/127.0.0.1 twin: both name this machine's port. */
+export function publicOriginsOf(publicUrl: string): string[] {
+  const url = new URL(publicUrl);
+  const origins = [url.origin];
+  if (url.hostname === "127.0.0.1") origins.push(url.origin.replace("127.0.0.1", "localhost"));
+  if (url.hostname === "localhost") origins.push(url.origin.replace("localhost", "127.0.0.1"));
+  return origins;
 }
 
 let cached: Env | undefined;

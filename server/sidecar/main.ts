@@ -10,7 +10,7 @@ import { getDb } from "@/server/db/client";
 import { DEFAULT_DATABASE_URL } from "@/server/db/database-url";
 import { listRecordedPids, markOrphanedSessionsStopped } from "@/server/db/sessions";
 import { startWalCheckpointer } from "@/server/db/wal-checkpointer";
-import { getEnv, requireSetting } from "@/server/env/env";
+import { getEnv, publicOriginsOf, publicUrlOf, requireSetting } from "@/server/env/env";
 import { createAdmission } from "@/server/sidecar/process/admission";
 import { claudeVersion, resolveClaudeBinary } from "@/server/sidecar/process/claude-binary";
 import { reapOrphans } from "@/server/sidecar/process/reap-orphans";
@@ -27,7 +27,6 @@ const log = pino({ name: "sidecar", level: getEnv().LOG_LEVEL });
 async function main(): Promise<void> {
   const env = getEnv();
   const secret = requireSetting(env, "NEXTAUTH_SECRET");
-  const publicUrl = env.CONDUIT_PUBLIC_URL ?? `http://${env.HOST}:${env.PORT}`;
 
   const cliPath = resolveClaudeBinary();
   const version = await claudeVersion(cliPath);
@@ -48,7 +47,7 @@ async function main(): Promise<void> {
   const runnerLog = log.child({ component: "runner" });
   const server = createSocketServer({
     secret,
-    allowedOrigins: originsFor(publicUrl),
+    allowedOrigins: publicOriginsOf(publicUrlOf(env)),
     findUser: async (id) => {
       const user = await db.user.findUnique({ where: { id } });
       return user ? { id: user.id, email: user.email, name: user.name } : undefined;
@@ -90,15 +89,6 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
-}
-
-/** The public origin, plus its localhost/127.0.0.1 twin: both name this machine's port. */
-function originsFor(publicUrl: string): string[] {
-  const url = new URL(publicUrl);
-  const origins = [url.origin];
-  if (url.hostname === "127.0.0.1") origins.push(url.origin.replace("127.0.0.1", "localhost"));
-  if (url.hostname === "localhost") origins.push(url.origin.replace("localhost", "127.0.0.1"));
-  return origins;
 }
 
 main().catch((err: unknown) => {

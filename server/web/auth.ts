@@ -14,6 +14,7 @@ import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import { verifyPassword } from "@/server/web/passwords";
 import { FailureLimiter } from "@/server/web/rate-limit";
 import { getEnv } from "@/server/env/env";
+import { isSessionCurrent, sessionVersionOf } from "@/server/domain/account/session-validity";
 
 const perEmail = new FailureLimiter(5, 15 * 60_000);
 const perAddress = new FailureLimiter(20, 15 * 60_000);
@@ -79,16 +80,26 @@ export function authOptions(): NextAuthOptions {
         }
         return true;
       },
-      async jwt({ token, user, account }) {
-        if (user && account?.provider === "credentials") token.uid = user.id;
-        else if (user?.email) {
-          const found = await getDb().user.findUnique({ where: { email: user.email.toLowerCase() } });
-          if (found) token.uid = found.id;
+      async jwt({ token, user }) {
+        // Only at sign-in (user present): the cookie keeps the user id and the account's
+        // session version, so a later sign-out, password change or disable voids it.
+        if (!user) return token;
+        const db = getDb();
+        const found = user.email
+          ? await db.user.findUnique({ where: { email: user.email.toLowerCase() } })
+          : await db.user.findUnique({ where: { id: user.id } });
+        if (found) {
+          token.uid = found.id;
+          token.sv = found.sessionVersion;
         }
         return token;
       },
       async session({ session, token }) {
-        if (session.user && typeof token.uid === "string") (session.user as { id?: string }).id = token.uid;
+        if (session.user && typeof token.uid === "string") {
+          const claims = session.user as { id?: string; sv?: number };
+          claims.id = token.uid;
+          claims.sv = sessionVersionOf(token as { sv?: unknown });
+        }
         return session;
       },
     },
@@ -102,13 +113,17 @@ export interface CurrentUser {
   isAdmin: boolean;
 }
 
-/** The signed-in user, or undefined. Reads the database so a deleted user is signed out. */
+/**
+ * The signed-in user, or undefined. Reads the database so a deleted or disabled user, or a
+ * cookie from before a sign-out or password change (an older session version), is signed out.
+ */
 export async function findCurrentUser(): Promise<CurrentUser | undefined> {
   const session = await getServerSession(authOptions());
-  const id = (session?.user as { id?: string } | undefined)?.id;
-  if (!id) return undefined;
-  const user = await getDb().user.findUnique({ where: { id } });
-  return user ? { id: user.id, email: user.email, name: user.name, isAdmin: user.isAdmin } : undefined;
+  const claims = session?.user as { id?: string; sv?: number } | undefined;
+  if (!claims?.id) return undefined;
+  const user = await getDb().user.findUnique({ where: { id: claims.id } });
+  if (!user || !isSessionCurrent(user, sessionVersionOf(claims))) return undefined;
+  return { id: user.id, email: user.email, name: user.name, isAdmin: user.isAdmin };
 }
 
 /** The signed-in user; an `unauthorized` error otherwise. */
