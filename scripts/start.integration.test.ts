@@ -17,7 +17,7 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 function start(env: Record<string, string>): { status: number | null; out: string } {
   const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? "", HOME: os.homedir(), CONDUIT_DATA_DIR: dataDir, ...env },
+    env: { PATH: process.env.PATH ?? "", HOME: os.homedir(), CONDUIT_DATA_DIR: dataDir, ...env } as Record<string, string> as NodeJS.ProcessEnv,
     encoding: "utf8",
     timeout: 60_000,
   });
