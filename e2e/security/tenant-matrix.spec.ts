@@ -8,9 +8,10 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { expect, request as playwrightRequest, test, type APIRequestContext } from "@playwright/test";
-import { io, type Socket } from "socket.io-client";
-import { password, uniqueEmail } from "./fixtures";
+import { expect, test, type APIRequestContext } from "@playwright/test";
+import { uniqueEmail } from "../fixtures";
+import { commandId, connect, cookieHeader, emit, newClient, signUpAndIn, userIdOf } from "./clients";
+import { recordAttempt } from "./ledger";
 
 type Who = "owner" | "editor" | "viewer" | "outsider" | "anonymous";
 const everyone: Who[] = ["owner", "editor", "viewer", "outsider", "anonymous"];
@@ -73,13 +74,13 @@ const routeCases: RouteCase[] = [
 const routesCoveredElsewhere = new Set(["GET /api/auth/[...nextauth]", "POST /api/auth/[...nextauth]", "POST /api/signup"]);
 
 /** Every "METHOD /api/template" that app/api exports. */
-function listRoutes(dir = path.join(process.cwd(), "app", "api")): string[] {
+function listRoutes(dir = path.join(repoRoot, "app", "api")): string[] {
   const found: string[] = [];
   for (const entry of readdirSync(dir)) {
     const full = path.join(dir, entry);
     if (statSync(full).isDirectory()) found.push(...listRoutes(full));
     else if (entry === "route.ts") {
-      const template = `/${path.relative(path.join(process.cwd(), "app"), dir).split(path.sep).join("/")}`;
+      const template = `/${path.relative(path.join(repoRoot, "app"), dir).split(path.sep).join("/")}`;
       const source = readFileSync(full, "utf8");
       for (const m of source.matchAll(/export (?:async function|const) (GET|POST|PUT|PATCH|DELETE)\b/g)) found.push(`${m[1]} ${template}`);
       for (const m of source.matchAll(/export \{([^}]*)\}/g)) {
@@ -90,64 +91,11 @@ function listRoutes(dir = path.join(process.cwd(), "app", "api")): string[] {
   return found;
 }
 
+const repoRoot = path.resolve(import.meta.dirname, "..", "..");
 let spareEmail = "";
 const contexts = new Map<Who, APIRequestContext>();
 const fixture = {} as Fixture;
 
-async function newClient(baseURL: string): Promise<APIRequestContext> {
-  // Conduit's own pages send their origin; so does every client here
-  return playwrightRequest.newContext({ baseURL, extraHTTPHeaders: { origin: new URL(baseURL).origin } });
-}
-
-async function signUpAndIn(baseURL: string, email: string): Promise<APIRequestContext> {
-  const client = await newClient(baseURL);
-  const created = await client.post("/api/signup", { data: { email, password, name: email.split("@")[0] } });
-  expect(created.status(), await created.text()).toBe(201);
-  const csrf = (await (await client.get("/api/auth/csrf")).json()) as { csrfToken: string };
-  const signedIn = await client.post("/api/auth/callback/credentials", {
-    form: { csrfToken: csrf.csrfToken, email, password, callbackUrl: `${baseURL}/workspaces`, json: "true" },
-  });
-  expect(signedIn.status(), await signedIn.text()).toBeLessThan(400);
-  const me = await client.get("/api/workspaces");
-  expect(me.status(), "signed in").toBe(200);
-  return client;
-}
-
-async function userIdOf(owner: APIRequestContext, slug: string, email: string): Promise<string> {
-  const res = await owner.get(`/api/workspaces/${slug}/members`);
-  const { data } = (await res.json()) as { data: { userId: string; email: string }[] };
-  const found = data.find((m) => m.email === email);
-  if (!found) throw new Error(`${email} is not a member of ${slug}`);
-  return found.userId;
-}
-
-async function cookieHeader(client: APIRequestContext): Promise<string> {
-  const { cookies } = await client.storageState();
-  return cookies.map((c) => `${c.name}=${c.value}`).join("; ");
-}
-
-function connect(baseURL: string, cookie: string | undefined): Promise<Socket | Error> {
-  return new Promise((resolve) => {
-    const socket = io(baseURL, {
-      transports: ["websocket"],
-      reconnection: false,
-      extraHeaders: { origin: new URL(baseURL).origin, ...(cookie ? { cookie } : {}) },
-    });
-    socket.once("connect", () => resolve(socket));
-    socket.once("connect_error", (err) => {
-      socket.close();
-      resolve(err);
-    });
-  });
-}
-
-type AckResult = { ok: true; data: unknown } | { ok: false; error: { code: string; message: string } };
-
-function emit(socket: Socket, event: string, payload: unknown): Promise<AckResult> {
-  return socket.timeout(15_000).emitWithAck(event, payload) as Promise<AckResult>;
-}
-
-const commandId = () => `matrix-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 
 test.describe.configure({ mode: "serial" });
 
@@ -216,6 +164,7 @@ test("routes × owner, editor, viewer, non-member, signed-out: no unexpected all
       const res = await client.fetch(c.path(fixture), { method, ...(body === undefined ? {} : { data: body }) });
       attempts += 1;
       const allowed = res.status() >= 200 && res.status() < 300;
+      if (c.expect[who] === "deny") recordAttempt({ check: "S3", attack: `${who} ${method} ${c.route}`, kind: "access", allowed, detail: `HTTP ${res.status()}` });
       if (allowed !== (c.expect[who] === "allow")) {
         unexpected.push(`${who} ${method} ${c.path(fixture)} → ${res.status()} (expected ${c.expect[who]}) ${(await res.text()).slice(0, 160)}`);
       } else if (!allowed) {
@@ -232,6 +181,8 @@ test("routes × owner, editor, viewer, non-member, signed-out: no unexpected all
 
 test("a signed-out client cannot open a socket", async () => {
   const result = await connect(fixture.baseURL, undefined);
+  recordAttempt({ check: "S1", attack: "socket handshake without a session cookie", kind: "access", allowed: !(result instanceof Error) });
+  if (!(result instanceof Error)) result.close();
   expect(result).toBeInstanceOf(Error);
 });
 
@@ -256,6 +207,7 @@ test("socket commands × owner, editor, viewer, non-member: no unexpected allow"
     try {
       for (const c of cases) {
         const ack = await emit(socket, c.event, c.payload());
+        if (c.expect[who] === "deny") recordAttempt({ check: "S4", attack: `${who} ${c.event}`, kind: "access", allowed: ack.ok, detail: ack.ok ? "ok" : ack.error.code });
         if (ack.ok !== (c.expect[who] === "allow")) unexpected.push(`${who} ${c.event} → ${JSON.stringify(ack).slice(0, 200)} (expected ${c.expect[who]})`);
         else if (!ack.ok) {
           expect(["not_found", "forbidden"], `${who} ${c.event}`).toContain(ack.error.code);
@@ -271,6 +223,7 @@ test("socket commands × owner, editor, viewer, non-member: no unexpected allow"
       for (const id of [...created, sessionId]) {
         const ack = await emit(socket, "session:stop", { sessionId: id, commandId: commandId() });
         const expected = steerers[who] === "allow";
+        if (!expected) recordAttempt({ check: "S4", attack: `${who} session:stop`, kind: "access", allowed: ack.ok });
         if (ack.ok !== expected) unexpected.push(`${who} session:stop ${id} → ${JSON.stringify(ack).slice(0, 200)}`);
         if (!expected) break;
       }
