@@ -1,7 +1,8 @@
 import { NextRequest } from "next/server";
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import type * as ProxyModule from "./proxy";
 
-let proxy: typeof import("./proxy").proxy;
+let proxy: typeof ProxyModule.proxy;
 
 beforeAll(async () => {
   vi.stubEnv("CONDUIT_PUBLIC_URL", "https://conduit.example");
