@@ -28,7 +28,7 @@ import {
   type WatchWorkspaceResult,
 } from "@/server/shared/wire/session";
 import type { Actor, SessionHub } from "@/server/sidecar/session/session-hub";
-import { handleCommand, handleCommandWithReply } from "./handle-command";
+import { handleCommand, handleCommandWithReply, limitCommandsInFlight } from "./handle-command";
 import { SessionPresence, type PresenceUpdate } from "./session-presence";
 
 export interface SessionSocketDeps {
@@ -85,6 +85,8 @@ function registerSessionHandlers(
   presence: SessionPresence,
 ): void {
   const { hub, db, log } = deps;
+  // Covers every command on this socket (the approval commands too), registered here or elsewhere.
+  limitCommandsInFlight(socket, log);
   const actor: Actor = { id: user.id, name: user.name };
   const announce = (update: PresenceUpdate) => {
     if (!update.changed) return;
