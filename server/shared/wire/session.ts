@@ -12,6 +12,15 @@ export const maxPromptChars = 1_000_000;
 /** Event payloads larger than this (serialized) are sent trimmed; `session:fetch-event` returns them whole. */
 export const maxWirePayloadBytes = 64 * 1024;
 
+/** Largest stored payload (characters) `session:fetch-event` returns; larger ones are refused (the download has them). */
+export const maxFetchEventChars = 8 * 1024 * 1024;
+
+/**
+ * One `session:subscribe` reply holds at most this many events, and (past its first event) at
+ * most this many characters of stored payload: the backlog comes in pages, each asked for.
+ */
+export const subscribePage = { maxEvents: 500, maxChars: 2 * 1024 * 1024 } as const;
+
 export const SessionCommand = {
   create: "session:create",
   subscribe: "session:subscribe",
@@ -121,12 +130,21 @@ export interface SessionView {
   bypassAvailable: boolean;
 }
 
-/** Reply to `session:subscribe`. With `reset`, drop what you hold and take `events` as the whole log. */
+/**
+ * Reply to `session:subscribe`: one page of the backlog. With `reset`, drop what you hold and
+ * take `events` as the start of the log. With `hasMore`, this socket is not yet in the
+ * session's room: subscribe again with `afterSeq: nextAfterSeq` for the next page. The last
+ * page (`hasMore: false`) joins the room in the same tick as its ack, so every event after
+ * it arrives live, none twice, none missing.
+ */
 export interface SubscribeResult {
   session: SessionView;
   events: WireEvent[];
   reset: boolean;
   viewers: Viewer[];
+  hasMore: boolean;
+  /** The seq to subscribe after for the next page (the last seq this reply covers). */
+  nextAfterSeq: number;
 }
 
 export interface Viewer {
