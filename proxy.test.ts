@@ -33,17 +33,37 @@ describe("proxy (the web app's cross-site wall)", () => {
 
   it("refuses a same-origin non-JSON body to a route handler with 415", () => {
     const res = proxy(
-      request("/api/workspaces", { headers: { origin: "https://conduit.example", "content-type": "text/plain" }, body: "{}" }),
+      request("/api/workspaces", {
+        headers: { origin: "https://conduit.example", "content-type": "text/plain" },
+        body: "{}",
+      }),
     );
     expect(res.status).toBe(415);
   });
 
   it("lets through the public origin, the origin the edge saw, and GETs from anywhere", () => {
     const json = { "content-type": "application/json" };
-    expect(passes(proxy(request("/api/workspaces", { headers: { origin: "https://conduit.example", ...json }, body: "{}" })))).toBe(true);
-    expect(passes(proxy(request("/api/workspaces", { headers: { origin: "http://127.0.0.1:3000", ...json }, body: "{}" })))).toBe(true);
-    expect(passes(proxy(request("/api/workspaces", { method: "GET", headers: { origin: "https://evil.example" } })))).toBe(true);
-    expect(passes(proxy(request("/api/auth/signout", { headers: { "sec-fetch-site": "same-origin", "content-type": "application/x-www-form-urlencoded" }, body: "csrfToken=x" })))).toBe(true);
+    expect(
+      passes(
+        proxy(request("/api/workspaces", { headers: { origin: "https://conduit.example", ...json }, body: "{}" })),
+      ),
+    ).toBe(true);
+    expect(
+      passes(proxy(request("/api/workspaces", { headers: { origin: "http://127.0.0.1:3000", ...json }, body: "{}" }))),
+    ).toBe(true);
+    expect(
+      passes(proxy(request("/api/workspaces", { method: "GET", headers: { origin: "https://evil.example" } }))),
+    ).toBe(true);
+    expect(
+      passes(
+        proxy(
+          request("/api/auth/signout", {
+            headers: { "sec-fetch-site": "same-origin", "content-type": "application/x-www-form-urlencoded" },
+            body: "csrfToken=x",
+          }),
+        ),
+      ),
+    ).toBe(true);
   });
 
   it("refuses a request without Origin and without Sec-Fetch-Site: same-origin", () => {

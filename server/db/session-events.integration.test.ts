@@ -65,7 +65,10 @@ async function exerciseEventLog(db: Db): Promise<void> {
   const tail = await listSessionEventPage(db, session.id, 1000, { maxEvents: 500, maxChars: 1_000_000 });
   expect(tail).toMatchObject({ more: false });
   expect(tail.rows.map((r) => r.seq)).toEqual(Array.from({ length: 203 }, (_, i) => i + 1001));
-  expect(await listSessionEventPage(db, session.id, 1203, { maxEvents: 5, maxChars: 10 })).toEqual({ rows: [], more: false });
+  expect(await listSessionEventPage(db, session.id, 1203, { maxEvents: 5, maxChars: 10 })).toEqual({
+    rows: [],
+    more: false,
+  });
   const size = first[1]!.payload.length;
   expect(await sessionEventSize(db, session.id, 2)).toBe(size);
   expect(await sessionEventSize(db, session.id, 99_999)).toBeUndefined();

@@ -213,7 +213,11 @@ describe("headers", () => {
       return new Response(null, { status: 302, headers });
     });
     const res = await handler(
-      new Request(`${PUBLIC}/api/auth/callback/credentials`, { method: "POST", body: "x", headers: { origin: PUBLIC } }),
+      new Request(`${PUBLIC}/api/auth/callback/credentials`, {
+        method: "POST",
+        body: "x",
+        headers: { origin: PUBLIC },
+      }),
     );
     expect(res.headers.getSetCookie()).toEqual([
       "next-auth.csrf-token=a; Path=/; HttpOnly",
@@ -437,7 +441,11 @@ describe("cross-site requests", () => {
   it("refuses a cross-site form post to a route handler with 403 before it reaches Next", async () => {
     const { handler, calls, logs } = makeEdge();
     const res = await handler(
-      post("/api/workspaces", { origin: "http://evil.example", "content-type": "application/x-www-form-urlencoded" }, "name=x"),
+      post(
+        "/api/workspaces",
+        { origin: "http://evil.example", "content-type": "application/x-www-form-urlencoded" },
+        "name=x",
+      ),
       { clientIp: "203.0.113.7" },
     );
     expect(res.status).toBe(403);
@@ -451,7 +459,9 @@ describe("cross-site requests", () => {
 
   it("refuses another port of the same host (same-site, not same-origin)", async () => {
     const { handler, calls } = makeEdge();
-    const res = await handler(post("/api/workspaces", { origin: "http://localhost:8080", "content-type": "application/json" }));
+    const res = await handler(
+      post("/api/workspaces", { origin: "http://localhost:8080", "content-type": "application/json" }),
+    );
     expect(res.status).toBe(403);
     expect(calls).toHaveLength(0);
   });
@@ -461,16 +471,22 @@ describe("cross-site requests", () => {
     const bare = await handler(post("/api/workspaces", { "content-type": "application/json" }));
     expect(bare.status).toBe(403);
     expect((await errorOf(bare)).message).toContain("no Origin");
-    const crossSite = await handler(post("/api/workspaces", { "content-type": "application/json", "sec-fetch-site": "cross-site" }));
+    const crossSite = await handler(
+      post("/api/workspaces", { "content-type": "application/json", "sec-fetch-site": "cross-site" }),
+    );
     expect(crossSite.status).toBe(403);
-    const sameOrigin = await handler(post("/api/workspaces", { "content-type": "application/json", "sec-fetch-site": "same-origin" }));
+    const sameOrigin = await handler(
+      post("/api/workspaces", { "content-type": "application/json", "sec-fetch-site": "same-origin" }),
+    );
     expect(sameOrigin.status).toBe(200);
     expect(calls).toHaveLength(1);
   });
 
   it("refuses a null Origin (sandboxed frame) and a forged Sec-Fetch-Site beside a foreign Origin", async () => {
     const { handler, calls } = makeEdge();
-    expect((await handler(post("/api/workspaces", { origin: "null", "content-type": "application/json" }))).status).toBe(403);
+    expect(
+      (await handler(post("/api/workspaces", { origin: "null", "content-type": "application/json" }))).status,
+    ).toBe(403);
     const forged = post("/api/workspaces", {
       origin: "https://evil.example",
       "sec-fetch-site": "same-origin",
@@ -483,10 +499,17 @@ describe("cross-site requests", () => {
   it("covers every method but GET and HEAD, and every path (pages too)", async () => {
     const { handler, calls } = makeEdge();
     for (const method of ["PUT", "PATCH", "DELETE", "POST"]) {
-      expect((await handler(post("/api/workspaces/w1/members/u2", { origin: "http://evil.example" }, null, method))).status).toBe(403);
+      expect(
+        (await handler(post("/api/workspaces/w1/members/u2", { origin: "http://evil.example" }, null, method))).status,
+      ).toBe(403);
     }
-    expect((await handler(post("/workspaces/w1", { origin: "http://evil.example", "content-type": "text/plain" }, "x"))).status).toBe(403);
-    expect((await handler(new Request(`${PUBLIC}/api/workspaces`, { headers: { origin: "http://evil.example" } }))).status).toBe(200);
+    expect(
+      (await handler(post("/workspaces/w1", { origin: "http://evil.example", "content-type": "text/plain" }, "x")))
+        .status,
+    ).toBe(403);
+    expect(
+      (await handler(new Request(`${PUBLIC}/api/workspaces`, { headers: { origin: "http://evil.example" } }))).status,
+    ).toBe(200);
     expect((await handler(new Request(`${PUBLIC}/api/workspaces`, { method: "HEAD" }))).status).toBe(200);
     expect(calls).toHaveLength(2);
   });
@@ -527,8 +550,12 @@ describe("cross-site requests", () => {
     const { handler, calls } = makeEdge({ rateLimit: false });
     const form = { "content-type": "application/x-www-form-urlencoded" };
     expect((await handler(post("/api/auth/signout", { origin: PUBLIC, ...form }, "csrfToken=t"))).status).toBe(200);
-    expect((await handler(post("/api/auth/callback/credentials", { origin: PUBLIC, ...form }, "csrfToken=t"))).status).toBe(200);
-    expect((await handler(post("/api/auth/signout", { origin: "http://evil.example", ...form }, "csrfToken=t"))).status).toBe(403);
+    expect(
+      (await handler(post("/api/auth/callback/credentials", { origin: PUBLIC, ...form }, "csrfToken=t"))).status,
+    ).toBe(200);
+    expect(
+      (await handler(post("/api/auth/signout", { origin: "http://evil.example", ...form }, "csrfToken=t"))).status,
+    ).toBe(403);
     expect(calls).toHaveLength(2);
   });
 });
@@ -540,7 +567,9 @@ describe("edge vouch", () => {
     await handler(new Request(`${PUBLIC}/workspaces`, { headers: { "x-conduit-edge": "forged" } }));
     expect(calls[0]!.headers.get("x-conduit-edge")).toBe("v".repeat(43));
     expect(calls[1]!.headers.get("x-conduit-edge")).toBeNull();
-    const decision = handler.upgrade(socketRequest("EIO=4&transport=websocket", { cookie: COOKIE, "x-conduit-edge": "forged" }));
+    const decision = handler.upgrade(
+      socketRequest("EIO=4&transport=websocket", { cookie: COOKIE, "x-conduit-edge": "forged" }),
+    );
     expect(decision.ok && decision.forwarding.set["x-conduit-edge"]).toBe("v".repeat(43));
     expect(decision.ok && decision.forwarding.remove).toContain("x-conduit-edge");
   });

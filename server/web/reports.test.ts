@@ -66,7 +66,15 @@ describe("reportToCsv", () => {
   });
 
   it("escapes names a spreadsheet would run as formulas, and keeps numbers as numbers", () => {
-    const figures = { usd: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, turns: 0, sessions: 0 };
+    const figures = {
+      usd: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      turns: 0,
+      sessions: 0,
+    };
     const names = ['=HYPERLINK("http://evil.example","x")', "+1+1", "-2+3", "@SUM(A1)", "\t=1", "\r=1", "plain", "a-b"];
     const report: Report = {
       from: "2026-10-01T00:00:00.000Z",

@@ -64,7 +64,11 @@ export const ZUnsubscribe = z.object({ sessionId: ZSessionId });
 
 export const ZPrompt = z.object({
   sessionId: ZSessionId,
-  text: z.string().trim().min(1, "The prompt is empty.").max(maxPromptChars, `A prompt has at most ${maxPromptChars} characters.`),
+  text: z
+    .string()
+    .trim()
+    .min(1, "The prompt is empty.")
+    .max(maxPromptChars, `A prompt has at most ${maxPromptChars} characters.`),
   commandId: ZCommandId,
 });
 export type Prompt = z.infer<typeof ZPrompt>;
@@ -83,7 +87,15 @@ export const ZFetchEvent = z.object({ sessionId: ZSessionId, seq: z.number().int
 export const ZWatchWorkspace = z.object({ workspace: z.string().min(1).max(100) });
 
 /** Session statuses as browsers see them (the same words as server/domain/session). */
-export type SessionStatus = "starting" | "idle" | "running" | "awaiting-approval" | "stalled" | "stopped" | "crashed" | "dead";
+export type SessionStatus =
+  | "starting"
+  | "idle"
+  | "running"
+  | "awaiting-approval"
+  | "stalled"
+  | "stopped"
+  | "crashed"
+  | "dead";
 
 /** Kinds of event-log entries. `cli` is a CLI stdout line; the others are user commands or sidecar notes. */
 export type WireEventKind =

@@ -33,15 +33,24 @@ describe("readReviewFile", () => {
 
   it("refuses a directory, a device, a socket and a symbolic link, each named", async () => {
     await mkdir(path.join(dir, "sub"));
-    expect(await readReviewFile(path.join(dir, "sub"))).toMatchObject({ ok: false, problem: expect.stringContaining("a directory") });
-    expect(await readReviewFile("/dev/zero")).toMatchObject({ ok: false, problem: expect.stringContaining("a device") });
+    expect(await readReviewFile(path.join(dir, "sub"))).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining("a directory"),
+    });
+    expect(await readReviewFile("/dev/zero")).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining("a device"),
+    });
     const socketPath = path.join(dir, "sock");
     unixServer = createServer();
     await new Promise<void>((resolve) => unixServer.listen(socketPath, resolve));
     expect(await readReviewFile(socketPath)).toMatchObject({ ok: false, problem: expect.stringContaining("a socket") });
     await writeFile(path.join(dir, "target.txt"), "x");
     await symlink(path.join(dir, "target.txt"), path.join(dir, "link.txt"));
-    expect(await readReviewFile(path.join(dir, "link.txt"))).toMatchObject({ ok: false, problem: expect.stringContaining("symbolic link") });
+    expect(await readReviewFile(path.join(dir, "link.txt"))).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining("symbolic link"),
+    });
   });
 
   it("refuses a file over the cap, and reads one exactly at it", async () => {

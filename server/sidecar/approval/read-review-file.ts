@@ -16,7 +16,14 @@ export type ReviewFileRead =
   | { ok: true; text: null } // the file does not exist (yet): a Write creates it
   | { ok: false; problem: string };
 
-function kindOf(stats: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSymbolicLink(): boolean }): string {
+function kindOf(stats: {
+  isDirectory(): boolean;
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+  isSymbolicLink(): boolean;
+}): string {
   if (stats.isDirectory()) return "a directory";
   if (stats.isFIFO()) return "a named pipe (FIFO)";
   if (stats.isSocket()) return "a socket";
@@ -63,7 +70,10 @@ export async function readReviewFile(filePath: string, maxBytes: number = maxRev
     const stats = await handle.stat();
     if (!stats.isFile()) return notRegular(kindOf(stats));
     if (stats.ino !== before.ino || stats.dev !== before.dev) {
-      return { ok: false, problem: "The file changed while Conduit was reading it; deny and let the session ask again." };
+      return {
+        ok: false,
+        problem: "The file changed while Conduit was reading it; deny and let the session ask again.",
+      };
     }
     // Read to the end, but never more than one byte past the cap: a file that grew since the
     // stat is refused, not cut.

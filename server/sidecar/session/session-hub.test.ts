@@ -4,7 +4,12 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listSessionEvents } from "@/server/db/session-events";
 import { AppError } from "@/server/shared/errors/app-error";
-import { maxFetchEventChars, maxWirePayloadBytes, type SessionView, type WireEvent } from "@/server/shared/wire/session";
+import {
+  maxFetchEventChars,
+  maxWirePayloadBytes,
+  type SessionView,
+  type WireEvent,
+} from "@/server/shared/wire/session";
 import { emitTurn, fakeRunnerFactory, type FakeRunnerScript, type FakeSessionRunner } from "@/test/fake-session-runner";
 import { createSessionFixtures, type SessionFixtures } from "@/test/session-fixtures";
 import { SessionHub, type Actor, type SessionHubDeps, type SubscribeSnapshot } from "./session-hub";
@@ -271,7 +276,8 @@ describe("SessionHub", () => {
   it("pages a long backlog: bounded replies, hasMore until the last page, which alone joins", async () => {
     const { hub, factory } = makeHub({}, { subscribePage: { maxEvents: 4, maxChars: 1_000_000_000 } });
     const view = await hub.createSession(owner, access(), { mode: "default", commandId: commandId() });
-    for (let i = 0; i < 20; i++) factory.runners[0]!.emitLine({ type: "stream_event", event: { type: "ping", n: i }, session_id: "x" });
+    for (let i = 0; i < 20; i++)
+      factory.runners[0]!.emitLine({ type: "stream_event", event: { type: "ping", n: i }, session_id: "x" });
     await until(async () => (await hub.view(view.id)).lastSeq >= 22);
     const total = (await hub.view(view.id)).lastSeq;
     const pages: SubscribeSnapshot[] = [];
@@ -330,7 +336,8 @@ describe("SessionHub", () => {
     const { hub, factory } = makeHub({}, { subscribePage: { maxEvents: 5, maxChars: 1_000_000_000 } });
     const view = await hub.createSession(owner, access(), { mode: "default", commandId: commandId() });
     const runner = factory.runners[0]!;
-    for (let i = 0; i < 40; i++) runner.emitLine({ type: "stream_event", event: { type: "ping", n: i }, session_id: "x" });
+    for (let i = 0; i < 40; i++)
+      runner.emitLine({ type: "stream_event", event: { type: "ping", n: i }, session_id: "x" });
     let streaming = true;
     const emitted = (async () => {
       let i = 0;

@@ -91,7 +91,9 @@ describe("polling without an Origin", () => {
   });
 
   it("still connects with the public Origin, directly and through the edge", async () => {
-    expect(await outcome(open(sidecarUrl, { cookie: await cookie(), origin: publicOrigin }))).toEqual({ connected: true });
+    expect(await outcome(open(sidecarUrl, { cookie: await cookie(), origin: publicOrigin }))).toEqual({
+      connected: true,
+    });
     expect(await outcome(open(edgeUrl, { cookie: await cookie(), origin: publicOrigin }))).toEqual({ connected: true });
   });
 });

@@ -92,7 +92,10 @@ describe("limitCommandsInFlight", () => {
   it("frees the slot of a refused payload, and counts commands sent without an ack", async () => {
     const { client, finishOne, started } = await startRig(2);
     for (let i = 0; i < 5; i++) {
-      expect(await client.emitWithAck("slow", { n: "bad" })).toMatchObject({ ok: false, error: { code: "invalid_payload" } });
+      expect(await client.emitWithAck("slow", { n: "bad" })).toMatchObject({
+        ok: false,
+        error: { code: "invalid_payload" },
+      });
     }
     client.emit("slow", { n: 1 });
     client.emit("slow", { n: 2 });

@@ -429,7 +429,11 @@ describe("session sockets under load (fake CLI)", () => {
     for (let n = 0; n < subscribePage.maxEvents * 3; n++) {
       runner.emitLine({ type: "stream_event", event: { type: "ping", n }, session_id: "s" });
     }
-    await until(async () => (await server.hub.view(id)).lastSeq >= subscribePage.maxEvents * 3, 20_000, "backlog stored");
+    await until(
+      async () => (await server.hub.view(id)).lastSeq >= subscribePage.maxEvents * 3,
+      20_000,
+      "backlog stored",
+    );
     let flowing = true;
     const flow = (async () => {
       let n = 0;

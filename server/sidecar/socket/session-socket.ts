@@ -141,7 +141,8 @@ function registerSessionHandlers(
         await socket.leave(room);
         await hub.subscribe(sessionId, afterSeq, (snapshot) => {
           // A page of a longer backlog: the client asks for the next one before it joins.
-          if (!socket.connected || snapshot.hasMore) return reply({ ...snapshot, viewers: presence.viewers(sessionId) });
+          if (!socket.connected || snapshot.hasMore)
+            return reply({ ...snapshot, viewers: presence.viewers(sessionId) });
           // Join and ack in one tick: live events emitted after this line follow the ack on the wire.
           void socket.join(room);
           const update = presence.join(sessionId, socket.id, { userId: user.id, name: user.name });
