@@ -7,11 +7,11 @@ import { createServer, type Server as HttpServer } from "node:http";
 import { decode } from "next-auth/jwt";
 import type { Logger } from "pino";
 import { Server, type Socket } from "socket.io";
-import { deriveEdgeVouch, EDGE_VOUCH_HEADER, isEdgeVouch } from "@/server/shared/edge-vouch";
 import { verifySocketToken } from "@/server/shared/socket-token";
 import { ClientCommand, HandshakeError, ZWhoamiPayload, type SocketUser } from "@/server/shared/wire/events";
 import { handleCommand } from "@/server/sidecar/socket/handle-command";
 import { readSessionCookie } from "@/server/sidecar/socket/read-session-cookie";
+import { deriveEdgeVouch, EDGE_VOUCH_HEADER, isEdgeVouch } from "@/server/shared/edge-vouch";
 
 export interface SocketServerDeps {
   secret: string;
