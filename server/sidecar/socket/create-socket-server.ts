@@ -11,6 +11,7 @@ import { verifySocketToken } from "@/server/shared/socket-token";
 import { ClientCommand, HandshakeError, ZWhoamiPayload, type SocketUser } from "@/server/shared/wire/events";
 import { handleCommand } from "@/server/sidecar/socket/handle-command";
 import { readSessionCookie } from "@/server/sidecar/socket/read-session-cookie";
+import { deriveEdgeVouch, EDGE_VOUCH_HEADER, isEdgeVouch } from "@/server/shared/edge-vouch";
 
 export interface SocketServerDeps {
   secret: string;
@@ -38,12 +39,27 @@ export function createSocketServer(deps: SocketServerDeps): SocketServer {
     res.end(JSON.stringify({ error: { code: "not_found", message: "Only Socket.IO is served here." } }));
   });
   const allowed = new Set(deps.allowedOrigins.map((o) => new URL(o).origin));
+  // Browsers omit Origin on same-origin GETs (the polling transport): such a request is let in
+  // only when the edge, which checked it, vouches for it with a value derived from the secret.
+  const edgeVouch = deriveEdgeVouch(deps.secret);
   const io = new Server<Record<string, never>, Record<string, never>, Record<string, never>, SocketData>(http, {
     serveClient: false,
     maxHttpBufferSize: 12 * 1024 * 1024,
     allowRequest: (req, callback) => {
       const origin = req.headers.origin;
-      if (!origin || !allowed.has(origin)) {
+      if (origin === undefined) {
+        const vouch = req.headers[EDGE_VOUCH_HEADER];
+        edgeVouch.then(
+          (expected) => {
+            if (isEdgeVouch(typeof vouch === "string" ? vouch : undefined, expected)) return callback(null, true);
+            deps.log.warn("socket refused: no Origin and not through the edge");
+            callback(HandshakeError.forbiddenOrigin, false);
+          },
+          () => callback(HandshakeError.forbiddenOrigin, false),
+        );
+        return;
+      }
+      if (!allowed.has(origin)) {
         deps.log.warn({ origin }, "socket refused: origin not allowed");
         callback(HandshakeError.forbiddenOrigin, false);
         return;
