@@ -64,7 +64,7 @@ function needsBuild(): boolean {
   const buildId = path.join(root, ".next", "BUILD_ID");
   if (!existsSync(buildId)) return true;
   const built = statSync(buildId).mtimeMs;
-  const sources = ["app", "components", "server", "next.config.mjs", "postcss.config.mjs"].map((p) => path.join(root, p));
+  const sources = ["app", "components", "server", "proxy.ts", "next.config.mjs", "postcss.config.mjs"].map((p) => path.join(root, p));
   return sources.some((p) => existsSync(p) && (statSync(p).isDirectory() ? newestMtime(p) : statSync(p).mtimeMs) > built);
 }
 
