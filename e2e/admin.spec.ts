@@ -119,6 +119,17 @@ test("the admin searches users, sets a budget, makes and unmakes an admin, and i
       );
     }
 
+    // An account's link opens the user list at that account.
+    await admin
+      .locator('[data-testid="audit-row"][data-action="user.admin.grant"]')
+      .filter({ hasText: bobEmail })
+      .first()
+      .getByTestId("audit-object-link")
+      .click();
+    await expect(admin).toHaveURL(/\/admin\/users\?q=/);
+    await expect(admin.getByTestId("admin-user-row")).toHaveCount(1);
+    await expect(admin.getByTestId("admin-user-row")).toHaveAttribute("data-email", bobEmail);
+
     // The instance page.
     await admin.getByRole("link", { name: "Instance" }).click();
     await expect(admin.getByTestId("instance-signup")).toContainText("open");
