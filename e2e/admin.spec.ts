@@ -59,7 +59,7 @@ test("the admin area is a 404 for everyone but administrators, pages and API ali
 
 test("the admin searches users, sets a budget, makes and unmakes an admin, and is refused removing the last one", async ({
   browser,
-}) => {
+}, testInfo) => {
   const admin = await adminPage(browser);
   const stamp = Date.now().toString(36);
   const bobEmail = uniqueEmail("bob");
@@ -138,6 +138,16 @@ test("the admin searches users, sets a budget, makes and unmakes an admin, and i
     await expect(admin.getByTestId("instance-database")).toContainText("SQLite");
     await expect(admin.getByTestId("instance-sandbox")).toContainText(/auto|bwrap|off/);
     await expect(admin.getByTestId("instance-memory")).toContainText("MB");
+    for (const [name, path] of [
+      ["admin-users", "/admin"],
+      ["admin-audit", "/admin/audit"],
+      ["admin-instance", "/admin/instance"],
+    ] as const) {
+      await admin.goto(path);
+      const shot = testInfo.outputPath(`${name}.png`);
+      await admin.screenshot({ path: shot, fullPage: true });
+      await testInfo.attach(name, { path: shot, contentType: "image/png" });
+    }
   } finally {
     await admin.context().close();
   }

@@ -82,7 +82,9 @@ export function UserRowActions(props: {
             inputMode="decimal"
             placeholder="no limit"
             defaultValue={props.monthlyBudgetUsd ?? ""}
-            className="field w-24 py-1"
+            // .field is full width; a budget needs a few digits
+            style={{ width: "6.5rem" }}
+            className="field py-1"
           />
           <button type="submit" data-testid="admin-user-budget-save" className="btn-quiet py-1" disabled={busy}>
             Save

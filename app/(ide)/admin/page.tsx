@@ -47,7 +47,7 @@ export default async function AdminUsersPage({
             No account matches.
           </p>
         ) : (
-          <table className="w-full text-sm" data-testid="admin-user-list">
+          <table className="w-full text-sm [&_td]:pr-3 [&_th]:pr-3" data-testid="admin-user-list">
             <thead className="text-left text-xs text-zinc-500">
               <tr>
                 <th className="py-1">Account</th>

@@ -112,7 +112,7 @@ export default async function AdminAuditPage({
             Nothing recorded matches.
           </p>
         ) : (
-          <table className="w-full text-sm" data-testid="audit-list">
+          <table className="w-full text-sm [&_td]:pr-3 [&_th]:pr-3" data-testid="audit-list">
             <thead className="text-left text-xs text-zinc-500">
               <tr>
                 <th className="py-1">When (UTC)</th>
