@@ -5,6 +5,8 @@ const baseURL = `http://127.0.0.1:${port}`;
 
 export default defineConfig({
   testDir: "e2e",
+  // the security suite attacks its own Conduit (npm run test:security)
+  testIgnore: "security/**",
   timeout: 60_000,
   expect: { timeout: 10_000 },
   fullyParallel: false,
