@@ -29,12 +29,15 @@ async function startSession(page: Page, slug: string): Promise<string> {
   return page.url().split("/").pop()!;
 }
 
-test("the admin area is a 404 for everyone but administrators, pages and API alike", async ({ browser, page }) => {
+test("the admin area is a 404 for signed-in non-administrators, pages and API alike; signed out, it asks for a sign-in", async ({
+  browser,
+  page,
+}) => {
   // Signed out, the IDE's layout sends every page to sign-in first (it runs before the admin
-  // layout's check); the API answers 404 without a session as with one.
+  // layout's check), and the API asks for a session (401) as every route does.
   await page.goto("/admin");
   await expect(page).toHaveURL(/\/signin/);
-  expect((await page.request.get("/api/admin/users")).status()).toBe(404);
+  expect((await page.request.get("/api/admin/users")).status()).toBe(401);
 
   const member = await signedInPage(browser, uniqueEmail("member"), "Plain Member");
   try {

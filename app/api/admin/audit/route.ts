@@ -4,7 +4,7 @@ import { handle } from "@/server/web/http";
 
 export const dynamic = "force-dynamic";
 
-/** One page of the audit log: `?user=<email>&workspace=<slug>&action=member.*&from=&to=&cursor=`. Admins only (404 otherwise). */
+/** One page of the audit log: `?user=<email>&workspace=<slug>&action=member.*&from=&to=&cursor=`. Admins only: 404 for anyone else signed in, 401 signed out. */
 export async function GET(req: Request) {
   return handle(async () => {
     await requireAdmin();

@@ -4,7 +4,7 @@ import { handle } from "@/server/web/http";
 
 export const dynamic = "force-dynamic";
 
-/** Facts about this instance. Admins only (404 otherwise). */
+/** Facts about this instance. Admins only: 404 for anyone else signed in, 401 signed out. */
 export async function GET() {
   return handle(async () => {
     await requireAdmin();

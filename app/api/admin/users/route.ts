@@ -4,7 +4,7 @@ import { handle } from "@/server/web/http";
 
 export const dynamic = "force-dynamic";
 
-/** `?q=` searches email and name; `?cursor=` is the last email of the previous page. Admins only (404 otherwise). */
+/** `?q=` searches email and name; `?cursor=` is the last email of the previous page. Admins only: 404 for anyone else signed in, 401 signed out. */
 export async function GET(req: Request) {
   return handle(async () => {
     await requireAdmin();

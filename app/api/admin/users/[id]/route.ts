@@ -5,7 +5,7 @@ import { handle, readBody } from "@/server/web/http";
 
 export const dynamic = "force-dynamic";
 
-/** `{isAdmin}` makes or unmakes an admin; `{disabled}` disables or enables the account. Admins only (404 otherwise). */
+/** `{isAdmin}` makes or unmakes an admin; `{disabled}` disables or enables the account. Admins only: 404 for anyone else signed in, 401 signed out. */
 export async function PATCH(req: Request, ctx: { params: Promise<{ id: string }> }) {
   return handle(async () => {
     const admin = await requireAdmin();

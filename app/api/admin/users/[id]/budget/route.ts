@@ -4,7 +4,7 @@ import { handle, readBody } from "@/server/web/http";
 
 export const dynamic = "force-dynamic";
 
-/** Sets a user's monthly budget (`{monthlyBudgetUsd: number | null}`). Admins only (404 otherwise). */
+/** Sets a user's monthly budget (`{monthlyBudgetUsd: number | null}`). Admins only: 404 for anyone else signed in, 401 signed out. */
 export async function PUT(req: Request, ctx: { params: Promise<{ id: string }> }) {
   return handle(async () => {
     const admin = await requireAdmin();
