@@ -58,6 +58,11 @@ const routeCases: RouteCase[] = [
   { route: "POST /api/socket-token", path: () => "/api/socket-token", body: () => ({}), expect: signedIn },
   // the session of another workspace through this workspace's slug: nobody
   { route: "GET /api/workspaces/[slug]/sessions/[session]", path: (f) => `/api/workspaces/${f.otherSlug}/sessions/${f.sessionId}`, expect: nobody },
+  // the admin area: none of the five is the instance's admin (404 for all)
+  { route: "GET /api/admin/users", path: () => "/api/admin/users", expect: nobody },
+  { route: "GET /api/admin/audit", path: () => "/api/admin/audit", expect: nobody },
+  { route: "GET /api/admin/instance", path: () => "/api/admin/instance", expect: nobody },
+  { route: "PATCH /api/admin/users/[id]", path: (f) => `/api/admin/users/${f.ids.viewer}`, body: () => ({ disabled: true }), expect: nobody },
   { route: "PUT /api/admin/users/[id]/budget", path: (f) => `/api/admin/users/${f.ids.viewer}/budget`, body: () => ({ monthlyBudgetUsd: 5 }), expect: nobody },
   { route: "PATCH /api/workspaces/[slug]/approval-settings", path: (f) => `/api/workspaces/${f.slug}/approval-settings`, body: () => ({ approvalDeadlineSec: 600 }), expect: owners },
   { route: "PUT /api/workspaces/[slug]/approval-settings", path: (f) => `/api/workspaces/${f.slug}/approval-settings`, body: () => ({ approvalDeadlineSec: 600 }), expect: owners },
