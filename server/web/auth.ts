@@ -53,8 +53,9 @@ async function fetchGitHubEmails(accessToken: string): Promise<GitHubEmail[]> {
  * the sign-in page with the reason.
  */
 async function signInWithGitHub(user: User, accessToken: string | undefined): Promise<true | string> {
-  const refuse = (message: string) => `/signin?error=${encodeURIComponent(message)}`;
-  if (!accessToken) return refuse("GitHub did not grant access. Try again.");
+  // codes, not text: the sign-in page maps them to messages (no text injected through the URL)
+  const refuse = (code: string) => `/signin?error=${code}`;
+  if (!accessToken) return refuse("OAuthCallback");
   const emails = await fetchGitHubEmails(accessToken);
   const db = getDb();
   const jar = await cookies();
@@ -69,7 +70,7 @@ async function signInWithGitHub(user: User, accessToken: string | undefined): Pr
     userCount: await db.user.count(),
     policy: getEnv().CONDUIT_SIGNUP,
   });
-  if (decision.kind === "refuse") return refuse(decision.message);
+  if (decision.kind === "refuse") return refuse(`github_${decision.reason}`);
   let account = await db.user.findUnique({ where: { email: decision.email } });
   if (!account) {
     account = await db.user.create({ data: { email: decision.email, name: user.name ?? decision.email, isAdmin: decision.kind === "create" && decision.isAdmin } });
