@@ -39,13 +39,20 @@ export async function createAccount(
   }
   const passwordHash = await hashPassword(input.password);
   try {
-    const user = await db.$transaction(async (tx) => {
-      const decision = decideSignup({ policy, userCount: await tx.user.count(), invited: false });
-      if (!decision.allowed) throw new SignupRefused(decision.message);
-      return tx.user.create({
-        data: { email, name: input.name?.trim() || email.split("@")[0] || email, passwordHash, isAdmin: decision.isAdmin },
-      });
-    });
+    const insert = () =>
+      db.$transaction(
+        async (tx) => {
+          const decision = decideSignup({ policy, userCount: await tx.user.count(), invited: false });
+          if (!decision.allowed) throw new SignupRefused(decision.message);
+          return tx.user.create({
+            data: { email, name: input.name?.trim() || email.split("@")[0] || email, passwordHash, isAdmin: decision.isAdmin },
+          });
+        },
+        // PostgreSQL's default (read committed) would let two first sign-ups both count 0
+        { isolationLevel: "Serializable" },
+      );
+    // a serialization failure means another sign-up won the race: decide again against it
+    const user = await insert().catch((err: unknown) => (isSerializationFailure(err) ? insert() : Promise.reject(err)));
     await db.auditLog.create({ data: { actorId: user.id, action: "user.signup", objectType: "user", objectId: user.id, details: JSON.stringify({ admin: user.isAdmin }) } });
     return { id: user.id, email: user.email, isAdmin: user.isAdmin };
   } catch (err) {
@@ -60,4 +67,8 @@ export async function createAccount(
 /** What the sign-up page shows on this instance now. */
 export async function readSignupPageState(policy: SignupPolicy = getEnv().CONDUIT_SIGNUP): Promise<ReturnType<typeof signupPageState>> {
   return signupPageState(policy, await getDb().user.count());
+}
+
+function isSerializationFailure(err: unknown): boolean {
+  return typeof err === "object" && err !== null && (err as { code?: string }).code === "P2034";
 }
