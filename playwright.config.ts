@@ -45,6 +45,8 @@ export default defineConfig({
       LOG_LEVEL: "warn",
       // the tests sign in more often than the per-address login limit allows
       CONDUIT_EDGE_RATE_LIMIT: "off",
+      // the fixtures sign up freely; the invite and closed policies run their own instances
+      CONDUIT_SIGNUP: "open",
     },
   },
 });
