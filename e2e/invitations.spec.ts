@@ -26,7 +26,8 @@ async function inviteInPanel(page: Page, email: string, role: string, workspace?
 
 /** Opens the link in a fresh browser, sets a password, and returns the signed-in page. */
 async function acceptInNewBrowser(browser: Browser, link: string, email: string, name: string): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
+  // the link's own origin: a Conduit of its own in the policy tests
+  const page = await (await browser.newContext({ baseURL: new URL(link).origin })).newPage();
   await page.goto(link);
   await expect(page.getByTestId("invite-accept-email")).toHaveValue(email);
   await page.getByTestId("invite-accept-name").fill(name);
@@ -163,7 +164,7 @@ test.describe("sign-up policies on their own Conduits", () => {
   }
 
   test("invite (the default): the first account is admin, the second needs an invitation", async ({ browser }) => {
-    test.setTimeout(180_000);
+    test.setTimeout(360_000);
     // CONDUIT_SIGNUP unset: the default must be invite-only
     instance = await startConduitInstance({ name: "policy-invite", env: { CONDUIT_SIGNUP: "" } });
     const base = instance.url;
@@ -180,12 +181,12 @@ test.describe("sign-up policies on their own Conduits", () => {
     await expect(invited).toHaveURL(/\/w\/team$/);
     await expect(invited.getByTestId("workspace-role")).toHaveText("editor");
     // admins only: everyone else gets 404
-    const notAdmin = await invited.goto("/admin/invitations");
+    const notAdmin = await invited.goto(`${base}/admin/invitations`);
     expect(notAdmin?.status()).toBe(404);
   });
 
   test("closed: nobody signs up alone; an admin's invitation still works, an owner's cannot be made", async ({ browser }) => {
-    test.setTimeout(180_000);
+    test.setTimeout(360_000);
     instance = await startConduitInstance({ name: "policy-closed", env: { CONDUIT_SIGNUP: "closed" } });
     const base = instance.url;
     const admin = await signUpFirst(browser, base, uniqueEmail("closed-admin"));

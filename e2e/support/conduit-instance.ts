@@ -64,8 +64,8 @@ export async function startConduitInstance(options: { name: string; env?: Record
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
-      reject(new Error(`${options.name}: not ready within ${options.timeoutMs ?? 120_000} ms\n${output}`));
-    }, options.timeoutMs ?? 120_000);
+      reject(new Error(`${options.name}: not ready within ${options.timeoutMs ?? 240_000} ms\n${output}`));
+    }, options.timeoutMs ?? 240_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString("utf8");
       const match = readyLine.exec(output);
