@@ -6,7 +6,7 @@
 import path from "node:path";
 import Database from "better-sqlite3";
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { createWorkspace, password, signedInPage, signInViaUi, uniqueEmail } from "./fixtures";
+import { createWorkspace, password, signedInPage, signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
 import { startConduitInstance, type ConduitInstance } from "./support/conduit-instance";
 
 const newPassword = "Invited-pass-77";
@@ -127,6 +127,31 @@ test("adding a member by an email with no account offers an invitation with that
 
   const invited = await acceptInNewBrowser(browser, (await link.textContent())!.trim(), email, "Eddie");
   await expect(invited.getByTestId("workspace-role")).toHaveText("editor");
+});
+
+test("an invitation for an existing account asks to sign in, then joins the workspace", async ({ browser }) => {
+  const owner = await signedInPage(browser, uniqueEmail("inv-owner4"), "Otto");
+  const ws = await createWorkspace(owner, `Existing ${Date.now().toString(36)}`);
+  const email = uniqueEmail("inv-existing");
+  const context = await browser.newContext();
+  await signUpViaApi(context.request, email, "Emma");
+  const created = await owner.request.post("/api/invitations", { data: { email, workspaceSlug: ws.slug, role: "editor" } });
+  expect(created.status(), await created.text()).toBe(201);
+  const { link } = ((await created.json()) as { data: { link: string } }).data;
+
+  const page = await context.newPage();
+  await page.goto(link);
+  await page.getByTestId("invite-sign-in").click();
+  await page.getByTestId("signin-email").fill(email);
+  await page.getByTestId("signin-password").fill(password);
+  await page.getByTestId("signin-submit").click();
+  await expect(page).toHaveURL(/\/invite\//);
+  await page.getByTestId("invite-accept-submit").click();
+  await expect(page).toHaveURL(new RegExp(`/w/${ws.slug}$`));
+  await expect(page.getByTestId("workspace-role")).toHaveText("editor");
+  // still one account: the same person, now a member
+  await owner.goto(`/w/${ws.slug}`);
+  await expect(owner.locator(`[data-testid="member-row"][data-email="${email}"]`)).toHaveAttribute("data-role", "editor");
 });
 
 test.describe("sign-up policies on their own Conduits", () => {
