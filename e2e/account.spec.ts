@@ -2,7 +2,9 @@
  * The account page: a password change signs out every other browser of the account but keeps
  * this one; the old password stops working. Sign-out voids a copied cookie. Renaming shows.
  */
-import { expect, test } from "@playwright/test";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { expect, test, type APIRequestContext } from "@playwright/test";
 import { password, signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
 
 const changed = "Brand-new-pass-91";
@@ -80,4 +82,40 @@ test("renaming the account shows the new name in the header", async ({ browser }
   await page.getByTestId("account-name").fill("After Rename");
   await page.getByTestId("account-name-save").click();
   await expect(page.getByTestId("current-user")).toContainText("After Rename");
+});
+
+/** One credentials sign-in through next-auth's endpoint; returns the error it reports, if any. */
+async function tryPassword(request: APIRequestContext, email: string, pass: string): Promise<string | undefined> {
+  const { csrfToken } = (await (await request.get("/api/auth/csrf")).json()) as { csrfToken: string };
+  const res = await request.post("/api/auth/callback/credentials", { form: { csrfToken, email, password: pass, json: "true" }, maxRedirects: 0 });
+  const { url } = (await res.json()) as { url: string };
+  return new URL(url).searchParams.get("error") ?? undefined;
+}
+
+test("repeated wrong passwords are slowed down with the time to wait, not locked", async ({ playwright, baseURL }) => {
+  const request = await playwright.request.newContext({ baseURL });
+  const email = uniqueEmail("acct-throttle");
+  await signUpViaApi(request, email);
+  const errors: string[] = [];
+  // delays double from the fourth failure on; within a few tries one lands inside its delay
+  for (let i = 0; i < 10 && !errors.some((e) => e.startsWith("Too many")); i++) errors.push((await tryPassword(request, email, `wrong-password-${i}`))!);
+  expect(errors.slice(0, 3)).toEqual(["Wrong email or password.", "Wrong email or password.", "Wrong email or password."]);
+  expect(errors.at(-1)).toMatch(/^Too many failed sign-in attempts\. Try again in \d+ s\.$/);
+  await request.dispose();
+});
+
+test("a disabled account is told so only after the right password", async ({ playwright, baseURL }) => {
+  const request = await playwright.request.newContext({ baseURL });
+  const email = uniqueEmail("acct-disabled");
+  await signUpViaApi(request, email);
+  // the admin pages disable accounts; here the e2e server's database is written directly
+  const db = new Database(path.join("test-results", "e2e-data", "conduit.db"));
+  try {
+    expect(db.prepare("UPDATE User SET disabledAt = ? WHERE email = ?").run(new Date().toISOString().replace("Z", "+00:00"), email).changes).toBe(1);
+  } finally {
+    db.close();
+  }
+  expect(await tryPassword(request, email, "not-the-password-1")).toBe("Wrong email or password.");
+  expect(await tryPassword(request, email, password)).toBe("This account is disabled. Ask an admin.");
+  await request.dispose();
 });
