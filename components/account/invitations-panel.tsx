@@ -62,6 +62,8 @@ export function InvitationsPanel(props: {
   invitations: InvitationRow[];
   workspaceSlug?: string;
   workspaces?: { slug: string; name: string }[];
+  /** the server's clock at render (ISO), so the server's and the browser's text agree */
+  renderedAt: string;
 }) {
   const { invitations, workspaceSlug, workspaces } = props;
   const admin = workspaces !== undefined;
@@ -71,7 +73,7 @@ export function InvitationsPanel(props: {
   const [created, setCreated] = useState<{ email: string; link: string }>();
   const [copied, setCopied] = useState(false);
   const [role, setRole] = useState<string>(admin && (workspaces?.length ?? 0) === 0 ? instanceOnly : "editor");
-  const [now] = useState(() => Date.now());
+  const now = new Date(props.renderedAt).getTime();
 
   async function onCreate(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();

@@ -8,6 +8,13 @@ import { monthlySpend } from "@/server/db/cost-entries";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import type { CurrentUser } from "@/server/web/auth";
 import { checkPasswordStrength, hashPassword, verifyPassword } from "@/server/web/passwords";
+import { signInThrottle, throttledMessage } from "@/server/web/rate-limit";
+
+/**
+ * Wrong current passwords are throttled like sign-ins, keyed on the account alone: guessing the
+ * password needs this account's cookie, so only its holder is slowed down.
+ */
+const passwordChangeKey = (userId: string) => `password-change:${userId}`;
 
 export interface AccountView {
   email: string;
@@ -55,9 +62,13 @@ export async function renameAccount(user: CurrentUser, name: string): Promise<{ 
 export async function changePassword(user: CurrentUser, input: { currentPassword: string; newPassword: string }): Promise<void> {
   const db = getDb();
   const row = await db.user.findUniqueOrThrow({ where: { id: user.id }, select: { email: true, passwordHash: true } });
+  const verdict = signInThrottle.check(row.email, passwordChangeKey(user.id));
+  if (!verdict.ok) throw new AppError(ErrorCode.rateLimited, throttledMessage(verdict.retryAfterMs));
   if (row.passwordHash && !(await verifyPassword(row.passwordHash, input.currentPassword))) {
+    signInThrottle.recordFailure(row.email, passwordChangeKey(user.id));
     throw new AppError(ErrorCode.forbidden, "The current password is wrong.");
   }
+  signInThrottle.recordSuccess(row.email, passwordChangeKey(user.id));
   const weak = checkPasswordStrength(input.newPassword, row.email);
   if (weak) throw new AppError(ErrorCode.invalidPayload, `Password too weak: ${weak}`);
   if (input.newPassword === input.currentPassword) throw new AppError(ErrorCode.invalidPayload, "Choose a password different from the current one.");

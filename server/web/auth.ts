@@ -20,10 +20,10 @@ import { endSessions } from "@/server/web/account";
 import { consumeInvitationFor, pendingInvitationEmail } from "@/server/web/invitations";
 import { logger } from "@/server/web/logger";
 import { verifyPassword } from "@/server/web/passwords";
-import { clientAddressOf, SignInThrottle, throttledMessage } from "@/server/web/rate-limit";
+import { clientAddressOf, signInThrottle, throttledMessage } from "@/server/web/rate-limit";
 
-/** One throttle per web process (the edge adds its own per-address limit in front). */
-const throttle = new SignInThrottle();
+/** The web process's throttle (the edge adds its own per-address limit in front). */
+const throttle = signInThrottle;
 
 /** The cookie that carries an invitation token through a GitHub sign-in. */
 export const invitationCookie = "conduit-invitation";

@@ -105,6 +105,9 @@ export class SignInThrottle {
   }
 }
 
+/** The web process's one throttle: sign-ins and password changes share it. */
+export const signInThrottle = new SignInThrottle();
+
 function pairKey(email: string, address: string): string {
   return `${email.toLowerCase()}\n${address}`;
 }

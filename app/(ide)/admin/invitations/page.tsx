@@ -29,7 +29,7 @@ export default async function AdminInvitationsPage() {
           Sign-up policy (<span className="font-mono">CONDUIT_SIGNUP</span>) is <span data-testid="admin-signup-policy">{policyText[getEnv().CONDUIT_SIGNUP]}</span>
         </p>
       </div>
-      <InvitationsPanel invitations={invitations} workspaces={workspaces} />
+      <InvitationsPanel invitations={invitations} workspaces={workspaces} renderedAt={new Date().toISOString()} />
     </div>
   );
 }

@@ -75,7 +75,7 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
         canEdit={canPerform(ws.role, "manageSettings")}
       />
       <MembersPanel slug={ws.slug} members={members} canManage={ws.role === "owner"} currentUserId={user.id} />
-      {invitations && <InvitationsPanel invitations={invitations} workspaceSlug={ws.slug} />}
+      {invitations && <InvitationsPanel invitations={invitations} workspaceSlug={ws.slug} renderedAt={new Date().toISOString()} />}
     </div>
   );
 }
