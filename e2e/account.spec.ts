@@ -5,7 +5,7 @@
 import path from "node:path";
 import Database from "better-sqlite3";
 import { expect, test, type APIRequestContext } from "@playwright/test";
-import { password, signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
+import { password, sameOrigin, signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
 
 const changed = "Brand-new-pass-91";
 
@@ -87,7 +87,7 @@ test("renaming the account shows the new name in the header", async ({ browser }
 /** One credentials sign-in through next-auth's endpoint; returns the error it reports, if any. */
 async function tryPassword(request: APIRequestContext, email: string, pass: string): Promise<string | undefined> {
   const { csrfToken } = (await (await request.get("/api/auth/csrf")).json()) as { csrfToken: string };
-  const res = await request.post("/api/auth/callback/credentials", { form: { csrfToken, email, password: pass, json: "true" }, maxRedirects: 0 });
+  const res = await request.post("/api/auth/callback/credentials", { headers: sameOrigin, form: { csrfToken, email, password: pass, json: "true" }, maxRedirects: 0 });
   const { url } = (await res.json()) as { url: string };
   return new URL(url).searchParams.get("error") ?? undefined;
 }

@@ -6,7 +6,7 @@
 import path from "node:path";
 import Database from "better-sqlite3";
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { createWorkspace, password, signedInPage, signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
+import { createWorkspace, password, sameOrigin, signedInPage, signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
 import { startConduitInstance, type ConduitInstance } from "./support/conduit-instance";
 
 const newPassword = "Invited-pass-77";
@@ -86,7 +86,7 @@ test("revoked, expired and unknown links get a clear page", async ({ browser }) 
   await expectUnusable(browser, revokedLink, /revoked/);
 
   const expiredEmail = uniqueEmail("inv-expired");
-  const created = await owner.request.post("/api/invitations", { data: { email: expiredEmail, workspaceSlug: ws.slug, role: "editor", expiresInDays: 1 } });
+  const created = await owner.request.post("/api/invitations", { headers: sameOrigin, data: { email: expiredEmail, workspaceSlug: ws.slug, role: "editor", expiresInDays: 1 } });
   expect(created.status(), await created.text()).toBe(201);
   const { link: expiredLink } = ((await created.json()) as { data: { link: string } }).data;
   // no UI makes a link old: move its expiry into the past in the e2e server's database
@@ -107,7 +107,7 @@ test("revoked, expired and unknown links get a clear page", async ({ browser }) 
 
   // accepting through the API is refused the same way
   const token = expiredLink.split("/invite/")[1]!;
-  const refused = await owner.request.post("/api/invitations/accept", { data: { token, password: newPassword } });
+  const refused = await owner.request.post("/api/invitations/accept", { headers: sameOrigin, data: { token, password: newPassword } });
   expect(refused.status()).toBe(410);
 });
 
@@ -135,7 +135,7 @@ test("an invitation for an existing account asks to sign in, then joins the work
   const email = uniqueEmail("inv-existing");
   const context = await browser.newContext();
   await signUpViaApi(context.request, email, "Emma");
-  const created = await owner.request.post("/api/invitations", { data: { email, workspaceSlug: ws.slug, role: "editor" } });
+  const created = await owner.request.post("/api/invitations", { headers: sameOrigin, data: { email, workspaceSlug: ws.slug, role: "editor" } });
   expect(created.status(), await created.text()).toBe(201);
   const { link } = ((await created.json()) as { data: { link: string } }).data;
 
@@ -182,7 +182,7 @@ test.describe("sign-up policies on their own Conduits", () => {
     await page.goto("/signup");
     await expect(page.getByTestId("signup-policy-message")).toHaveText(message);
     await expect(page.getByTestId("signup-submit")).toHaveCount(0);
-    const res = await context.request.post("/api/signup", { data: { email: uniqueEmail("second"), password } });
+    const res = await context.request.post("/api/signup", { headers: { origin: base }, data: { email: uniqueEmail("second"), password } });
     expect(res.status()).toBe(403);
     expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(message);
     await context.close();
@@ -196,7 +196,7 @@ test.describe("sign-up policies on their own Conduits", () => {
     const admin = await signUpFirst(browser, base, uniqueEmail("first-admin"));
     await expectSignupRefused(browser, base, /invite-only/);
 
-    const ws = await admin.request.post("/api/workspaces", { data: { name: "Team" } });
+    const ws = await admin.request.post("/api/workspaces", { headers: { origin: base }, data: { name: "Team" } });
     expect(ws.status(), await ws.text()).toBe(201);
     await admin.goto("/admin/invitations");
     const email = uniqueEmail("invited-editor");
@@ -225,10 +225,10 @@ test.describe("sign-up policies on their own Conduits", () => {
     await expect(invited).toHaveURL(/\/workspaces$/);
 
     // the invited person owns a workspace now, but under closed cannot bring anyone in
-    const own = await invited.request.post("/api/workspaces", { data: { name: "Carl's" } });
+    const own = await invited.request.post("/api/workspaces", { headers: { origin: base }, data: { name: "Carl's" } });
     expect(own.status(), await own.text()).toBe(201);
     const { slug } = ((await own.json()) as { data: { slug: string } }).data;
-    const refused = await invited.request.post("/api/invitations", { data: { email: uniqueEmail("friend"), workspaceSlug: slug, role: "viewer" } });
+    const refused = await invited.request.post("/api/invitations", { headers: { origin: base }, data: { email: uniqueEmail("friend"), workspaceSlug: slug, role: "viewer" } });
     expect(refused.status()).toBe(403);
     expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/only an admin/);
   });
