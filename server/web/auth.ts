@@ -72,13 +72,21 @@ async function signInWithGitHub(user: User, accessToken: string | undefined): Pr
   });
   if (decision.kind === "refuse") return refuse(`github_${decision.reason}`);
   let account = await db.user.findUnique({ where: { email: decision.email } });
+  const created = !account;
   if (!account) {
     account = await db.user.create({ data: { email: decision.email, name: user.name ?? decision.email, isAdmin: decision.kind === "create" && decision.isAdmin } });
-    await db.auditLog.create({ data: { actorId: account.id, action: "user.signup", objectType: "user", objectId: account.id, details: JSON.stringify({ via: "github", admin: account.isAdmin }) } });
   }
   if (token && invitedEmail === decision.email) {
-    await consumeInvitationFor(account.id, token);
+    const used = await consumeInvitationFor(account.id, token);
     jar.delete(invitationCookie);
+    if (!used && created && decision.kind === "create" && decision.invited) {
+      // the invitation was used or revoked meanwhile: the account it allowed must not stay
+      await db.user.delete({ where: { id: account.id } });
+      return refuse("github_signup_refused");
+    }
+  }
+  if (created) {
+    await db.auditLog.create({ data: { actorId: account.id, action: "user.signup", objectType: "user", objectId: account.id, details: JSON.stringify({ via: "github", admin: account.isAdmin }) } });
   }
   await db.user.update({ where: { id: account.id }, data: { lastSignInAt: new Date() } });
   // the jwt callback reads the account by this email
