@@ -55,7 +55,7 @@ export default defineConfig({
       LOG_LEVEL: "warn",
       // the tests sign in more often than the per-address login limit allows
       CONDUIT_EDGE_RATE_LIMIT: "off",
-      // fixtures sign up many accounts; invitations have their own spec
+      // the fixtures sign up freely; the invite and closed policies run their own instances
       CONDUIT_SIGNUP: "open",
     },
   },
