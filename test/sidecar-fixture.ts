@@ -67,7 +67,9 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
   });
   attachSessionSockets(server.io, { hub, db: fx.db, log });
   if (approvals) attachApprovalSockets(server.io, { service: approvals, db: fx.db, log });
-  const revocations = options.revocationSweep ? new RevocationSweep({ io: server.io, db: fx.db, log }) : undefined;
+  const revocations = options.revocationSweep
+    ? new RevocationSweep({ io: server.io, db: fx.db, log, onDeciders: approvals ? (userId, decidesIn) => approvals.withdrawFrom(userId, decidesIn) : undefined })
+    : undefined;
   const port = await server.listen(0, "127.0.0.1");
   const sockets: Socket[] = [];
   return {

@@ -72,7 +72,12 @@ async function main(): Promise<void> {
   attachSessionSockets(server.io, { hub, db, log });
   attachApprovalSockets(server.io, { service: approvals, db, log });
   // Disabled accounts, sign-outs and removed members lose their open sockets within about 2 s.
-  const revocations = new RevocationSweep({ io: server.io, db, log: log.child({ component: "revocation" }) });
+  const revocations = new RevocationSweep({
+    io: server.io,
+    db,
+    log: log.child({ component: "revocation" }),
+    onDeciders: (userId, decidesIn) => approvals.withdrawFrom(userId, decidesIn),
+  });
   const port = await server.listen(env.CONDUIT_SIDECAR_PORT, "127.0.0.1");
   log.info({ port }, "sidecar listening");
 

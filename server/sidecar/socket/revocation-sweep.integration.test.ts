@@ -136,6 +136,8 @@ describe("revocation of open sockets", () => {
 
   it("a member lowered to viewer no longer sees a pending request as theirs to answer", async () => {
     const ed = await sidecar.connect(fx.editor);
+    const counts: number[] = [];
+    ed.on("approval:count", (c: { pending: number }) => counts.push(c.pending));
     const controller = new AbortController();
     const answer = runner.decidePermission!({
       requestId: crypto.randomUUID(),
@@ -157,6 +159,8 @@ describe("revocation of open sockets", () => {
     });
     const after = await list();
     expect(after.ok && after.data.approvals.filter((a) => a.status === "pending")).toEqual([]);
+    // The request stops counting for them within a sweep, and the header's badge is told so.
+    await until(() => counts.at(-1) === 0, 3_000, "the editor's pending count drops to 0");
     // Still in the workspace, as a viewer: the socket stays open for reading.
     await new Promise((r) => setTimeout(r, 1_500));
     expect(ed.connected).toBe(true);

@@ -28,6 +28,11 @@ export interface RevocationSweepDeps {
   intervalMs?: number;
   /** Without timers the sweep runs only when `sweep()` is called. */
   timers?: SweepTimers | null;
+  /**
+   * Told, each pass, the workspaces where each connected user may still decide approvals
+   * (owner or editor), so requests routed to them before a role change stop counting for them.
+   */
+  onDeciders?: (userId: string, decidesIn: ReadonlySet<string>) => void;
 }
 
 /** What one pass did. */
@@ -94,17 +99,20 @@ export class RevocationSweep {
         where: { id: { in: userIds } },
         select: { id: true, disabledAt: true, sessionVersion: true },
       }),
-      db.membership.findMany({ where: { userId: { in: userIds } }, select: { userId: true, workspaceId: true } }),
+      db.membership.findMany({ where: { userId: { in: userIds } }, select: { userId: true, workspaceId: true, role: true } }),
     ]);
     await this.learnSessions(sockets);
 
     const standing = new Map<string, AccountStanding>(accounts.map((a) => [a.id, a]));
     const memberOf = new Map<string, Set<string>>();
+    const decidesIn = new Map<string, Set<string>>(userIds.map((id) => [id, new Set<string>()]));
     for (const m of memberships) {
       let set = memberOf.get(m.userId);
       if (!set) memberOf.set(m.userId, (set = new Set()));
       set.add(m.workspaceId);
+      if (m.role === "owner" || m.role === "editor") decidesIn.get(m.userId)?.add(m.workspaceId);
     }
+    if (this.deps.onDeciders) for (const [userId, workspaces] of decidesIn) this.deps.onDeciders(userId, workspaces);
     const closed: SweepOutcome["closed"] = [];
     for (const socket of sockets) {
       if (!socket.connected) continue;
