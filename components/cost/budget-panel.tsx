@@ -2,10 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-
-function formatUsd(usd: number): string {
-  return usd >= 1 || usd === 0 ? `$${usd.toFixed(2)}` : `$${usd.toFixed(4)}`;
-}
+import { formatUsd } from "@/components/format/money";
 
 /** The workspace's monthly limit and this month's spend; owners edit the limit (empty = none). */
 export function BudgetPanel(props: { slug: string; limitUsd: number | null; spentUsd: number; canEdit: boolean }) {

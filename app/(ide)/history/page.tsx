@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { FilterSelect } from "@/components/filter-select";
-import { formatUsd } from "@/components/session/format";
+import { formatUsd } from "@/components/format/money";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import { requirePageUser } from "@/server/web/auth";
 import { parseHistoryParams, readHistory, type HistoryParams } from "@/server/web/history";
