@@ -6,12 +6,30 @@ test("a demo reply in Markdown shows a table, checkboxes and highlighted code", 
   const stamp = Date.now().toString(36);
   const page = await signedInPage(browser, uniqueEmail("mia"), `Mia ${stamp}`);
   try {
+    // shiki (its themes name "github-light") is fetched only once a code block appears
+    const scripts: { url: string; shiki: Promise<boolean> }[] = [];
+    page.on("response", (res) => {
+      if (res.url().endsWith(".js"))
+        scripts.push({
+          url: res.url(),
+          shiki: res.text().then(
+            (body) => body.includes('"github-light"'),
+            () => false,
+          ),
+        });
+    });
+    const shikiLoaded = async () => (await Promise.all(scripts.map((s) => s.shiki))).some(Boolean);
     const ws = await createWorkspace(page, `Markdown ${stamp}`);
     await page.goto(`/w/${ws.slug}`);
     await page.getByTestId("session-new").click();
     await page.getByTestId("session-new-mode").selectOption("default");
     await page.getByTestId("session-new-submit").click();
     await expect(page.getByTestId("session-view")).toBeVisible();
+
+    await sendPrompt(page, "hello");
+    await expect(page.getByTestId("turn-end")).toHaveCount(1, { timeout: 30_000 });
+    expect(scripts.length).toBeGreaterThan(0);
+    expect(await shikiLoaded()).toBe(false);
 
     await sendPrompt(page, "Show me some markdown please");
     const reply = page
@@ -37,6 +55,7 @@ test("a demo reply in Markdown shows a table, checkboxes and highlighted code", 
     // the code block, highlighted once shiki has loaded; the text is unchanged
     const code = reply.locator("pre code");
     await expect(code).toHaveAttribute("data-highlighted", "true");
+    expect(await shikiLoaded()).toBe(true);
     await expect(code).toContainText("return costs.reduce((sum, c) => sum + c, 0); // in USD");
     const keyword = code.locator("span", { hasText: /^export$/ });
     await expect(keyword).toHaveCount(1);
