@@ -76,7 +76,9 @@ test("a demo reply in Markdown shows a table, checkboxes and highlighted code", 
   }
 });
 
-test("removing a member asks first, and a failed request leaves the buttons usable", async ({ browser }) => {
+test("removing a member asks first; a failed request leaves the members and budget buttons usable", async ({
+  browser,
+}) => {
   const stamp = Date.now().toString(36);
   const owner = await signedInPage(browser, uniqueEmail("oli"), `Oli ${stamp}`);
   try {
@@ -104,6 +106,14 @@ test("removing a member asks first, and a failed request leaves the buttons usab
     await expect(owner.getByTestId("members-error")).toContainText("could not be reached");
     await expect(row.getByTestId("member-remove-confirm")).toBeEnabled();
     await owner.unroute("**/api/workspaces/*/members/*");
+
+    // the budget's Save recovers the same way
+    await owner.route("**/api/workspaces/*/budget", (route) => route.abort("internetdisconnected"));
+    await owner.getByTestId("budget-input").fill("3");
+    await owner.getByTestId("budget-save").click();
+    await expect(owner.getByRole("alert").filter({ hasText: "could not be reached" })).toBeVisible();
+    await expect(owner.getByTestId("budget-save")).toBeEnabled();
+    await owner.unroute("**/api/workspaces/*/budget");
 
     // confirmed: the member is gone
     await row.getByTestId("member-remove-confirm").click();
