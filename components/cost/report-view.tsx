@@ -8,7 +8,6 @@ import type { Report, ReportRow } from "@/server/shared/wire/report";
 
 const palette = ["#4f46e5", "#0891b2", "#16a34a", "#ca8a04", "#dc2626", "#9333ea", "#db2777", "#64748b"];
 
-
 function formatWait(ms: number | null): string {
   if (ms === null) return "–";
   if (ms < 1000) return `${Math.round(ms)} ms`;
