@@ -121,6 +121,10 @@ describe("spawn", () => {
       "--include-partial-messages",
       "--max-budget-usd",
       "2",
+      "--setting-sources",
+      "project",
+      "--settings",
+      '{"disableAllHooks":true}',
     ]);
     expect(child.options.cwd).toBe("/ws");
     expect(child.options.env).toEqual({

@@ -1,0 +1,110 @@
+// Issue 11's attacks from inside a real session (the real CLI, approved Bash and Read, in the
+// bubblewrap sandbox with a credential-proxy token): nothing of the server's secrets is in reach,
+// `env` shows no operator credential, and a `setsid` daemon does not outlive the session's
+// process. The control case (no sandbox) shows the same attack succeeding, so the test can fail.
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTenantRig, type TenantRig } from "./tenant-rig";
+
+function pgrep(pattern: string): number[] {
+  try {
+    return execFileSync("pgrep", ["-f", pattern], { encoding: "utf8" }).trim().split("\n").filter(Boolean).map(Number);
+  } catch {
+    return []; // pgrep exits 1 when nothing matches
+  }
+}
+
+async function waitUntil(check: () => boolean, timeoutMs: number): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return check();
+}
+
+describe("a sandboxed session", () => {
+  let rig: TenantRig;
+  beforeAll(async () => {
+    rig = await startTenantRig();
+    expect(rig.sandbox.mode).toBe("bwrap");
+  });
+  afterAll(async () => {
+    await rig?.close();
+  });
+
+  it("reads and writes its own workspace at its real path", async () => {
+    const outcome = await rig.bash("pwd && echo hello > mine.txt && cat mine.txt && ls -a ~ && id -u");
+    expect(outcome.isError).toBe(false);
+    expect(outcome.text).toContain(rig.layout.workspace);
+    expect(outcome.text).toContain("hello");
+    const read = await rig.read(path.join(rig.layout.workspace, "mine.txt"));
+    expect(read).toMatchObject({ isError: false });
+    expect(read.text).toContain("hello");
+  });
+
+  it("cannot reach the auth secret, the database, another workspace, the checkout's .env, another config dir or the sidecar's home", async () => {
+    const targets = {
+      authSecret: "../../.auth-secret",
+      database: "../../conduit.db",
+      otherWorkspaceFile: rig.layout.files.otherWorkspaceFile,
+      dotEnv: rig.layout.files.dotEnv,
+      otherTranscript: rig.layout.files.otherTranscript,
+      sidecarHome: rig.layout.files.sidecarHome,
+    };
+    const script = Object.entries(targets)
+      .map(([name, file]) => `if cat '${file}' 2>/dev/null; then echo "ALLOWED ${name}"; else echo "DENIED ${name}"; fi`)
+      .join("; ");
+    const bash = await rig.bash(`${script}; ls -la ../.. ../../.. 2>&1; find / -name '*.jsonl' -o -name '.auth-secret' 2>/dev/null | head`);
+    for (const name of Object.keys(targets)) expect(bash.text).toContain(`DENIED ${name}`);
+    expect(rig.secretsIn(bash.text)).toEqual([]);
+    for (const file of Object.values(rig.layout.files)) {
+      const read = await rig.read(file);
+      expect(read.isError, `Read ${file}: ${read.text}`).toBe(true);
+      expect(rig.secretsIn(read.text)).toEqual([]);
+    }
+  });
+
+  it("sees no operator credential in its environment, argv or config directory", async () => {
+    const outcome = await rig.bash(
+      "env; cat /proc/1/cmdline /proc/$PPID/cmdline 2>/dev/null | tr '\\0' ' '; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'; grep -r . \"$CLAUDE_CONFIG_DIR\" 2>/dev/null | head -200",
+    );
+    expect(outcome.isError).toBe(false);
+    expect(outcome.text).toContain(`ANTHROPIC_BASE_URL=${rig.proxy.url}`);
+    expect(outcome.text).toMatch(/ANTHROPIC_API_KEY=sk-ant-conduit-/);
+    expect(outcome.text).not.toContain(rig.server.url);
+    expect(rig.secretsIn(outcome.text)).toEqual([]);
+    expect(rig.proxy.usageOf(rig.kit.options.sessionId).requests).toBeGreaterThan(0);
+  });
+
+  it("ends a setsid daemon when the session's process stops", async () => {
+    const name = `conduit-escapee-${randomBytes(6).toString("hex")}`;
+    const outcome = await rig.bash(`setsid bash -c 'exec -a ${name} sleep 1000' >/dev/null 2>&1 < /dev/null & sleep 0.3; echo started`);
+    expect(outcome.text).toContain("started");
+    expect(pgrep(name).length).toBe(1);
+    await rig.kit.runner.stop();
+    expect(await waitUntil(() => pgrep(name).length === 0, 5000)).toBe(true);
+    // The token died with the process.
+    expect(rig.proxy.liveTokens).toBe(0);
+  });
+});
+
+describe("the same attack without the sandbox (control)", () => {
+  let rig: TenantRig;
+  beforeAll(async () => {
+    rig = await startTenantRig({ sandbox: "off" });
+  });
+  afterAll(async () => {
+    await rig?.close();
+  });
+
+  it("reads the auth secret: the attack is real, the sandbox is what stops it", async () => {
+    const outcome = await rig.bash("cat ../../.auth-secret");
+    expect(rig.secretsIn(outcome.text)).toEqual(["authSecret"]);
+    // The proxy still keeps the operator's key out of the environment.
+    const env = await rig.bash("env");
+    expect(env.text).not.toContain(rig.secrets.operatorKey);
+  });
+});
