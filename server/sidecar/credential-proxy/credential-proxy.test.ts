@@ -98,7 +98,8 @@ describe("the credential proxy", () => {
     grant.revoke();
     grant.revoke(); // idempotent
     expect(proxy.liveTokens).toBe(0);
-    for (const headers of [{}, { "x-api-key": "sk-ant-guess" }, { "x-api-key": grant.token }, { authorization: "Bearer sk-ant-operator-real" }]) {
+    const attempts: Record<string, string>[] = [{}, { "x-api-key": "sk-ant-guess" }, { "x-api-key": grant.token }, { authorization: "Bearer sk-ant-operator-real" }];
+    for (const headers of attempts) {
       const response = await fetch(`${proxy.url}/v1/messages`, { method: "POST", headers, body: "{}" });
       expect(response.status).toBe(401);
       expect(await response.json()).toEqual({ type: "error", error: { type: "authentication_error", message: expect.any(String) } });
