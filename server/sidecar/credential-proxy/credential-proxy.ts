@@ -184,6 +184,8 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
       answer.on("end", () => res.end());
       answer.on("error", () => res.destroy());
     });
+    // Headers and body go out as they come: no Nagle delay on the way to the upstream.
+    outgoing.setNoDelay(true);
     outgoing.on("error", (error) => {
       log({ session: sessionId, path: req.url, err: error.message }, "credential proxy: upstream request failed");
       if (!res.headersSent) {
