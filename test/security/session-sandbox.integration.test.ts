@@ -3,6 +3,8 @@
 // `env` shows no operator credential, and a `setsid` daemon does not outlive the session's
 // process. The control case (no sandbox) shows the same attack succeeding, so the test can fail.
 import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -40,9 +42,21 @@ describe("a sandboxed session", () => {
     expect(outcome.isError).toBe(false);
     expect(outcome.text).toContain(rig.layout.workspace);
     expect(outcome.text).toContain("hello");
-    const read = await rig.read(path.join(rig.layout.workspace, "mine.txt"));
+    const file = path.join(rig.layout.workspace, "mine.txt");
+    const read = await rig.read(file);
     expect(read).toMatchObject({ isError: false });
     expect(read.text).toContain("hello");
+    const edit = await rig.tool("Edit", { file_path: file, old_string: "hello", new_string: "edited in the sandbox" });
+    expect(edit.isError).toBe(false);
+    expect(await readFile(file, "utf8")).toBe("edited in the sandbox\n");
+  });
+
+  it("cannot write outside its workspace, even where it can read", async () => {
+    const outcome = await rig.bash(`touch /usr/conduit-probe; touch '${rig.layout.dataDir}/planted'; echo x > /etc/passwd; echo done`);
+    expect(outcome.text).toContain("done");
+    expect(outcome.text).toMatch(/Read-only file system|No such file or directory|Permission denied/);
+    expect(existsSync("/usr/conduit-probe")).toBe(false);
+    expect(existsSync(path.join(rig.layout.dataDir, "planted"))).toBe(false);
   });
 
   it("cannot reach the auth secret, the database, another workspace, the checkout's .env, another config dir or the sidecar's home", async () => {

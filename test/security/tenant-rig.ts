@@ -58,6 +58,8 @@ export interface TenantRig {
   bash(command: string): Promise<ToolOutcome>;
   /** Reads `file` through the session's (approved) Read tool. */
   read(file: string): Promise<ToolOutcome>;
+  /** Any tool call, approved as proposed (Edit, Write, Grep…). */
+  tool(name: string, input: Record<string, unknown>): Promise<ToolOutcome>;
   /** Every planted secret found in `text`, by name. */
   secretsIn(text: string): (keyof PlantedSecrets)[];
   close(): Promise<void>;
@@ -155,6 +157,7 @@ export async function startTenantRig(options: TenantRigOptions = {}): Promise<Te
       kit,
       bash: (command) => runTool("Bash", { command, description: "security probe" }),
       read: (file) => runTool("Read", { file_path: file }),
+      tool: runTool,
       secretsIn: (text) => (Object.keys(secrets) as (keyof PlantedSecrets)[]).filter((name) => text.includes(secrets[name])),
       async close() {
         await kit.close();
