@@ -8,6 +8,7 @@ import { readFile } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { recordAttempt } from "./attempts";
 import { startTenantRig, type TenantRig } from "./tenant-rig";
 
 function pgrep(pattern: string): number[] {
@@ -72,10 +73,14 @@ describe("a sandboxed session", () => {
       .map(([name, file]) => `if cat '${file}' 2>/dev/null; then echo "ALLOWED ${name}"; else echo "DENIED ${name}"; fi`)
       .join("; ");
     const bash = await rig.bash(`${script}; ls -la ../.. ../../.. 2>&1; find / -name '*.jsonl' -o -name '.auth-secret' 2>/dev/null | head`);
+    for (const name of Object.keys(targets)) {
+      recordAttempt({ id: "S8", attack: `Bash cat ${targets[name as keyof typeof targets]}`, allowed: bash.text.includes(`ALLOWED ${name}`), secretsFound: rig.secretsIn(bash.text) });
+    }
     for (const name of Object.keys(targets)) expect(bash.text).toContain(`DENIED ${name}`);
     expect(rig.secretsIn(bash.text)).toEqual([]);
     for (const file of Object.values(rig.layout.files)) {
       const read = await rig.read(file);
+      recordAttempt({ id: "S8", attack: `Read ${file}`, allowed: !read.isError, secretsFound: rig.secretsIn(read.text) });
       expect(read.isError, `Read ${file}: ${read.text}`).toBe(true);
       expect(rig.secretsIn(read.text)).toEqual([]);
     }
@@ -85,6 +90,7 @@ describe("a sandboxed session", () => {
     const outcome = await rig.bash(
       "env; cat /proc/1/cmdline /proc/$PPID/cmdline 2>/dev/null | tr '\\0' ' '; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'; grep -r . \"$CLAUDE_CONFIG_DIR\" 2>/dev/null | head -200",
     );
+    recordAttempt({ id: "S7", attack: "Bash env, /proc/*/environ, the CLI config dir", allowed: false, secretsFound: rig.secretsIn(outcome.text) });
     expect(outcome.isError).toBe(false);
     expect(outcome.text).toContain(`ANTHROPIC_BASE_URL=${rig.proxy.url}`);
     expect(outcome.text).toMatch(/ANTHROPIC_API_KEY=sk-ant-conduit-/);
@@ -99,7 +105,9 @@ describe("a sandboxed session", () => {
     expect(outcome.text).toContain("started");
     expect(pgrep(name).length).toBe(1);
     await rig.kit.runner.stop();
-    expect(await waitUntil(() => pgrep(name).length === 0, 5000)).toBe(true);
+    const gone = await waitUntil(() => pgrep(name).length === 0, 5000);
+    recordAttempt({ id: "A10", attack: "setsid daemon outliving its session", allowed: !gone, secretsFound: [], escaped: !gone });
+    expect(gone).toBe(true);
     // The token died with the process.
     expect(rig.proxy.liveTokens).toBe(0);
   });
