@@ -99,6 +99,14 @@ describe("a sandboxed session", () => {
     expect(rig.proxy.usageOf(rig.kit.options.sessionId).requests).toBeGreaterThan(0);
   });
 
+  it("gets 401 from the credential proxy for a guessed token and for the operator's own key", async () => {
+    const probe = (key: string) =>
+      `curl -s -o /dev/null -w '%{http_code}\\n' -H 'x-api-key: ${key}' -H 'content-type: application/json' -d '{}' "$ANTHROPIC_BASE_URL/v1/messages"`;
+    const outcome = await rig.bash(`${probe("sk-ant-guessed")}; ${probe(rig.secrets.operatorKey)}`);
+    recordAttempt({ id: "S7", attack: "credential proxy with a guessed token and with the operator's key", allowed: !/^401\n401$/m.test(outcome.text.trim()), secretsFound: [] });
+    expect(outcome.text.trim().split("\n")).toEqual(["401", "401"]);
+  });
+
   it("ends a setsid daemon when the session's process stops", async () => {
     const name = `conduit-escapee-${randomBytes(6).toString("hex")}`;
     const outcome = await rig.bash(`setsid bash -c 'exec -a ${name} sleep 1000' >/dev/null 2>&1 < /dev/null & sleep 0.3; echo started`);
