@@ -100,8 +100,9 @@ describe("a sandboxed session", () => {
   });
 
   it("gets 401 from the credential proxy for a guessed token and for the operator's own key", async () => {
+    // node is on every Conduit host (curl may not be); it runs inside the sandbox like any tool.
     const probe = (key: string) =>
-      `curl -s -o /dev/null -w '%{http_code}\\n' -H 'x-api-key: ${key}' -H 'content-type: application/json' -d '{}' "$ANTHROPIC_BASE_URL/v1/messages"`;
+      `node -e 'fetch(process.env.ANTHROPIC_BASE_URL + "/v1/messages", { method: "POST", headers: { "x-api-key": "${key}", "content-type": "application/json" }, body: "{}" }).then((r) => console.log(r.status))'`;
     const outcome = await rig.bash(`${probe("sk-ant-guessed")}; ${probe(rig.secrets.operatorKey)}`);
     recordAttempt({ id: "S7", attack: "credential proxy with a guessed token and with the operator's key", allowed: !/^401\n401$/m.test(outcome.text.trim()), secretsFound: [] });
     expect(outcome.text.trim().split("\n")).toEqual(["401", "401"]);
