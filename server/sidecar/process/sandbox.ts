@@ -14,6 +14,7 @@ import { accessSync, constants, lstatSync, readlinkSync, realpathSync } from "no
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { CliSpawnError } from "./cli-process";
 import { buildSandboxArgv, etcAllowList, sandboxEnv, systemDirAllowList, type SystemEntry } from "./sandbox-argv";
 
 /** Which isolation is in force. */
@@ -112,8 +113,8 @@ export function createBwrapSandbox(options: BwrapSandboxOptions): CliSandbox {
   return {
     mode: "bwrap",
     wrap(launch, dirs) {
-      const workspaceRoot = realpathSync(dirs.workspaceRoot);
-      const configDir = realpathSync(dirs.configDir);
+      const workspaceRoot = existingRealPath("workspace directory", dirs.workspaceRoot);
+      const configDir = existingRealPath("CLI config directory", dirs.configDir);
       const args = buildSandboxArgv({
         bwrapPath: options.bwrapPath,
         system,
@@ -127,6 +128,14 @@ export function createBwrapSandbox(options: BwrapSandboxOptions): CliSandbox {
       return { file: options.bwrapPath, args, cwd: workspaceRoot, env: sandboxEnv(launch.env, sandboxHome) };
     },
   };
+}
+
+function existingRealPath(what: string, dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch (error) {
+    throw new CliSpawnError(`The ${what} ${dir} does not exist; the session cannot start in its sandbox`, { cause: error });
+  }
 }
 
 /** Runs `true` in a sandbox like a session's; resolves with undefined when it works, else why not. */
