@@ -3,6 +3,7 @@ import { notFound } from "next/navigation";
 import { ApprovalSettingsPanel } from "@/components/approval/approval-settings-panel";
 import { BudgetPanel } from "@/components/cost/budget-panel";
 import { MembersPanel } from "@/components/members-panel";
+import { WorkspaceSettingsReview } from "@/components/workspace-settings-review";
 import { SessionList } from "@/components/session/session-list";
 import { canPerform } from "@/server/domain/workspace/roles";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
@@ -10,6 +11,7 @@ import { readApprovalSettings } from "@/server/web/approval-settings";
 import { requirePageUser } from "@/server/web/auth";
 import { readWorkspaceBudget } from "@/server/web/budgets";
 import { listSessions } from "@/server/web/sessions";
+import { reviewWorkspaceSettingsAt } from "@/server/web/workspace-settings";
 import { listMembers } from "@/server/web/workspaces";
 
 export const dynamic = "force-dynamic";
@@ -26,10 +28,12 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
     if (err instanceof AppError && err.code === ErrorCode.notFound) notFound();
     throw err;
   });
-  const [members, budget, approvalSettings] = await Promise.all([
+  const [members, budget, approvalSettings, settingsReview] = await Promise.all([
     listMembers(ws.id),
     readWorkspaceBudget(user.id, ws.slug),
     readApprovalSettings(user.id, ws.slug),
+    // Owners review what the workspace's own Claude settings would add (they are not loaded).
+    canPerform(ws.role, "manageSettings") ? reviewWorkspaceSettingsAt(ws.rootPath) : undefined,
   ]);
   return (
     <div className="space-y-6" data-testid="workspace-page">
@@ -71,6 +75,7 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
         rules={approvalSettings.rules}
         canEdit={canPerform(ws.role, "manageSettings")}
       />
+      {settingsReview && <WorkspaceSettingsReview files={settingsReview.files} grantsAnything={settingsReview.grantsAnything} />}
       <MembersPanel slug={ws.slug} members={members} canManage={ws.role === "owner"} currentUserId={user.id} />
     </div>
   );
