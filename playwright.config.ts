@@ -5,12 +5,16 @@ const baseURL = `http://127.0.0.1:${port}`;
 
 export default defineConfig({
   testDir: "e2e",
+  // the security suite attacks its own Conduit (npm run test:security)
+  testIgnore: "security/**",
   timeout: 60_000,
   expect: { timeout: 10_000 },
   fullyParallel: false,
   workers: 1,
   retries: 0,
   reporter: [["list"]],
+  // After the web server is up: the instance's first account, its admin (e2e/global-setup.ts).
+  globalSetup: "./e2e/global-setup.ts",
   outputDir: "test-results/e2e",
   use: {
     baseURL,
@@ -19,7 +23,15 @@ export default defineConfig({
     screenshot: "only-on-failure",
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+      ],
     },
   },
   webServer: {
@@ -43,6 +55,8 @@ export default defineConfig({
       LOG_LEVEL: "warn",
       // the tests sign in more often than the per-address login limit allows
       CONDUIT_EDGE_RATE_LIMIT: "off",
+      // fixtures sign up many accounts; invitations have their own spec
+      CONDUIT_SIGNUP: "open",
     },
   },
 });

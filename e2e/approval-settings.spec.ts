@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext, type Locator, type Page } from "@playwright/test";
-import { createWorkspace, sendPrompt, signedInPage, uniqueEmail } from "./fixtures";
+import { createWorkspace, sameOrigin, sendPrompt, signedInPage, uniqueEmail } from "./fixtures";
 
 interface Settings {
   approvalDeadlineSec: number | null;
@@ -40,6 +40,7 @@ test("an owner sets the approval deadline to never; a viewer sees it but cannot 
 
     // The boundary refuses what the select never offers, with a message that says why.
     const tooShort = await owner.request.patch(`/api/workspaces/${slug}/approval-settings`, {
+      headers: sameOrigin,
       data: { approvalDeadlineSec: 5 },
     });
     expect(tooShort.status()).toBe(400);
@@ -55,6 +56,7 @@ test("an owner sets the approval deadline to never; a viewer sees it but cannot 
     await expect(viewer.getByTestId("revoke-rule-button")).toHaveCount(0);
     expect((await readSettings(viewer.request, slug)).approvalDeadlineSec).toBeNull();
     const refused = await viewer.request.patch(`/api/workspaces/${slug}/approval-settings`, {
+      headers: sameOrigin,
       data: { approvalDeadlineSec: 600 },
     });
     expect(refused.status()).toBe(403);
@@ -64,6 +66,7 @@ test("an owner sets the approval deadline to never; a viewer sees it but cannot 
     const hidden = await createWorkspace(owner, `Private ${stamp}`);
     expect((await viewer.request.get(`/api/workspaces/${hidden.slug}/approval-settings`)).status()).toBe(404);
     const outside = await viewer.request.patch(`/api/workspaces/${hidden.slug}/approval-settings`, {
+      headers: sameOrigin,
       data: { approvalDeadlineSec: null },
     });
     expect(outside.status()).toBe(404);
@@ -86,6 +89,7 @@ test("'Allow and remember' for the workspace stores a rule: members see it, only
     const { slug } = await createWorkspace(owner, `Rules ${stamp}`, { page: viewer, role: "viewer" });
     // The sidecar reads the deadline for every question: with "never" the cards have no clock.
     const never = await owner.request.put(`/api/workspaces/${slug}/approval-settings`, {
+      headers: sameOrigin,
       data: { approvalDeadlineSec: null },
     });
     expect(never.status(), await never.text()).toBe(200);
@@ -147,6 +151,7 @@ test("'Allow and remember' for the workspace stores a rule: members see it, only
     await expect(viewer.getByTestId("revoke-rule-button")).toHaveCount(0);
     const refused = await viewer.request.delete(
       `/api/workspaces/${slug}/approval-settings/rules/${stored.rules[0]!.id}`,
+      { headers: sameOrigin },
     );
     expect(refused.status()).toBe(403);
 
@@ -154,6 +159,7 @@ test("'Allow and remember' for the workspace stores a rule: members see it, only
     const otherWs = await createWorkspace(owner, `Elsewhere ${stamp}`);
     const across = await owner.request.delete(
       `/api/workspaces/${otherWs.slug}/approval-settings/rules/${stored.rules[0]!.id}`,
+      { headers: sameOrigin },
     );
     expect(across.status()).toBe(404);
     expect((await readSettings(owner.request, slug)).rules).toHaveLength(labels.length);
@@ -176,7 +182,9 @@ test("'Allow and remember' for the workspace stores a rule: members see it, only
     expect((await readSettings(owner.request, slug)).rules).toEqual([]);
 
     // A rule that is gone (or belongs elsewhere) is not found.
-    const again = await owner.request.delete(`/api/workspaces/${slug}/approval-settings/rules/${stored.rules[0]!.id}`);
+    const again = await owner.request.delete(`/api/workspaces/${slug}/approval-settings/rules/${stored.rules[0]!.id}`, {
+      headers: sameOrigin,
+    });
     expect(again.status()).toBe(404);
   } finally {
     await owner.context().close();

@@ -1,5 +1,14 @@
 import { expect, type APIRequestContext, type Browser, type Page } from "@playwright/test";
 
+/**
+ * The headers a same-origin API client sends. Browsers add `Origin` to every POST, PUT,
+ * PATCH and DELETE of Conduit's pages; Playwright's API requests (`page.request`, the
+ * `request` fixture) add none, and Conduit refuses a state change that does not say it
+ * comes from its own origin (server/shared/same-origin-request.ts). Pass these with every
+ * mutating API request a test makes; the same origin as playwright.config.ts's baseURL.
+ */
+export const sameOrigin = { origin: `http://127.0.0.1:${Number(process.env.CONDUIT_E2E_PORT ?? 3300)}` } as const;
+
 let counter = 0;
 
 /** A unique email per call, so tests never collide on a reused data directory. */
@@ -12,7 +21,7 @@ export const password = "correct-horse-42";
 
 /** Creates an account through the API (fast path for users a test only needs to exist). */
 export async function signUpViaApi(request: APIRequestContext, email: string, name?: string): Promise<void> {
-  const res = await request.post("/api/signup", { data: { email, password, name } });
+  const res = await request.post("/api/signup", { headers: sameOrigin, data: { email, password, name } });
   expect(res.status(), await res.text()).toBe(201);
 }
 
@@ -48,12 +57,13 @@ export async function createWorkspace(
   name: string,
   member?: { page: Page; role: "owner" | "editor" | "viewer" },
 ): Promise<{ id: string; slug: string }> {
-  const created = await owner.request.post("/api/workspaces", { data: { name } });
+  const created = await owner.request.post("/api/workspaces", { headers: sameOrigin, data: { name } });
   expect(created.status(), await created.text()).toBe(201);
   const { data: ws } = (await created.json()) as { data: { id: string; slug: string } };
   if (member) {
     const email = await member.page.getByTestId("current-user").getAttribute("title");
     const added = await owner.request.post(`/api/workspaces/${ws.slug}/members`, {
+      headers: sameOrigin,
       data: { email, role: member.role },
     });
     expect(added.status(), await added.text()).toBe(201);

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { password, signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
+import { password, sameOrigin, signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
 
 test("sign up, sign out, sign in, create a workspace, add a viewer who cannot manage members", async ({ page, browser, request }, testInfo) => {
   const owner = uniqueEmail("owner");
@@ -59,7 +59,7 @@ test("sign up, sign out, sign in, create a workspace, add a viewer who cannot ma
     await expect(viewerPage.getByTestId("member-add-email")).toHaveCount(0);
 
     // The server refuses too, not just the UI.
-    const add = await viewerPage.request.post(`/api/workspaces/${slug}/members`, { data: { email: owner, role: "viewer" } });
+    const add = await viewerPage.request.post(`/api/workspaces/${slug}/members`, { headers: sameOrigin, data: { email: owner, role: "viewer" } });
     expect(add.status()).toBe(403);
     const body = (await add.json()) as { error: { code: string } };
     expect(body.error.code).toBe("forbidden");
@@ -101,18 +101,18 @@ test("a non-member gets 404 for a workspace and its members", async ({ browser, 
   try {
     const ownerPage = await ownerContext.newPage();
     await signInViaUi(ownerPage, owner);
-    const created = await ownerPage.request.post("/api/workspaces", { data: { name: "Private" } });
+    const created = await ownerPage.request.post("/api/workspaces", { headers: sameOrigin, data: { name: "Private" } });
     expect(created.status()).toBe(201);
     const { data } = (await created.json()) as { data: { slug: string } };
 
     const strangerPage = await strangerContext.newPage();
     await signInViaUi(strangerPage, stranger);
     expect((await strangerPage.request.get(`/api/workspaces/${data.slug}`)).status()).toBe(404);
-    expect((await strangerPage.request.post(`/api/workspaces/${data.slug}/members`, { data: { email: stranger, role: "owner" } })).status()).toBe(404);
+    expect((await strangerPage.request.post(`/api/workspaces/${data.slug}/members`, { headers: sameOrigin, data: { email: stranger, role: "owner" } })).status()).toBe(404);
     const page = await strangerPage.goto(`/w/${data.slug}`);
     expect(page?.status()).toBe(404);
 
-    const escape = await ownerPage.request.post("/api/workspaces", { data: { name: "Escape", directory: "../../etc" } });
+    const escape = await ownerPage.request.post("/api/workspaces", { headers: sameOrigin, data: { name: "Escape", directory: "../../etc" } });
     expect(escape.status()).toBe(400);
   } finally {
     await ownerContext.close();

@@ -1,7 +1,7 @@
 import path from "node:path";
 import Database from "better-sqlite3";
 import { expect, test } from "@playwright/test";
-import { signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
+import { sameOrigin, signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
 
 const dbFile = path.join(process.cwd(), "test-results/e2e-data/conduit.db");
 const stored = (iso: string) => new Date(iso).toISOString().replace("Z", "+00:00");
@@ -102,7 +102,10 @@ test("history lists past sessions, searches them, opens a transcript and offers 
   const email = uniqueEmail("historian");
   await signUpViaApi(page.request, email, "Historian");
   await signInViaUi(page, email);
-  const created = await page.request.post("/api/workspaces", { data: { name: `History ${Date.now().toString(36)}` } });
+  const created = await page.request.post("/api/workspaces", {
+    headers: sameOrigin,
+    data: { name: `History ${Date.now().toString(36)}` },
+  });
   const workspace = ((await created.json()) as { data: { id: string; slug: string } }).data;
   const db = new Database(dbFile, { timeout: 10_000 });
   const user = db.prepare("SELECT id FROM User WHERE email = ?").get(email) as { id: string };

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { expect, test } from "@playwright/test";
-import { signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
+import { sameOrigin, signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
 
 /** The e2e server's database (playwright.config.ts: CONDUIT_DATA_DIR=test-results/e2e-data). */
 const dbFile = path.join(process.cwd(), "test-results/e2e-data/conduit.db");
@@ -110,7 +110,10 @@ test("the reports page shows a chart and a table for a seeded month; the CSV has
   const email = uniqueEmail("reporter");
   await signUpViaApi(page.request, email, "Reporter");
   await signInViaUi(page, email);
-  const created = await page.request.post("/api/workspaces", { data: { name: `Reports ${Date.now().toString(36)}` } });
+  const created = await page.request.post("/api/workspaces", {
+    headers: sameOrigin,
+    data: { name: `Reports ${Date.now().toString(36)}` },
+  });
   expect(created.status()).toBe(201);
   const workspace = ((await created.json()) as { data: { id: string; slug: string } }).data;
   const db = new Database(dbFile, { readonly: true, timeout: 10_000 });
@@ -158,7 +161,10 @@ test("a workspace owner sets the monthly budget and sees this month's spend", as
   const email = uniqueEmail("budget-owner");
   await signUpViaApi(page.request, email, "Budget Owner");
   await signInViaUi(page, email);
-  const created = await page.request.post("/api/workspaces", { data: { name: `Budget ${Date.now().toString(36)}` } });
+  const created = await page.request.post("/api/workspaces", {
+    headers: sameOrigin,
+    data: { name: `Budget ${Date.now().toString(36)}` },
+  });
   const workspace = ((await created.json()) as { data: { slug: string } }).data;
   await page.goto(`/w/${workspace.slug}`);
   await expect(page.getByTestId("spend-total")).toHaveText("$0.00");

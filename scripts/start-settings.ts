@@ -4,8 +4,13 @@
  * filled in, written out as a complete environment record. Every part parses the same schema
  * again, so the record it receives is explicit and nothing depends on a part's own defaults.
  */
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { parseEnv as parseDotEnv } from "node:util";
 import { ZEnv, publicUrlOf, type Env } from "../server/env/env";
+
+/** An environment as a plain record (what `process.env` holds). */
+export type EnvRecord = Record<string, string | undefined>;
 
 /** The API key the CLI is given for the offline demo model (the model server accepts any). */
 export const DEMO_API_KEY = "conduit-offline-demo";
@@ -18,6 +23,13 @@ export interface StartSettings {
   publicUrl: string;
   /** No ANTHROPIC_API_KEY: the scripted offline demo model runs. */
   demo: boolean;
+}
+
+/** The environment with `root/.env` under it: a variable already set wins over the file. */
+export function withDotEnv(root: string, environment: EnvRecord): EnvRecord {
+  const file = path.join(root, ".env");
+  if (!existsSync(file)) return { ...environment };
+  return { ...parseDotEnv(readFileSync(file, "utf8")), ...environment };
 }
 
 /** Resolves paths against `root` and fills in what the parts derive from other settings. */
@@ -39,7 +51,7 @@ export function resolveStartSettings(env: Env, root: string): StartSettings {
  */
 export function childEnvironment(
   settings: StartSettings,
-  options: { inherited: NodeJS.ProcessEnv; secret: string; dev: boolean },
+  options: { inherited: EnvRecord; secret: string; dev: boolean },
 ): NodeJS.ProcessEnv {
   const { env } = settings;
   const explicit: Record<string, string> = {};

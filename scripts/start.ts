@@ -15,7 +15,7 @@ import path from "node:path";
 import { EnvError, parseEnv } from "../server/env/env";
 import { findProjectRoot, redactUrl } from "../server/db/database-url";
 import { deployMigrations } from "./db-migrate";
-import { childEnvironment, portsToBind, resolveStartSettings } from "./start-settings";
+import { childEnvironment, portsToBind, resolveStartSettings, withDotEnv } from "./start-settings";
 
 const root = findProjectRoot(path.dirname(new URL(import.meta.url).pathname));
 const dev = process.argv.includes("--dev");
@@ -39,10 +39,6 @@ class StartError extends Error {
   }
 }
 
-function loadDotEnv(): void {
-  const file = path.join(root, ".env");
-  if (existsSync(file)) process.loadEnvFile(file);
-}
 
 /** A stable secret kept in the data directory, so sessions survive restarts. */
 function ensureSecret(dataDir: string): string {
@@ -68,7 +64,7 @@ function needsBuild(): boolean {
   const buildId = path.join(root, ".next", "BUILD_ID");
   if (!existsSync(buildId)) return true;
   const built = statSync(buildId).mtimeMs;
-  const sources = ["app", "components", "server", "next.config.mjs", "postcss.config.mjs"].map((p) => path.join(root, p));
+  const sources = ["app", "components", "server", "proxy.ts", "next.config.mjs", "postcss.config.mjs"].map((p) => path.join(root, p));
   return sources.some((p) => existsSync(p) && (statSync(p).isDirectory() ? newestMtime(p) : statSync(p).mtimeMs) > built);
 }
 
@@ -221,8 +217,7 @@ function acceptsTcp(port: number): Promise<boolean> {
 async function main(): Promise<void> {
   process.on("SIGINT", () => void shutdown(0));
   process.on("SIGTERM", () => void shutdown(0));
-  loadDotEnv();
-  const settings = resolveStartSettings(parseEnv(process.env), root);
+  const settings = resolveStartSettings(parseEnv(withDotEnv(root, process.env)), root);
   const { env } = settings;
   const sqlite = settings.databaseUrl.startsWith("file:");
   say(
@@ -238,7 +233,7 @@ async function main(): Promise<void> {
     seen.set(p.port, p.variable);
   }
   for (const p of ports) await checkPortFree(p);
-  const childEnv = childEnvironment(settings, { inherited: process.env, secret: env.NEXTAUTH_SECRET ?? ensureSecret(settings.dataDir), dev });
+  const childEnv = childEnvironment(settings, { inherited: withDotEnv(root, process.env), secret: env.NEXTAUTH_SECRET ?? ensureSecret(settings.dataDir), dev });
 
   const migrating = Date.now();
   say(`migrating the database (${sqlite ? "SQLite" : `PostgreSQL at ${redactUrl(settings.databaseUrl)}`})`);

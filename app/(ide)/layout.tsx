@@ -32,6 +32,11 @@ export default async function IdeLayout({ children }: { children: ReactNode }) {
           <Link href="/reports" className="hover:text-zinc-900 dark:hover:text-zinc-100">
             Reports
           </Link>
+          {user.isAdmin && (
+            <Link href="/admin" data-testid="admin-link" className="hover:text-zinc-900 dark:hover:text-zinc-100">
+              Admin
+            </Link>
+          )}
           <ApprovalCountBadge />
         </nav>
         <div className="ml-auto flex items-center gap-3 text-sm">

@@ -47,6 +47,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
   const [viewers, setViewers] = useState<Viewer[]>([]);
   const [subscribed, setSubscribed] = useState(false);
   const [subscribeError, setSubscribeError] = useState<string>();
+  const [loadFullError, setLoadFullError] = useState<string>();
   const [tab, setTab] = useState<"conversation" | "raw">("conversation");
   const [mode, setMode] = useState({ value: initialSession.mode, seq: 0 });
   const logRef = useRef(log);
@@ -71,19 +72,26 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
       inFlight = true;
       do {
         again = false;
-        const ack = await emitCommand<SubscribeResult>(socket, command.subscribe, {
-          sessionId,
-          afterSeq: logRef.current.contiguousSeq,
-        });
-        if (!alive) return;
-        if (ack.ok) {
+        // A long backlog comes in pages; each page but the last leaves this socket out of the
+        // session's room, so the next page starts where this one ended (the log may not have
+        // re-rendered yet), and the last page brings the live stream with it.
+        let afterSeq = logRef.current.contiguousSeq;
+        for (;;) {
+          const ack = await emitCommand<SubscribeResult>(socket, command.subscribe, { sessionId, afterSeq });
+          if (!alive) return;
+          if (!ack.ok) {
+            setSubscribeError(ackMessage(ack));
+            break;
+          }
           dispatch({ type: "snapshot", events: ack.data.events, reset: ack.data.reset });
           setInfo(ack.data.session);
           setViewers(ack.data.viewers);
-          setSubscribed(true);
           setSubscribeError(undefined);
-        } else {
-          setSubscribeError(ackMessage(ack));
+          if (!ack.data.hasMore) {
+            setSubscribed(true);
+            break;
+          }
+          afterSeq = ack.data.nextAfterSeq;
         }
       } while (again && alive);
       inFlight = false;
@@ -251,6 +259,18 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
             </button>
           </p>
         )}
+        {loadFullError && (
+          <p
+            role="alert"
+            data-testid="load-full-error"
+            className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:bg-amber-950/50 dark:text-amber-200"
+          >
+            {loadFullError}{" "}
+            <button type="button" className="font-medium underline" onClick={() => setLoadFullError(undefined)}>
+              Dismiss
+            </button>
+          </p>
+        )}
       </header>
 
       <div
@@ -282,7 +302,12 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
             onLoadFull={async (seq) => {
               if (!socket) return;
               const ack = await emitCommand<WireEvent>(socket, command.fetchEvent, { sessionId, seq });
-              if (ack.ok) dispatch({ type: "replace", event: { ...ack.data, trimmed: false } });
+              if (ack.ok) {
+                setLoadFullError(undefined);
+                dispatch({ type: "replace", event: { ...ack.data, trimmed: false } });
+              } else {
+                setLoadFullError(ackMessage(ack));
+              }
             }}
           />
         ) : null}

@@ -234,7 +234,11 @@ async function labelsOf(db: Db, by: ReportBy, keys: string[]): Promise<Map<strin
   return new Map(workspaces.map((w) => [w.id, w.name]));
 }
 
-/** The report's rows as CSV (RFC 4180 quoting), totals last. */
+/**
+ * The report's rows as CSV (RFC 4180 quoting), totals last. Text cells that a spreadsheet
+ * would run as a formula (`= + - @`, tab, CR at the start: a workspace or user named
+ * `=HYPERLINK(…)`) get a leading `'`, so they open as text.
+ */
 export function reportToCsv(report: Report): string {
   const header = [
     "period",
@@ -264,6 +268,7 @@ export function reportToCsv(report: Report): string {
 }
 
 function csvCell(value: string | number): string {
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  // Numbers are written by us and stay numbers; only names come from people.
+  const text = typeof value === "number" ? String(value) : /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n\t']/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }

@@ -6,7 +6,9 @@ import {
   insertSessionEvents,
   lastSessionSeq,
   listResultCandidates,
+  listSessionEventPage,
   listSessionEvents,
+  sessionEventSize,
   type SessionEventRecord,
 } from "./session-events";
 import { itOnBothProviders } from "./test-support";
@@ -55,6 +57,26 @@ async function exerciseEventLog(db: Db): Promise<void> {
     insertSessionEvents(db, [...Array.from({ length: 600 }, (_, i) => row(1204 + i)), row(1)]),
   ).rejects.toThrow();
   expect(await lastSessionSeq(db, session.id)).toBe(1203);
+
+  // Pages: by count, by payload size (at least one row), and the end of the log.
+  const page = await listSessionEventPage(db, session.id, 0, { maxEvents: 500, maxChars: 1_000_000 });
+  expect(page.rows.map((r) => r.seq)).toEqual(Array.from({ length: 500 }, (_, i) => i + 1));
+  expect(page.more).toBe(true);
+  const tail = await listSessionEventPage(db, session.id, 1000, { maxEvents: 500, maxChars: 1_000_000 });
+  expect(tail).toMatchObject({ more: false });
+  expect(tail.rows.map((r) => r.seq)).toEqual(Array.from({ length: 203 }, (_, i) => i + 1001));
+  expect(await listSessionEventPage(db, session.id, 1203, { maxEvents: 5, maxChars: 10 })).toEqual({
+    rows: [],
+    more: false,
+  });
+  const size = first[1]!.payload.length;
+  expect(await sessionEventSize(db, session.id, 2)).toBe(size);
+  expect(await sessionEventSize(db, session.id, 99_999)).toBeUndefined();
+  const bySize = await listSessionEventPage(db, session.id, 3, { maxEvents: 100, maxChars: size * 2 + 1 });
+  expect(bySize.rows.map((r) => r.seq)).toEqual([4, 5]);
+  const tooBig = await listSessionEventPage(db, session.id, 3, { maxEvents: 100, maxChars: 1 });
+  expect(tooBig.rows.map((r) => r.seq)).toEqual([4]);
+  expect(tooBig.more).toBe(true);
 }
 
 itOnBothProviders("event log store", "inserts, reads and refuses clashes", exerciseEventLog);

@@ -62,6 +62,62 @@ export async function listSessionEvents(db: Db, sessionId: string, afterSeq: num
   });
 }
 
+/** How much one page of the log may hold: rows, and characters of stored payload. */
+export interface EventPageLimits {
+  maxEvents: number;
+  /** A page stops before the row that would pass this; it holds at least one row whatever its size. */
+  maxChars: number;
+}
+
+/** A page of the log: rows in order, and whether rows follow it. */
+export interface SessionEventPage {
+  rows: SessionEventRecord[];
+  more: boolean;
+}
+
+/**
+ * The first page of events after `afterSeq`: at most `maxEvents` rows and, past the first row,
+ * at most `maxChars` characters of payload. Sizes are read first (the database measures, no
+ * payload is loaded), then exactly the chosen rows, so a 50,000-event log or a 64 MB line
+ * costs one page of memory per call, not the log.
+ */
+export async function listSessionEventPage(
+  db: Db,
+  sessionId: string,
+  afterSeq: number,
+  limits: EventPageLimits,
+): Promise<SessionEventPage> {
+  const sizes = await db.$queryRaw<{ seq: number | bigint; size: number | bigint | null }[]>`
+    SELECT "seq", length("payload") AS "size" FROM "SessionEvent"
+    WHERE "sessionId" = ${sessionId} AND "seq" > ${afterSeq}
+    ORDER BY "seq" ASC LIMIT ${limits.maxEvents + 1}`;
+  let chars = 0;
+  let count = 0;
+  let lastSeq = afterSeq;
+  for (const row of sizes) {
+    if (count === limits.maxEvents) break;
+    const size = Number(row.size ?? 0);
+    if (count > 0 && chars + size > limits.maxChars) break;
+    chars += size;
+    lastSeq = Number(row.seq);
+    count += 1;
+  }
+  if (count === 0) return { rows: [], more: false };
+  const rows = await db.sessionEvent.findMany({
+    where: { sessionId, seq: { gt: afterSeq, lte: lastSeq } },
+    orderBy: { seq: "asc" },
+    select: columns,
+  });
+  return { rows, more: count < sizes.length };
+}
+
+/** The length (characters) of one event's payload, or undefined when there is no such event. */
+export async function sessionEventSize(db: Db, sessionId: string, seq: number): Promise<number | undefined> {
+  const rows = await db.$queryRaw<{ size: number | bigint | null }[]>`
+    SELECT length("payload") AS "size" FROM "SessionEvent" WHERE "sessionId" = ${sessionId} AND "seq" = ${seq}`;
+  return rows[0] === undefined ? undefined : Number(rows[0].size ?? 0);
+}
+
 /** One event, or undefined. */
 export async function findSessionEvent(
   db: Db,

@@ -3,6 +3,7 @@
 // (sloppy imports: the shared modules import each other without `.ts`, as the Node side needs).
 // The same settings and defaults as main.ts: both parse the environment with server/env.
 import { EnvError, parseEnv, publicUrlOf } from "../env/env.ts";
+import { deriveEdgeVouch } from "../shared/edge-vouch.ts";
 import { createEdgeHandler } from "./handler.ts";
 
 let env;
@@ -25,6 +26,7 @@ const handler = createEdgeHandler({
   rateLimit: env.CONDUIT_EDGE_RATE_LIMIT === "on" ? {} : false,
   trustProxy: env.CONDUIT_TRUST_PROXY === "on",
   dev: env.NODE_ENV === "development",
+  ...(env.NEXTAUTH_SECRET ? { edgeVouch: await deriveEdgeVouch(env.NEXTAUTH_SECRET) } : {}),
 });
 
 // Headers the upstream needs to see on its own handshake: the bridge opens a new WebSocket,

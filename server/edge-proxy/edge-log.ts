@@ -10,6 +10,7 @@ export interface EdgeLogEntry {
     | "client_aborted"
     | "rate_limited"
     | "socket_refused"
+    | "request_refused"
     | "upgrade_failed"
     | "handler_failed";
   method?: string;

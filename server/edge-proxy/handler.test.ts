@@ -72,7 +72,7 @@ describe("routing", () => {
       new Request(`${PUBLIC}/api/things`, {
         method: "POST",
         body: JSON.stringify({ a: 1 }),
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", origin: PUBLIC },
       }),
     );
     expect(calls[0]!.init.method).toBe("POST");
@@ -212,7 +212,13 @@ describe("headers", () => {
       headers.append("set-cookie", "next-auth.session-token=c; Path=/; HttpOnly; SameSite=Lax");
       return new Response(null, { status: 302, headers });
     });
-    const res = await handler(new Request(`${PUBLIC}/api/auth/callback/credentials`, { method: "POST", body: "x" }));
+    const res = await handler(
+      new Request(`${PUBLIC}/api/auth/callback/credentials`, {
+        method: "POST",
+        body: "x",
+        headers: { origin: PUBLIC },
+      }),
+    );
     expect(res.headers.getSetCookie()).toEqual([
       "next-auth.csrf-token=a; Path=/; HttpOnly",
       "next-auth.callback-url=b; Path=/",
@@ -345,7 +351,11 @@ describe("upstream failure", () => {
 describe("rate limiting", () => {
   const login = (ip = "203.0.113.7") =>
     [
-      new Request(`${PUBLIC}/api/auth/callback/credentials`, { method: "POST", body: "u=a&p=b" }),
+      new Request(`${PUBLIC}/api/auth/callback/credentials`, {
+        method: "POST",
+        body: "u=a&p=b",
+        headers: { origin: PUBLIC, "content-type": "application/x-www-form-urlencoded" },
+      }),
       { clientIp: ip },
     ] as const;
 
@@ -382,7 +392,14 @@ describe("rate limiting", () => {
       rateLimit: { loginPaths: ["/api/login"], login: { capacity: 1, refillPerMinute: 1 } },
     });
     const post = (path: string) =>
-      handler(new Request(`${PUBLIC}${path}`, { method: "POST", body: "x" }), { clientIp: "1.2.3.4" });
+      handler(
+        new Request(`${PUBLIC}${path}`, {
+          method: "POST",
+          body: "{}",
+          headers: { origin: PUBLIC, "content-type": "application/json" },
+        }),
+        { clientIp: "1.2.3.4" },
+      );
     expect((await post("/api/login")).status).toBe(200);
     expect((await post("/api/login/")).status).toBe(429);
     expect((await post("/api/auth/callback/credentials")).status).toBe(200);
@@ -413,6 +430,154 @@ describe("rate limiting", () => {
     const decision = handler.upgrade(socketRequest("EIO=4&transport=websocket"), { clientIp: "5.5.5.5" });
     expect(decision.ok).toBe(false);
     if (!decision.ok) expect(decision.response.status).toBe(429);
+  });
+});
+
+describe("cross-site requests", () => {
+  const post = (path: string, headers: Record<string, string>, body: string | null = "{}", method = "POST") =>
+    new Request(`${PUBLIC}${path}`, { method, body, headers });
+  const errorOf = async (res: Response) => ((await res.json()) as { error: { code: string; message: string } }).error;
+
+  it("refuses a cross-site form post to a route handler with 403 before it reaches Next", async () => {
+    const { handler, calls, logs } = makeEdge();
+    const res = await handler(
+      post(
+        "/api/workspaces",
+        { origin: "http://evil.example", "content-type": "application/x-www-form-urlencoded" },
+        "name=x",
+      ),
+      { clientIp: "203.0.113.7" },
+    );
+    expect(res.status).toBe(403);
+    const error = await errorOf(res);
+    expect(error.code).toBe("forbidden");
+    expect(error.message).toContain("another site");
+    expect(calls).toHaveLength(0);
+    expect(logs).toEqual([expect.objectContaining({ event: "request_refused", status: 403, path: "/api/workspaces" })]);
+    expect(res.headers.get("x-frame-options")).toBe("DENY");
+  });
+
+  it("refuses another port of the same host (same-site, not same-origin)", async () => {
+    const { handler, calls } = makeEdge();
+    const res = await handler(
+      post("/api/workspaces", { origin: "http://localhost:8080", "content-type": "application/json" }),
+    );
+    expect(res.status).toBe(403);
+    expect(calls).toHaveLength(0);
+  });
+
+  it("refuses a state change that names no origin, unless the browser says same-origin", async () => {
+    const { handler, calls } = makeEdge();
+    const bare = await handler(post("/api/workspaces", { "content-type": "application/json" }));
+    expect(bare.status).toBe(403);
+    expect((await errorOf(bare)).message).toContain("no Origin");
+    const crossSite = await handler(
+      post("/api/workspaces", { "content-type": "application/json", "sec-fetch-site": "cross-site" }),
+    );
+    expect(crossSite.status).toBe(403);
+    const sameOrigin = await handler(
+      post("/api/workspaces", { "content-type": "application/json", "sec-fetch-site": "same-origin" }),
+    );
+    expect(sameOrigin.status).toBe(200);
+    expect(calls).toHaveLength(1);
+  });
+
+  it("refuses a null Origin (sandboxed frame) and a forged Sec-Fetch-Site beside a foreign Origin", async () => {
+    const { handler, calls } = makeEdge();
+    expect(
+      (await handler(post("/api/workspaces", { origin: "null", "content-type": "application/json" }))).status,
+    ).toBe(403);
+    const forged = post("/api/workspaces", {
+      origin: "https://evil.example",
+      "sec-fetch-site": "same-origin",
+      "content-type": "application/json",
+    });
+    expect((await handler(forged)).status).toBe(403);
+    expect(calls).toHaveLength(0);
+  });
+
+  it("covers every method but GET and HEAD, and every path (pages too)", async () => {
+    const { handler, calls } = makeEdge();
+    for (const method of ["PUT", "PATCH", "DELETE", "POST"]) {
+      expect(
+        (await handler(post("/api/workspaces/w1/members/u2", { origin: "http://evil.example" }, null, method))).status,
+      ).toBe(403);
+    }
+    expect(
+      (await handler(post("/workspaces/w1", { origin: "http://evil.example", "content-type": "text/plain" }, "x")))
+        .status,
+    ).toBe(403);
+    expect(
+      (await handler(new Request(`${PUBLIC}/api/workspaces`, { headers: { origin: "http://evil.example" } }))).status,
+    ).toBe(200);
+    expect((await handler(new Request(`${PUBLIC}/api/workspaces`, { method: "HEAD" }))).status).toBe(200);
+    expect(calls).toHaveLength(2);
+  });
+
+  it("lets the app's own requests through: public origin or the origin in use, JSON or no body", async () => {
+    const { handler, calls } = makeEdge();
+    const json = { "content-type": "application/json; charset=utf-8" };
+    expect((await handler(post("/api/workspaces", { origin: PUBLIC, ...json }))).status).toBe(200);
+    const viaIp = new Request("http://127.0.0.1:3000/api/workspaces", {
+      method: "POST",
+      body: "{}",
+      headers: { origin: "http://127.0.0.1:3000", ...json },
+    });
+    expect((await handler(viaIp)).status).toBe(200);
+    expect((await handler(post("/api/workspaces/w1/members/u2", { origin: PUBLIC }, null, "DELETE"))).status).toBe(200);
+    expect(calls).toHaveLength(3);
+  });
+
+  it("answers a same-origin non-JSON body to a route handler with 415", async () => {
+    const { handler, calls } = makeEdge();
+    for (const type of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"]) {
+      const res = await handler(post("/api/workspaces", { origin: PUBLIC, "content-type": type }, "a=1"));
+      expect(res.status).toBe(415);
+      const error = await errorOf(res);
+      expect(error.code).toBe("invalid_payload");
+      expect(error.message).toContain("application/json");
+    }
+    const untyped = new Request(`${PUBLIC}/api/workspaces`, {
+      method: "POST",
+      body: new Blob(["{}"]),
+      headers: { origin: PUBLIC, "content-length": "2" },
+    });
+    expect((await handler(untyped)).status).toBe(415);
+    expect(calls).toHaveLength(0);
+  });
+
+  it("keeps next-auth's form posts working, with the Origin check still applied", async () => {
+    const { handler, calls } = makeEdge({ rateLimit: false });
+    const form = { "content-type": "application/x-www-form-urlencoded" };
+    expect((await handler(post("/api/auth/signout", { origin: PUBLIC, ...form }, "csrfToken=t"))).status).toBe(200);
+    expect(
+      (await handler(post("/api/auth/callback/credentials", { origin: PUBLIC, ...form }, "csrfToken=t"))).status,
+    ).toBe(200);
+    expect(
+      (await handler(post("/api/auth/signout", { origin: "http://evil.example", ...form }, "csrfToken=t"))).status,
+    ).toBe(403);
+    expect(calls).toHaveLength(2);
+  });
+});
+
+describe("edge vouch", () => {
+  it("sets the vouch header on sidecar traffic only, and drops one sent from outside", async () => {
+    const { handler, calls } = makeEdge({ edgeVouch: "v".repeat(43) });
+    await handler(socketRequest("EIO=4&transport=polling", { cookie: COOKIE, "x-conduit-edge": "forged" }));
+    await handler(new Request(`${PUBLIC}/workspaces`, { headers: { "x-conduit-edge": "forged" } }));
+    expect(calls[0]!.headers.get("x-conduit-edge")).toBe("v".repeat(43));
+    expect(calls[1]!.headers.get("x-conduit-edge")).toBeNull();
+    const decision = handler.upgrade(
+      socketRequest("EIO=4&transport=websocket", { cookie: COOKIE, "x-conduit-edge": "forged" }),
+    );
+    expect(decision.ok && decision.forwarding.set["x-conduit-edge"]).toBe("v".repeat(43));
+    expect(decision.ok && decision.forwarding.remove).toContain("x-conduit-edge");
+  });
+
+  it("forwards no vouch when it has none, and still drops a forged one", async () => {
+    const { handler, calls } = makeEdge();
+    await handler(socketRequest("EIO=4&transport=polling", { cookie: COOKIE, "x-conduit-edge": "forged" }));
+    expect(calls[0]!.headers.get("x-conduit-edge")).toBeNull();
   });
 });
 

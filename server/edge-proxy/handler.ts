@@ -1,5 +1,6 @@
 // Web-standard only (Request, Response, Headers, fetch, AbortSignal, setTimeout): no
 // `node:*` import anywhere in this module's graph, so Deno runs it unchanged.
+import { EDGE_VOUCH_HEADER } from "../shared/edge-vouch";
 import { ErrorCode } from "../shared/errors/app-error";
 import { describeError, type EdgeLog } from "./edge-log";
 import { jsonErrorResponse, unavailableResponse, Upstream, wantsJson } from "./edge-responses";
@@ -33,6 +34,11 @@ export interface EdgeHandlerDeps {
   contentSecurityPolicy?: string;
   /** How long an upstream may take to send its response headers (not its whole body). */
   upstreamTimeoutMs?: number;
+  /**
+   * `deriveEdgeVouch(NEXTAUTH_SECRET)`: sent to the sidecar as `x-conduit-edge`, so it may
+   * accept socket requests whose Origin the browser left out (the edge checked them).
+   */
+  edgeVouch?: string;
 }
 
 /** What to do with a WebSocket upgrade that the runtime adapter forwards itself. */
@@ -53,8 +59,9 @@ const DEFAULT_UPSTREAM_TIMEOUT_MS = 60_000;
 
 /**
  * Builds the edge: `/socket.io/*` to the sidecar, everything else to Next.js, `GET /healthz`
- * answered here. Before forwarding it refuses rate-limited logins and handshakes and socket
- * traffic with a foreign Origin or no session cookie; after, it sets security headers.
+ * answered here. Before forwarding it refuses rate-limited logins and handshakes, socket
+ * traffic with a foreign Origin or no session cookie, and cross-site requests that change
+ * state; after, it sets security headers.
  */
 export function createEdgeHandler(deps: EdgeHandlerDeps): EdgeHandler {
   const nextOrigin = new URL(deps.nextOrigin).origin;
@@ -74,6 +81,14 @@ export function createEdgeHandler(deps: EdgeHandlerDeps): EdgeHandler {
 
   const upstreamFor = (url: URL): Upstream =>
     url.pathname.startsWith(SOCKET_PATH_PREFIX) ? Upstream.sidecar : Upstream.web;
+
+  /** What the edge saw, for the upstream: the vouch header only from here, never from outside. */
+  function forwardingFor(url: URL, req: Request, client: ClientInfo): Forwarding {
+    const forwarding = resolveForwarding(url, req.headers, client.clientIp, trustProxy);
+    forwarding.remove.push(EDGE_VOUCH_HEADER);
+    if (deps.edgeVouch && upstreamFor(url) === Upstream.sidecar) forwarding.set[EDGE_VOUCH_HEADER] = deps.edgeVouch;
+    return forwarding;
+  }
 
   function secure(res: Response, forwarding: Forwarding): Response {
     const csp =
@@ -150,7 +165,7 @@ export function createEdgeHandler(deps: EdgeHandlerDeps): EdgeHandler {
 
   const handler = async (req: Request, client: ClientInfo = {}): Promise<Response> => {
     const url = new URL(req.url);
-    const forwarding = resolveForwarding(url, req.headers, client.clientIp, trustProxy);
+    const forwarding = forwardingFor(url, req, client);
     if (url.pathname === HEALTH_PATH) return secure(health(req), forwarding);
     const refused = gate(req, url, forwarding);
     if (refused) return secure(refused, forwarding);
@@ -159,7 +174,7 @@ export function createEdgeHandler(deps: EdgeHandlerDeps): EdgeHandler {
 
   const upgrade = (req: Request, client: ClientInfo = {}): UpgradeDecision => {
     const url = new URL(req.url);
-    const forwarding = resolveForwarding(url, req.headers, client.clientIp, trustProxy);
+    const forwarding = forwardingFor(url, req, client);
     const refused = gate(req, url, forwarding);
     if (refused) return { ok: false, response: refused };
     const upstream = upstreamFor(url);

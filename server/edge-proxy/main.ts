@@ -1,6 +1,7 @@
 // Entry point of the edge process: `node --import tsx server/edge-proxy/main.ts`.
 // Settings come from the one schema every process shares (server/env), with its defaults.
 import { EnvError, parseEnv, publicUrlOf } from "@/server/env/env";
+import { deriveEdgeVouch } from "@/server/shared/edge-vouch";
 import type { EdgeLogEntry } from "./edge-log";
 import { createEdgeHandler } from "./handler";
 import { startEdgeServer } from "./node-adapter";
@@ -29,6 +30,9 @@ const handler = createEdgeHandler({
   rateLimit: env.CONDUIT_EDGE_RATE_LIMIT === "on" ? {} : false,
   trustProxy: env.CONDUIT_TRUST_PROXY === "on",
   dev: env.NODE_ENV === "development",
+  // Without the shared secret the sidecar cannot check the vouch: it then refuses socket
+  // requests without an Origin, as it did before.
+  ...(env.NEXTAUTH_SECRET ? { edgeVouch: await deriveEdgeVouch(env.NEXTAUTH_SECRET) } : {}),
 });
 const server = await startEdgeServer({ port: env.PORT, host: env.HOST, handler, log: logLine });
 logLine({ level: "info", event: "listening", url: `http://${env.HOST}:${server.port}`, publicOrigin });

@@ -130,7 +130,7 @@ describe("startEdgeServer", () => {
     const res = await fetch(`${base}/api/things?x=1`, {
       method: "POST",
       body: "hello",
-      headers: { "x-forwarded-for": "6.6.6.6" },
+      headers: { "x-forwarded-for": "6.6.6.6", origin: "http://conduit.test", "content-type": "application/json" },
     });
     expect(res.status).toBe(200);
     expect(res.headers.getSetCookie()).toEqual(["a=1; Path=/", "b=2; Path=/; HttpOnly"]);

@@ -1,4 +1,5 @@
 import { ErrorCode } from "../shared/errors/app-error";
+import { checkSameOriginRequest, normalizeOrigin } from "../shared/same-origin-request";
 import { jsonErrorResponse } from "./edge-responses";
 import type { EdgeLog } from "./edge-log";
 import type { Forwarding } from "./forwarding";
@@ -41,15 +42,6 @@ export interface RequestGateOptions {
 /** Refuses a request before it reaches an upstream, or lets it through (`null`). */
 export type RequestGate = (req: Request, url: URL, forwarding: Forwarding) => Response | null;
 
-const normalizeOrigin = (value: string): string | null => {
-  try {
-    const origin = new URL(value).origin;
-    return origin === "null" ? null : origin;
-  } catch {
-    return null;
-  }
-};
-
 /**
  * The checks the edge makes itself, shared by plain HTTP and WebSocket upgrades so that both
  * spend from the same buckets. Socket traffic must come from Conduit's own pages (an
@@ -57,6 +49,11 @@ const normalizeOrigin = (value: string): string | null => {
  * request was made to — `localhost` and `127.0.0.1` both work) and carry a session cookie.
  * A missing `Origin` is allowed: browsers omit it on same-origin GETs (Socket.IO polling),
  * and the cookie check still applies.
+ *
+ * Every other request that changes state (not GET or HEAD) must come from Conduit's own
+ * pages too, and route handlers take JSON bodies only (`checkSameOriginRequest`): a form on
+ * another site (another port of this host counts as "same-site" for SameSite cookies)
+ * cannot post to Conduit with the visitor's cookie.
  */
 export function createRequestGate(options: RequestGateOptions): RequestGate {
   const publicOrigin = normalizeOrigin(options.publicOrigin);
@@ -85,10 +82,18 @@ export function createRequestGate(options: RequestGateOptions): RequestGate {
     );
   }
 
-  function refuse(status: number, code: ErrorCode, message: string, req: Request, url: URL, key: string) {
+  function refuse(
+    status: number,
+    code: ErrorCode,
+    message: string,
+    req: Request,
+    url: URL,
+    key: string,
+    event: "socket_refused" | "request_refused" = "socket_refused",
+  ) {
     options.log({
       level: "info",
-      event: "socket_refused",
+      event,
       method: req.method,
       path: url.pathname,
       clientIp: key,
@@ -113,6 +118,14 @@ export function createRequestGate(options: RequestGateOptions): RequestGate {
       }
       if (!url.searchParams.has("sid")) return limited(handshake, key, req, url, "connection attempts");
       return null;
+    }
+    const crossSite = checkSameOriginRequest(req.method, url.pathname, req.headers, [
+      ...(publicOrigin ? [publicOrigin] : []),
+      forwarding.requestOrigin,
+    ]);
+    if (crossSite) {
+      const code = crossSite.code === "forbidden" ? ErrorCode.forbidden : ErrorCode.invalidPayload;
+      return refuse(crossSite.status, code, crossSite.message, req, url, key, "request_refused");
     }
     if (req.method === "POST" && loginPaths.has(url.pathname.replace(/\/+$/, ""))) {
       return limited(login, key, req, url, "sign-in attempts");

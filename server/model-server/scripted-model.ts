@@ -57,6 +57,8 @@ export interface RecordedRequest {
   sessionId: string | undefined;
   /** `x-stainless-retry-count` header. The CLI retries on its own and sent 0 on its retries too. */
   retryCount: number;
+  /** The credential the caller sent (`x-api-key`, or a Bearer token), to check what a proxy forwards. */
+  apiKey: string | undefined;
   prompt: string;
   cwd: string | undefined;
   scenario: string | undefined;
@@ -262,10 +264,12 @@ export class ScriptedModel {
     return jsonResponse(200, { input_tokens: inputTokens }, { "request-id": requestId });
   }
 
-  private headerFacts(request: Request): { sessionId: string | undefined; retryCount: number } {
+  private headerFacts(request: Request): { sessionId: string | undefined; retryCount: number; apiKey: string | undefined } {
+    const bearer = /^Bearer (.+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
     return {
       sessionId: request.headers.get("x-claude-code-session-id") ?? undefined,
       retryCount: Number(request.headers.get("x-stainless-retry-count") ?? "0") || 0,
+      apiKey: request.headers.get("x-api-key") ?? bearer,
     };
   }
 

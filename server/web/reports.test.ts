@@ -64,4 +64,38 @@ describe("reportToCsv", () => {
       "",
     ]);
   });
+
+  it("escapes names a spreadsheet would run as formulas, and keeps numbers as numbers", () => {
+    const figures = {
+      usd: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      turns: 0,
+      sessions: 0,
+    };
+    const names = ['=HYPERLINK("http://evil.example","x")', "+1+1", "-2+3", "@SUM(A1)", "\t=1", "\r=1", "plain", "a-b"];
+    const report: Report = {
+      from: "2026-10-01T00:00:00.000Z",
+      to: "2026-11-01T00:00:00.000Z",
+      groupBy: "month",
+      by: "user",
+      rows: names.map((label, i) => ({ period: "2026-10", key: `u${i}`, label, ...figures })),
+      totals: { ...figures, usd: -1 },
+      approvals: { allowed: 0, denied: 0, expired: 0, medianDecideMs: null },
+    };
+    const lines = reportToCsv(report).split("\r\n");
+    expect(lines.slice(1, 9).map((l) => l.slice("2026-10,".length, -",0,0,0,0,0,0,0".length))).toEqual([
+      `"'=HYPERLINK(""http://evil.example"",""x"")"`,
+      `"'+1+1"`,
+      `"'-2+3"`,
+      `"'@SUM(A1)"`,
+      `"'\t=1"`,
+      `"'\r=1"`,
+      "plain",
+      "a-b",
+    ]);
+    expect(lines[9]).toBe("total,,-1,0,0,0,0,0,0");
+  });
 });

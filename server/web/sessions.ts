@@ -7,8 +7,15 @@
  * these reads give the first paint and the raw log download.
  */
 import { getDb } from "@/server/db/client";
+import { listSessionEventPage } from "@/server/db/session-events";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
-import type { SessionStatus, SessionView, WireEvent, WireEventKind } from "@/server/shared/wire/session";
+import {
+  subscribePage as eventPage,
+  type SessionStatus,
+  type SessionView,
+  type WireEvent,
+  type WireEventKind,
+} from "@/server/shared/wire/session";
 import { requireWorkspaceAccess, type WorkspaceSummary } from "@/server/web/workspaces";
 
 const statuses: readonly SessionStatus[] = [
@@ -92,6 +99,59 @@ export async function findSession(
   if (!row) throw new AppError(ErrorCode.notFound, "No such session.");
   const [session] = await toViews([row], workspace, await readSettings(workspace.id));
   return { workspace, session: session! };
+}
+
+/**
+ * The session's event log after `afterSeq` as NDJSON (one whole, untrimmed event per line),
+ * read one page at a time as the client takes it: a 50,000-event log or a 64 MB line never
+ * sits in memory whole, and a client that stops reading stops the reads. Membership is
+ * checked before the stream exists, so a refusal is still a JSON error.
+ */
+export async function streamSessionEvents(
+  userId: string,
+  slug: string,
+  sessionId: string,
+  options: { afterSeq?: number; limit?: number } = {},
+): Promise<ReadableStream<Uint8Array>> {
+  const { session } = await findSession(userId, slug, sessionId);
+  const db = getDb();
+  const names = new Map<string, string>();
+  const encoder = new TextEncoder();
+  let after = options.afterSeq ?? 0;
+  let left = options.limit ?? Number.POSITIVE_INFINITY;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const page = await listSessionEventPage(db, session.id, after, {
+          maxEvents: Math.min(eventPage.maxEvents, left),
+          maxChars: eventPage.maxChars,
+        });
+        const unknown = [...new Set(page.rows.flatMap((r) => (r.userId && !names.has(r.userId) ? [r.userId] : [])))];
+        if (unknown.length > 0) {
+          const users = await db.user.findMany({ where: { id: { in: unknown } }, select: { id: true, name: true } });
+          for (const u of users) names.set(u.id, u.name);
+        }
+        for (const r of page.rows) {
+          const name = r.userId ? names.get(r.userId) : undefined;
+          const event: WireEvent = {
+            sessionId: r.sessionId,
+            seq: r.seq,
+            kind: r.kind as WireEventKind,
+            payload: parseJson(r.payload),
+            trimmed: false,
+            ...(r.userId && name !== undefined ? { user: { id: r.userId, name } } : {}),
+            at: r.createdAt.toISOString(),
+          };
+          controller.enqueue(encoder.encode(`${JSON.stringify(event)}\n`));
+        }
+        after = page.rows.at(-1)?.seq ?? after;
+        left -= page.rows.length;
+        if (!page.more || left <= 0) controller.close();
+      },
+    },
+    // One page ahead at most: the next read waits for the client.
+    { highWaterMark: 1 },
+  );
 }
 
 /** The session's event log after `afterSeq`, whole (never trimmed), in seq order. */

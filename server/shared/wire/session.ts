@@ -12,6 +12,15 @@ export const maxPromptChars = 1_000_000;
 /** Event payloads larger than this (serialized) are sent trimmed; `session:fetch-event` returns them whole. */
 export const maxWirePayloadBytes = 64 * 1024;
 
+/** Largest stored payload (characters) `session:fetch-event` returns; larger ones are refused (the download has them). */
+export const maxFetchEventChars = 8 * 1024 * 1024;
+
+/**
+ * One `session:subscribe` reply holds at most this many events, and (past its first event) at
+ * most this many characters of stored payload: the backlog comes in pages, each asked for.
+ */
+export const subscribePage = { maxEvents: 500, maxChars: 2 * 1024 * 1024 } as const;
+
 export const SessionCommand = {
   create: "session:create",
   subscribe: "session:subscribe",
@@ -55,7 +64,11 @@ export const ZUnsubscribe = z.object({ sessionId: ZSessionId });
 
 export const ZPrompt = z.object({
   sessionId: ZSessionId,
-  text: z.string().trim().min(1, "The prompt is empty.").max(maxPromptChars, `A prompt has at most ${maxPromptChars} characters.`),
+  text: z
+    .string()
+    .trim()
+    .min(1, "The prompt is empty.")
+    .max(maxPromptChars, `A prompt has at most ${maxPromptChars} characters.`),
   commandId: ZCommandId,
 });
 export type Prompt = z.infer<typeof ZPrompt>;
@@ -74,7 +87,15 @@ export const ZFetchEvent = z.object({ sessionId: ZSessionId, seq: z.number().int
 export const ZWatchWorkspace = z.object({ workspace: z.string().min(1).max(100) });
 
 /** Session statuses as browsers see them (the same words as server/domain/session). */
-export type SessionStatus = "starting" | "idle" | "running" | "awaiting-approval" | "stalled" | "stopped" | "crashed" | "dead";
+export type SessionStatus =
+  | "starting"
+  | "idle"
+  | "running"
+  | "awaiting-approval"
+  | "stalled"
+  | "stopped"
+  | "crashed"
+  | "dead";
 
 /** Kinds of event-log entries. `cli` is a CLI stdout line; the others are user commands or sidecar notes. */
 export type WireEventKind =
@@ -121,12 +142,21 @@ export interface SessionView {
   bypassAvailable: boolean;
 }
 
-/** Reply to `session:subscribe`. With `reset`, drop what you hold and take `events` as the whole log. */
+/**
+ * Reply to `session:subscribe`: one page of the backlog. With `reset`, drop what you hold and
+ * take `events` as the start of the log. With `hasMore`, this socket is not yet in the
+ * session's room: subscribe again with `afterSeq: nextAfterSeq` for the next page. The last
+ * page (`hasMore: false`) joins the room in the same tick as its ack, so every event after
+ * it arrives live, none twice, none missing.
+ */
 export interface SubscribeResult {
   session: SessionView;
   events: WireEvent[];
   reset: boolean;
   viewers: Viewer[];
+  hasMore: boolean;
+  /** The seq to subscribe after for the next page (the last seq this reply covers). */
+  nextAfterSeq: number;
 }
 
 export interface Viewer {

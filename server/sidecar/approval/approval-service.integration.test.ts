@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import pino from "pino";
@@ -9,6 +10,7 @@ import type { Ack } from "@/server/shared/wire/ack";
 import type { ApprovalList, ApprovalResolved, ApprovalView, Decision } from "@/server/shared/wire/approval";
 import type { SessionView } from "@/server/shared/wire/session";
 import { createSessionRunner } from "@/server/sidecar/session/session-runner";
+import type { PermissionQuestion } from "@/server/sidecar/session/session-runner-contract";
 import { startCliEnv, type CliEnv } from "@/test/cli-env";
 import { createSessionFixtures, type SessionFixtures, type TestUser } from "@/test/session-fixtures";
 import { startTestSidecar, type TestSidecar } from "@/test/sidecar-fixture";
@@ -57,6 +59,9 @@ class Client {
   }
   private readonly used = new Set<string>();
 }
+
+/** Runs before the approval service sees a question (a test prepares the disk there). */
+let beforeDecide: ((question: PermissionQuestion) => void) | undefined;
 
 describe("approvals with the real CLI", () => {
   let cli: CliEnv;
@@ -117,6 +122,10 @@ describe("approvals with the real CLI", () => {
     sidecar = await startTestSidecar(fx, {
       approvals: true,
       log,
+      wrapDecider: (decide) => async (session, question) => {
+        beforeDecide?.(question);
+        return decide(session, question);
+      },
       createRunner: (options, decidePermission) =>
         createSessionRunner(options, { cliPath: cli.cliPath, decidePermission, baseEnv: cli.env }),
     });
@@ -407,6 +416,59 @@ describe("approvals with the real CLI", () => {
       expect(late).toMatchObject({ ok: false, error: { code: "expired" } });
     } finally {
       await fx.db.workspace.update({ where: { id: fx.workspace.id }, data: { approvalDeadlineSec: 600 } });
+    }
+  }, 60_000);
+
+  // The CLI itself reads an existing Edit target before it asks (a FIFO there hangs the CLI,
+  // not Conduit), so the pipe appears where a Write will create a file, after the CLI checked
+  // the path and before Conduit reads it for the review: what a session racing its own tool
+  // call (a Bash job running `mkfifo`) can do.
+  const withFifoBeforeReview = (name: string) => {
+    const fifo = path.join(cli.cwd, name);
+    beforeDecide = (question) => {
+      if (question.request.tool_name === "Write" && String(question.request.input.file_path).endsWith(name)) {
+        execFileSync("mkfifo", [fifo]);
+      }
+    };
+    return fifo;
+  };
+
+  it("a Write onto a named pipe (FIFO) still asks, says why there is no review, and expires at its deadline", async () => {
+    const fifo = withFifoBeforeReview("pipe-1.txt");
+    await fx.db.workspace.update({ where: { id: fx.workspace.id }, data: { approvalDeadlineSec: 2 } });
+    try {
+      const sessionId = await run("write-fifo-expire", [
+        callTool("Write", { file_path: fifo, content: "never written\n" }),
+        say("Carried on."),
+      ]);
+      const approval = await owner.approvalFor(sessionId, "Write");
+      expect(approval.review).toMatchObject({ problem: expect.stringContaining("named pipe (FIFO)") });
+      expect(await resultOf(sessionId)).toMatchObject({ result: "Carried on." });
+      const row = await fx.db.approval.findUniqueOrThrow({ where: { id: approval.id } });
+      expect(row.status).toBe("expired");
+      expect(owner.resolved.find((r) => r.approvalId === approval.id)).toMatchObject({ status: "expired" });
+    } finally {
+      beforeDecide = undefined;
+      await fx.db.workspace.update({ where: { id: fx.workspace.id }, data: { approvalDeadlineSec: 600 } });
+      await rm(fifo, { force: true });
+    }
+  }, 60_000);
+
+  it("a Write onto a named pipe can be denied like any other request", async () => {
+    const fifo = withFifoBeforeReview("pipe-2.txt");
+    try {
+      const sessionId = await run("write-fifo-deny", [
+        callTool("Write", { file_path: fifo, content: "never written\n" }),
+        say("Understood."),
+      ]);
+      const approval = await owner.approvalFor(sessionId, "Write");
+      expect(approval.review?.problem).toContain("named pipe");
+      const ack = await owner.decide(approval.id, { behavior: "deny", message: "Not a pipe, please." });
+      expect(ack).toMatchObject({ ok: true, data: { status: "denied" } });
+      expect(await resultOf(sessionId)).toMatchObject({ result: "Understood." });
+    } finally {
+      beforeDecide = undefined;
+      await rm(fifo, { force: true });
     }
   }, 60_000);
 

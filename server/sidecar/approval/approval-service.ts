@@ -5,7 +5,6 @@
  * workspace's deadline passes (the server owns approval time: the CLI waits forever).
  */
 import { randomUUID } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import type { Logger } from "pino";
 import type { Db } from "@/server/db/client";
 import {
@@ -59,6 +58,7 @@ import {
 } from "@/server/domain/approval/file-edit-review";
 import { diffWireHunks } from "@/server/domain/approval/wire-hunks";
 import { locateInWorkspace } from "./locate-in-workspace";
+import { readReviewFile } from "./read-review-file";
 import { parseRole } from "@/server/domain/workspace/roles";
 import type { PermissionDecision } from "@/server/shared/claude-protocol/encode";
 import type { CanUseToolRequest, JsonObject, PermissionUpdate } from "@/server/shared/claude-protocol/messages";
@@ -100,6 +100,8 @@ interface PendingEntry {
   view: ApprovalView;
   /** The file's raw text when the request was shown (Edit/Write/NotebookEdit), null when missing. */
   disk: string | null;
+  /** The deciders were told (the review is read); until then the approval is in no inbox. */
+  shown: boolean;
   answer: (decision: PermissionDecision) => void;
   timer: ReturnType<typeof setTimeout> | undefined;
   detachAbort: () => void;
@@ -176,13 +178,6 @@ export class ApprovalService {
       status: "pending",
       expiresAt: approval.expiresAt === null ? null : new Date(approval.expiresAt),
     });
-    const { review, disk } = await this.buildReview(request, context.workspace.rootPath);
-    const plan =
-      request.tool_name === "ExitPlanMode"
-        ? ((await readPlan(request.input, context.workspace.rootPath)) ??
-          (await findLastAssistantText(this.deps.db, session.sessionId).catch(() => null)))
-        : null;
-    const view = viewOf(approval, context, { review, plan });
     const recipients = routeApproval({
       sessionStarterId: context.createdById,
       members: context.members.flatMap((m) => {
@@ -197,13 +192,15 @@ export class ApprovalService {
         request,
         context,
         recipients,
-        view,
-        disk,
+        view: viewOf(approval, context, { review: null, plan: null }),
+        disk: null,
+        shown: false,
         answer: resolve,
         timer: undefined,
         detachAbort: () => undefined,
       };
-      // Register before emitting, or a fast decision finds nothing to answer.
+      // Register and arm the deadline before anything is read from disk: whatever the target
+      // file is, the question is answered by the deadline at the latest.
       this.pending.set(id, entry);
       if (approval.expiresAt !== null) {
         entry.timer = setTimeout(() => void this.expire(id), Math.max(0, approval.expiresAt - this.now()));
@@ -211,11 +208,35 @@ export class ApprovalService {
       const onAbort = () => void this.cancel(id, cancelReasonOf(signal.reason));
       signal.addEventListener("abort", onAbort, { once: true });
       entry.detachAbort = () => signal.removeEventListener("abort", onAbort);
-      this.deps.notify(recipients, ApprovalFact.requested, view);
-      this.sendCounts(recipients);
       if (signal.aborted) onAbort();
+      void this.show(entry, session.sessionId);
     });
   };
+
+  /** Reads what the card shows (the file under review, the plan), then tells the deciders. */
+  private async show(entry: PendingEntry, sessionId: string): Promise<void> {
+    const { request, context, approval } = entry;
+    let review: FileReview | null = null;
+    let disk: string | null = null;
+    let plan: string | null = null;
+    try {
+      ({ review, disk } = await this.buildReview(request, context.workspace.rootPath));
+      plan =
+        request.tool_name === "ExitPlanMode"
+          ? ((await readPlan(request.input, context.workspace.rootPath)) ??
+            (await findLastAssistantText(this.deps.db, sessionId).catch(() => null)))
+          : null;
+    } catch (err) {
+      this.deps.log.error({ err, approvalId: approval.id }, "building an approval's review failed");
+    }
+    // Settled meanwhile (expired, cancelled): its resolution already went out.
+    if (this.pending.get(approval.id) !== entry) return;
+    entry.view = viewOf(approval, context, { review, plan });
+    entry.disk = disk;
+    entry.shown = true;
+    this.deps.notify(entry.recipients, ApprovalFact.requested, entry.view);
+    this.sendCounts(entry.recipients);
+  }
 
   /**
    * The session's workspace, members and rules, read fresh for every question (three flat
@@ -227,7 +248,9 @@ export class ApprovalService {
 
   /** The caller's inbox: their pending approvals and the recent decided ones. */
   async list(user: Decider): Promise<ApprovalList> {
-    const pending = [...this.pending.values()].filter((e) => e.recipients.includes(user.id)).map((e) => e.view);
+    const pending = [...this.pending.values()]
+      .filter((e) => e.shown && e.recipients.includes(user.id))
+      .map((e) => e.view);
     const seen = new Set(pending.map((v) => v.id));
     const rows = await listRecentApprovals(this.deps.db, user.id, recentLimit);
     const decided: ApprovalView[] = [];
@@ -243,7 +266,7 @@ export class ApprovalService {
   /** The number of pending approvals routed to the user. */
   count(userId: string): ApprovalCount {
     let pending = 0;
-    for (const entry of this.pending.values()) if (entry.recipients.includes(userId)) pending++;
+    for (const entry of this.pending.values()) if (entry.shown && entry.recipients.includes(userId)) pending++;
     return { pending };
   }
 
@@ -540,17 +563,11 @@ export class ApprovalService {
         disk: null,
       };
     }
-    let disk: string | null = null;
-    try {
-      disk = await readFile(located.path, "utf8");
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ENOENT") {
-        return {
-          review: { filePath, original: null, proposed: "", hunks: [], problem: "The file cannot be read." },
-          disk: null,
-        };
-      }
+    const read = await readReviewFile(located.path);
+    if (!read.ok) {
+      return { review: { filePath, original: null, proposed: "", hunks: [], problem: read.problem }, disk: null };
     }
+    const disk = read.text;
     const proposal = proposeFileChange(tool, request.input, disk);
     if (!proposal.ok) {
       return { review: { filePath, original: disk, proposed: disk ?? "", hunks: [], problem: proposal.problem }, disk };
@@ -575,7 +592,8 @@ async function readPlan(input: JsonObject, rootPath: string): Promise<string | n
   if (!file) return null;
   const located = await locateInWorkspace(rootPath, file);
   if (!located.ok) return null;
-  return readFile(located.path, "utf8").catch(() => null);
+  const read = await readReviewFile(located.path);
+  return read.ok ? read.text : null;
 }
 
 function rowFields(id: string, sessionId: string, requestId: string, request: CanUseToolRequest, now: number) {

@@ -4,10 +4,15 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listSessionEvents } from "@/server/db/session-events";
 import { AppError } from "@/server/shared/errors/app-error";
-import { maxWirePayloadBytes, type SessionView, type WireEvent } from "@/server/shared/wire/session";
+import {
+  maxFetchEventChars,
+  maxWirePayloadBytes,
+  type SessionView,
+  type WireEvent,
+} from "@/server/shared/wire/session";
 import { emitTurn, fakeRunnerFactory, type FakeRunnerScript, type FakeSessionRunner } from "@/test/fake-session-runner";
 import { createSessionFixtures, type SessionFixtures } from "@/test/session-fixtures";
-import { SessionHub, type Actor } from "./session-hub";
+import { SessionHub, type Actor, type SessionHubDeps, type SubscribeSnapshot } from "./session-hub";
 
 const log = pino({ level: "silent" });
 let fx: SessionFixtures;
@@ -24,7 +29,7 @@ afterAll(async () => {
 let counter = 0;
 const commandId = () => `cmd-${++counter}-${Math.random().toString(36).slice(2, 10)}`;
 
-function makeHub(script: FakeRunnerScript = {}) {
+function makeHub(script: FakeRunnerScript = {}, deps: Partial<SessionHubDeps> = {}) {
   const factory = fakeRunnerFactory(script);
   const hub = new SessionHub({
     db: fx.db,
@@ -32,6 +37,7 @@ function makeHub(script: FakeRunnerScript = {}) {
     configRoot: path.join(fx.dataDir, "claude-config"),
     sidecarId: "test",
     log,
+    ...deps,
   });
   const events: WireEvent[] = [];
   const views: SessionView[] = [];
@@ -264,6 +270,124 @@ describe("SessionHub", () => {
     for (const list of received) {
       expect(list).toEqual(range(list[0]!, total));
     }
+    await hub.close();
+  });
+
+  it("pages a long backlog: bounded replies, hasMore until the last page, which alone joins", async () => {
+    const { hub, factory } = makeHub({}, { subscribePage: { maxEvents: 4, maxChars: 1_000_000_000 } });
+    const view = await hub.createSession(owner, access(), { mode: "default", commandId: commandId() });
+    for (let i = 0; i < 20; i++)
+      factory.runners[0]!.emitLine({ type: "stream_event", event: { type: "ping", n: i }, session_id: "x" });
+    await until(async () => (await hub.view(view.id)).lastSeq >= 22);
+    const total = (await hub.view(view.id)).lastSeq;
+    const pages: SubscribeSnapshot[] = [];
+    let after = 0;
+    for (;;) {
+      let page: SubscribeSnapshot | undefined;
+      await hub.subscribe(view.id, after, (s) => (page = s));
+      pages.push(page!);
+      expect(page!.events.length).toBeLessThanOrEqual(4);
+      if (!page!.hasMore) break;
+      after = page!.nextAfterSeq;
+    }
+    expect(pages.length).toBe(Math.ceil(total / 4));
+    expect(pages.map((p) => p.reset)).toEqual(pages.map(() => false));
+    expect(pages.flatMap((p) => seqs(p.events))).toEqual(range(1, total));
+    expect(pages.at(-1)!.nextAfterSeq).toBe(total);
+
+    // A client ahead of the server: the first page is flagged reset and starts at seq 1.
+    let ahead: SubscribeSnapshot | undefined;
+    await hub.subscribe(view.id, total + 10, (s) => (ahead = s));
+    expect(ahead).toMatchObject({ reset: true, hasMore: true, nextAfterSeq: 4 });
+    expect(seqs(ahead!.events)).toEqual([1, 2, 3, 4]);
+    await hub.close();
+  });
+
+  it("cuts a page by payload size too, but always serves at least one event", async () => {
+    const { hub, factory } = makeHub({}, { subscribePage: { maxEvents: 100, maxChars: 250_000 } });
+    const view = await hub.createSession(owner, access(), { mode: "default", commandId: commandId() });
+    const big = "y".repeat(300_000);
+    for (let i = 0; i < 3; i++) {
+      factory.runners[0]!.emitLine({ type: "stream_event", event: { type: "blob", text: big }, session_id: "x" });
+      factory.runners[0]!.emitLine({ type: "stream_event", event: { type: "ping", n: i }, session_id: "x" });
+    }
+    await until(async () => (await hub.view(view.id)).lastSeq >= 8);
+    const total = (await hub.view(view.id)).lastSeq;
+    const sizes: number[] = [];
+    const all: number[] = [];
+    let after = 0;
+    for (let guard = 0; guard < 20; guard++) {
+      let page: SubscribeSnapshot | undefined;
+      await hub.subscribe(view.id, after, (s) => (page = s));
+      sizes.push(page!.events.length);
+      all.push(...seqs(page!.events));
+      // One 300 kB line alone passes the 250 kB budget: it comes alone (with what precedes it under the budget).
+      const bigOnes = page!.events.filter((e) => e.trimmed);
+      expect(bigOnes.length).toBeLessThanOrEqual(1);
+      if (!page!.hasMore) break;
+      after = page!.nextAfterSeq;
+    }
+    expect(all).toEqual(range(1, total));
+    expect(sizes.length).toBeGreaterThanOrEqual(3);
+    await hub.close();
+  });
+
+  it("a client paging while events flow ends with every event once, in order", async () => {
+    const { hub, factory } = makeHub({}, { subscribePage: { maxEvents: 5, maxChars: 1_000_000_000 } });
+    const view = await hub.createSession(owner, access(), { mode: "default", commandId: commandId() });
+    const runner = factory.runners[0]!;
+    for (let i = 0; i < 40; i++)
+      runner.emitLine({ type: "stream_event", event: { type: "ping", n: i }, session_id: "x" });
+    let streaming = true;
+    const emitted = (async () => {
+      let i = 0;
+      while (streaming) {
+        runner.emitLine({ type: "stream_event", event: { type: "live", n: i++ }, session_id: "x" });
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    const lists = await Promise.all(
+      range(1, 6).map(async (i) => {
+        await new Promise((r) => setTimeout(r, i * 4));
+        const list: number[] = [];
+        let after = 0;
+        for (;;) {
+          let more = false;
+          await hub.subscribe(view.id, after, (s) => {
+            list.push(...seqs(s.events));
+            more = s.hasMore;
+            after = s.nextAfterSeq;
+            // the last page joins the room in this same tick
+            if (!s.hasMore) hub.onDidEmitEvent((e) => e.sessionId === view.id && list.push(e.seq));
+          });
+          if (!more) break;
+        }
+        return list;
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 30));
+    streaming = false;
+    await emitted;
+    await until(async () => (await hub.view(view.id)).lastSeq === (await dbLog(view.id)).length);
+    const total = (await dbLog(view.id)).length;
+    for (const list of lists) expect(list).toEqual(range(1, total));
+    await hub.close();
+  });
+
+  it("refuses to fetch an event larger than the cap, with a message that points to the download", async () => {
+    const { hub, factory } = makeHub();
+    const view = await hub.createSession(owner, access(), { mode: "default", commandId: commandId() });
+    factory.runners[0]!.emitLine({
+      type: "stream_event",
+      event: { type: "huge", text: "z".repeat(maxFetchEventChars + 10) },
+      session_id: "x",
+    });
+    await until(async () => (await dbLog(view.id)).some((r) => r.kind === "cli"));
+    const seq = (await dbLog(view.id)).find((r) => r.kind === "cli")!.seq;
+    await expect(hub.fetchEvent(view.id, seq)).rejects.toMatchObject({
+      code: "invalid_payload",
+      message: expect.stringContaining("Download the session's log"),
+    });
     await hub.close();
   });
 

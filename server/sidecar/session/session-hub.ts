@@ -17,7 +17,9 @@ import {
   findPromptSender,
   findSessionEvent,
   listResultCandidates,
-  listSessionEvents,
+  listSessionEventPage,
+  sessionEventSize,
+  type EventPageLimits,
   type SessionEventRecord,
 } from "@/server/db/session-events";
 import {
@@ -47,16 +49,18 @@ import { buildCliArgs } from "@/server/sidecar/process/build-cli-args";
 import { ZPermissionMode } from "@/server/shared/claude-protocol/encode";
 import type { CliMessage, PermissionMode, ResultMessage } from "@/server/shared/claude-protocol/messages";
 import { AppError, ErrorCode, toWireError, type WireError } from "@/server/shared/errors/app-error";
-import type {
-  CommandAccepted,
-  PermissionModeChoice,
-  SessionStatus,
-  SessionView,
-  SetModelResult,
-  SetModeResult,
-  SubscribeResult,
-  WireEvent,
-  WireEventKind,
+import {
+  maxFetchEventChars,
+  subscribePage,
+  type CommandAccepted,
+  type PermissionModeChoice,
+  type SessionStatus,
+  type SessionView,
+  type SetModelResult,
+  type SetModeResult,
+  type SubscribeResult,
+  type WireEvent,
+  type WireEventKind,
 } from "@/server/shared/wire/session";
 import { eventLogStoreOf, SessionEventWriter, type StoredEvent } from "./session-event-writer";
 import type { PermissionDecision } from "@/server/shared/claude-protocol/encode";
@@ -115,6 +119,8 @@ export interface SessionHubDeps {
   decidePermission?: SessionPermissionDecider;
   /** The clock for budgets and cost entries; defaults to `Date.now`. */
   now?: () => number;
+  /** Page size of `subscribe`; defaults to the wire contract's `subscribePage`. */
+  subscribePage?: EventPageLimits;
 }
 
 /** What `subscribe` hands to its `deliver` callback. */
@@ -248,9 +254,11 @@ export class SessionHub {
   }
 
   /**
-   * Reads the log after `afterSeq` (or all of it, flagged `reset`, when the client is ahead) and
-   * hands it to `deliver`, which must join the session's room synchronously: events stored while
-   * the backlog was read are merged in, events stored later reach the room, none twice.
+   * Reads one page of the log after `afterSeq` (or from the start, flagged `reset`, when the
+   * client is ahead) and hands it to `deliver`. A page that is not the last (`hasMore`) is only
+   * a page: the caller stays out of the session's room and asks for the next one. The last page
+   * is the catch-up: `deliver` must join the room synchronously; events stored while the page
+   * was read are merged in, events stored later reach the room, none twice.
    */
   async subscribe(sessionId: string, afterSeq: number, deliver: (snapshot: SubscribeSnapshot) => void): Promise<void> {
     const entry = await this.entry(sessionId);
@@ -259,33 +267,47 @@ export class SessionHub {
     try {
       const reset = afterSeq > entry.lastNotifiedSeq;
       const from = reset ? 0 : afterSeq;
-      const rows = await listSessionEvents(this.deps.db, sessionId, from);
-      await this.learnNames(rows);
+      const page = await listSessionEventPage(this.deps.db, sessionId, from, this.deps.subscribePage ?? subscribePage);
+      await this.learnNames(page.rows);
       // From here to deliver() nothing awaits. Every event up to lastNotifiedSeq was either
-      // committed before the read (in `rows`) or announced after the capture began (in
-      // `captured`); later ones go to the room deliver() joins. Rows past lastNotifiedSeq are
-      // committed but not yet announced: they will reach the room, so they are left out here.
+      // committed before the read (in the page, or in a later page when `more`) or announced
+      // after the capture began (in `captured`); later ones go to the room deliver() joins.
+      // Rows past lastNotifiedSeq are committed but not yet announced: they will reach the
+      // room, so they are left out here.
       const upTo = entry.lastNotifiedSeq;
       const events: WireEvent[] = [];
-      for (const row of rows) {
+      for (const row of page.rows) {
         if (row.seq > upTo) break;
         events.push(toWireEvent(row, { userName: this.nameOf(row.userId) }));
       }
       let last = events.at(-1)?.seq ?? from;
-      for (const event of captured) {
-        if (event.seq > last) {
-          events.push(event);
-          last = event.seq;
+      // More rows follow this page in the log: the client reads them before it joins, and
+      // whatever was captured meanwhile is in those rows.
+      const hasMore = page.more && last < upTo;
+      if (!hasMore) {
+        for (const event of captured) {
+          if (event.seq > last) {
+            events.push(event);
+            last = event.seq;
+          }
         }
       }
-      deliver({ session: this.viewOf(entry), events, reset });
+      deliver({ session: this.viewOf(entry), events, reset, hasMore, nextAfterSeq: last });
     } finally {
       entry.captures.delete(captured);
     }
   }
 
-  /** One event with its whole payload. */
+  /** One event with its whole payload, up to `maxFetchEventChars` (the download has the rest). */
   async fetchEvent(sessionId: string, seq: number): Promise<WireEvent> {
+    const size = await sessionEventSize(this.deps.db, sessionId, seq);
+    if (size === undefined) throw new AppError(ErrorCode.notFound, `This session has no event ${seq}.`);
+    if (size > maxFetchEventChars) {
+      throw new AppError(
+        ErrorCode.invalidPayload,
+        `Event ${seq} is too large to show whole here (${(size / 1024 / 1024).toFixed(1)} M characters; at most ${maxFetchEventChars / 1024 / 1024} M). Download the session's log from the raw tab to read it.`,
+      );
+    }
     const row = await findSessionEvent(this.deps.db, sessionId, seq);
     if (!row) throw new AppError(ErrorCode.notFound, `This session has no event ${seq}.`);
     await this.learnNames([row]);

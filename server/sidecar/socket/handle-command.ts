@@ -4,6 +4,7 @@
  * error never escapes, and the socket stays usable either way.
  */
 import type { Logger } from "pino";
+import type { Socket } from "socket.io";
 import type { z } from "zod";
 import { AppError, ErrorCode, toWireError } from "@/server/shared/errors/app-error";
 import type { Ack } from "@/server/shared/wire/ack";
@@ -60,4 +61,51 @@ export function handleCommandWithReply<S extends z.ZodType, R>(
       },
     );
   };
+}
+
+/** Commands one socket may have running at once; more are answered `rate_limited` at once. */
+export const maxCommandsInFlight = 8;
+
+const limited = new WeakSet<Socket>();
+
+/**
+ * Bounds the work one socket can start: at most `max` commands between their arrival and
+ * their acknowledgement. Every command goes through the funnel above, which always acks, so
+ * the ack is where a slot frees; a command sent without an ack gets one that only frees its
+ * slot. Events nobody handles take no slot (nothing runs). Installed once per socket, for
+ * every handler registered on it, whoever registers them.
+ */
+export function limitCommandsInFlight(socket: Socket, log: Logger, max: number = maxCommandsInFlight): void {
+  if (limited.has(socket)) return;
+  limited.add(socket);
+  let inFlight = 0;
+  socket.use((packet, next) => {
+    const [name] = packet;
+    if (typeof name !== "string" || socket.listeners(name).length === 0) return next();
+    const last = packet[packet.length - 1];
+    const ack = typeof last === "function" ? (last as (reply: Ack<never>) => void) : undefined;
+    if (inFlight >= max) {
+      log.warn({ socketId: socket.id, command: name, inFlight }, "socket command refused: too many in flight");
+      ack?.({
+        ok: false,
+        error: {
+          code: ErrorCode.rateLimited,
+          message: `Too many requests at once from this tab (at most ${max} may run together). Wait for the others to finish and try again.`,
+        },
+      });
+      return;
+    }
+    inFlight += 1;
+    let released = false;
+    const release = (...reply: unknown[]) => {
+      if (!released) {
+        released = true;
+        inFlight -= 1;
+      }
+      (ack as ((...a: unknown[]) => void) | undefined)?.(...reply);
+    };
+    if (ack) packet[packet.length - 1] = release;
+    else packet.push(release);
+    next();
+  });
 }

@@ -4,7 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listSessionEvents } from "@/server/db/session-events";
 import { say } from "@/server/model-server/scenario";
 import type { Ack } from "@/server/shared/wire/ack";
-import type { PresenceChanged, SessionView, SubscribeResult, WireEvent } from "@/server/shared/wire/session";
+import {
+  subscribePage,
+  type PresenceChanged,
+  type SessionView,
+  type SubscribeResult,
+  type WireEvent,
+} from "@/server/shared/wire/session";
 import type { CreateRunner } from "@/server/sidecar/session/session-hub";
 import { createSessionRunner } from "@/server/sidecar/session/session-runner";
 import { toWireEvent } from "@/server/sidecar/session/session-wire-event";
@@ -57,6 +63,20 @@ class Client {
           resolve(ack);
         });
     });
+  }
+
+  /** Subscribes page by page, as the browser does, until the last page; returns the page count. */
+  async subscribeAll(sessionId: string, afterSeq = this.lastSeq): Promise<number> {
+    let pages = 0;
+    let after = afterSeq;
+    for (;;) {
+      const ack = await this.subscribe(sessionId, after);
+      if (!ack.ok) throw new Error(ack.error.message);
+      pages += 1;
+      expect(ack.data.events.length).toBeLessThanOrEqual(subscribePage.maxEvents);
+      if (!ack.data.hasMore) return pages;
+      after = ack.data.nextAfterSeq;
+    }
   }
 }
 
@@ -394,6 +414,52 @@ describe("session sockets under load (fake CLI)", () => {
     const stored = await logOf(fx, id);
     for (const [i, client] of clients.entries()) {
       expect(comparable(client.events)).toEqual(comparable(stored.slice(i * 3)));
+    }
+  });
+
+  it("a backlog longer than a page comes page by page; events flowing meanwhile arrive once, in order, after the last page", async () => {
+    const owner = await server.open(fx.owner);
+    const created = await owner.command<SessionView>("session:create", {
+      workspace: fx.workspace.slug,
+      commandId: commandId(),
+    });
+    if (!created.ok) throw new Error(created.error.message);
+    const id = created.data.id;
+    const runner: FakeSessionRunner = factory.runners.at(-1)!;
+    for (let n = 0; n < subscribePage.maxEvents * 3; n++) {
+      runner.emitLine({ type: "stream_event", event: { type: "ping", n }, session_id: "s" });
+    }
+    await until(
+      async () => (await server.hub.view(id)).lastSeq >= subscribePage.maxEvents * 3,
+      20_000,
+      "backlog stored",
+    );
+    let flowing = true;
+    const flow = (async () => {
+      let n = 0;
+      while (flowing) {
+        runner.emitLine({ type: "stream_event", event: { type: "live", n: n++ }, session_id: "s" });
+        await new Promise((r) => setTimeout(r, 2));
+      }
+    })();
+    const clients = await Promise.all([server.open(fx.viewer), server.open(fx.editor), server.open(fx.owner)]);
+    const pages = await Promise.all(
+      clients.map(async (client, i) => {
+        await new Promise((r) => setTimeout(r, i * 30));
+        return client.subscribeAll(id, 0);
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    flowing = false;
+    await flow;
+    await until(async () => {
+      const last = (await server.hub.view(id)).lastSeq;
+      return clients.every((c) => c.lastSeq === last);
+    });
+    const stored = await logOf(fx, id);
+    for (const [i, client] of clients.entries()) {
+      expect(pages[i]).toBeGreaterThanOrEqual(4);
+      expect(comparable(client.events)).toEqual(comparable(stored));
     }
   });
 });

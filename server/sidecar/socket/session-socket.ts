@@ -28,7 +28,7 @@ import {
   type WatchWorkspaceResult,
 } from "@/server/shared/wire/session";
 import type { Actor, SessionHub } from "@/server/sidecar/session/session-hub";
-import { handleCommand, handleCommandWithReply } from "./handle-command";
+import { handleCommand, handleCommandWithReply, limitCommandsInFlight } from "./handle-command";
 import { SessionPresence, type PresenceUpdate } from "./session-presence";
 
 export interface SessionSocketDeps {
@@ -85,6 +85,8 @@ function registerSessionHandlers(
   presence: SessionPresence,
 ): void {
   const { hub, db, log } = deps;
+  // Covers every command on this socket (the approval commands too), registered here or elsewhere.
+  limitCommandsInFlight(socket, log);
   const actor: Actor = { id: user.id, name: user.name };
   const announce = (update: PresenceUpdate) => {
     if (!update.changed) return;
@@ -138,7 +140,9 @@ function registerSessionHandlers(
         // Out of the room while the backlog is read: what arrives meanwhile comes in the snapshot.
         await socket.leave(room);
         await hub.subscribe(sessionId, afterSeq, (snapshot) => {
-          if (!socket.connected) return reply({ ...snapshot, viewers: presence.viewers(sessionId) });
+          // A page of a longer backlog: the client asks for the next one before it joins.
+          if (!socket.connected || snapshot.hasMore)
+            return reply({ ...snapshot, viewers: presence.viewers(sessionId) });
           // Join and ack in one tick: live events emitted after this line follow the ack on the wire.
           void socket.join(room);
           const update = presence.join(sessionId, socket.id, { userId: user.id, name: user.name });

@@ -1,0 +1,240 @@
+/**
+ * The cross-tenant matrix: every route handler and every socket command, tried by an owner, an
+ * editor, a viewer, a non-member and a signed-out client against one workspace, through the real
+ * edge, web app and sidecar. Each cell has an expectation; an "allow" where a denial was expected
+ * is a security failure, a denial where an allow was expected means the matrix is not testing
+ * what it claims. New route handlers must be added here: the test lists app/api and fails on
+ * any route without a row.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { expect, test, type APIRequestContext } from "@playwright/test";
+import { uniqueEmail } from "../fixtures";
+import { commandId, connect, cookieHeader, emit, newClient, signUpAndIn, userIdOf } from "./clients";
+import { recordAttempt } from "./ledger";
+
+type Who = "owner" | "editor" | "viewer" | "outsider" | "anonymous";
+const everyone: Who[] = ["owner", "editor", "viewer", "outsider", "anonymous"];
+type Expect = "allow" | "deny";
+
+/** Who is allowed; everyone else must be denied. */
+const only = (...allowed: Who[]): Record<Who, Expect> =>
+  Object.fromEntries(everyone.map((w) => [w, allowed.includes(w) ? "allow" : "deny"])) as Record<Who, Expect>;
+const members = only("owner", "editor", "viewer");
+const signedIn = only("owner", "editor", "viewer", "outsider");
+const steerers = only("owner", "editor");
+const owners = only("owner");
+const nobody = only();
+
+interface Fixture {
+  baseURL: string;
+  slug: string;
+  otherSlug: string;
+  sessionId: string;
+  ids: Record<"owner" | "editor" | "viewer" | "outsider" | "spare", string>;
+}
+
+interface RouteCase {
+  /** "METHOD /api/template" as found in app/api (dynamic segments in brackets). */
+  route: string;
+  path: (f: Fixture) => string;
+  body?: (f: Fixture) => unknown;
+  expect: Record<Who, Expect>;
+}
+
+/** Every route handler, in the order they are tried (state-changing ones last, owner last). */
+const routeCases: RouteCase[] = [
+  { route: "GET /api/health", path: () => "/api/health", expect: only(...everyone) },
+  { route: "GET /api/workspaces", path: () => "/api/workspaces", expect: signedIn },
+  { route: "GET /api/workspaces/[slug]", path: (f) => `/api/workspaces/${f.slug}`, expect: members },
+  { route: "GET /api/workspaces/[slug]/members", path: (f) => `/api/workspaces/${f.slug}/members`, expect: members },
+  { route: "GET /api/workspaces/[slug]/sessions", path: (f) => `/api/workspaces/${f.slug}/sessions`, expect: members },
+  { route: "GET /api/workspaces/[slug]/sessions/[session]", path: (f) => `/api/workspaces/${f.slug}/sessions/${f.sessionId}`, expect: members },
+  { route: "GET /api/workspaces/[slug]/sessions/[session]/events", path: (f) => `/api/workspaces/${f.slug}/sessions/${f.sessionId}/events`, expect: members },
+  { route: "GET /api/workspaces/[slug]/budget", path: (f) => `/api/workspaces/${f.slug}/budget`, expect: members },
+  { route: "GET /api/workspaces/[slug]/approval-settings", path: (f) => `/api/workspaces/${f.slug}/approval-settings`, expect: members },
+  { route: "GET /api/reports", path: () => "/api/reports", expect: signedIn },
+  { route: "GET /api/reports.csv", path: () => "/api/reports.csv", expect: signedIn },
+  { route: "POST /api/socket-token", path: () => "/api/socket-token", body: () => ({}), expect: signedIn },
+  // the session of another workspace through this workspace's slug: nobody
+  { route: "GET /api/workspaces/[slug]/sessions/[session]", path: (f) => `/api/workspaces/${f.otherSlug}/sessions/${f.sessionId}`, expect: nobody },
+  // the admin area: none of the five is the instance's admin (404 for all)
+  { route: "GET /api/admin/users", path: () => "/api/admin/users", expect: nobody },
+  { route: "GET /api/admin/audit", path: () => "/api/admin/audit", expect: nobody },
+  { route: "GET /api/admin/instance", path: () => "/api/admin/instance", expect: nobody },
+  { route: "PATCH /api/admin/users/[id]", path: (f) => `/api/admin/users/${f.ids.viewer}`, body: () => ({ disabled: true }), expect: nobody },
+  { route: "PUT /api/admin/users/[id]/budget", path: (f) => `/api/admin/users/${f.ids.viewer}/budget`, body: () => ({ monthlyBudgetUsd: 5 }), expect: nobody },
+  { route: "PATCH /api/workspaces/[slug]/approval-settings", path: (f) => `/api/workspaces/${f.slug}/approval-settings`, body: () => ({ approvalDeadlineSec: 600 }), expect: owners },
+  { route: "PUT /api/workspaces/[slug]/approval-settings", path: (f) => `/api/workspaces/${f.slug}/approval-settings`, body: () => ({ approvalDeadlineSec: 600 }), expect: owners },
+  { route: "PUT /api/workspaces/[slug]/budget", path: (f) => `/api/workspaces/${f.slug}/budget`, body: () => ({ monthlyBudgetUsd: 100 }), expect: owners },
+  { route: "PATCH /api/workspaces/[slug]/members/[userId]", path: (f) => `/api/workspaces/${f.slug}/members/${f.ids.viewer}`, body: () => ({ role: "viewer" }), expect: owners },
+  { route: "POST /api/workspaces", path: () => "/api/workspaces", body: () => ({ name: `Matrix ${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}` }), expect: signedIn },
+  { route: "DELETE /api/workspaces/[slug]/approval-settings/rules/[ruleId]", path: (f) => `/api/workspaces/${f.slug}/approval-settings/rules/no-such-rule`, expect: nobody },
+  { route: "DELETE /api/workspaces/[slug]/members/[userId]", path: (f) => `/api/workspaces/${f.slug}/members/${f.ids.spare}`, expect: owners },
+  // each attempt adds the same person again: only the first (the owner's, after the removal above) can succeed
+  { route: "POST /api/workspaces/[slug]/members", path: (f) => `/api/workspaces/${f.slug}/members`, body: () => ({ email: spareEmail, role: "viewer" }), expect: owners },
+];
+
+/** Routes that are not Conduit's own handlers (next-auth's) or are covered by their own specs. */
+const routesCoveredElsewhere = new Set(["GET /api/auth/[...nextauth]", "POST /api/auth/[...nextauth]", "POST /api/signup"]);
+
+/** Every "METHOD /api/template" that app/api exports. */
+function listRoutes(dir = path.join(repoRoot, "app", "api")): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(dir)) {
+    const full = path.join(dir, entry);
+    if (statSync(full).isDirectory()) found.push(...listRoutes(full));
+    else if (entry === "route.ts") {
+      const template = `/${path.relative(path.join(repoRoot, "app"), dir).split(path.sep).join("/")}`;
+      const source = readFileSync(full, "utf8");
+      for (const m of source.matchAll(/export (?:async function|const) (GET|POST|PUT|PATCH|DELETE)\b/g)) found.push(`${m[1]} ${template}`);
+      for (const m of source.matchAll(/export \{([^}]*)\}/g)) {
+        for (const name of m[1]!.split(",").map((n) => n.trim().split(/\s+as\s+/).pop()!)) if (/^(GET|POST|PUT|PATCH|DELETE)$/.test(name)) found.push(`${name} ${template}`);
+      }
+    }
+  }
+  return found;
+}
+
+const repoRoot = path.resolve(import.meta.dirname, "..", "..");
+let spareEmail = "";
+const contexts = new Map<Who, APIRequestContext>();
+const fixture = {} as Fixture;
+
+
+test.describe.configure({ mode: "serial" });
+
+test.beforeAll(async ({ baseURL }) => {
+  test.setTimeout(120_000);
+  const base = baseURL!;
+  fixture.baseURL = base;
+  // An account first, so none of the five below is the instance's first (admin) account.
+  await (await signUpAndIn(base, uniqueEmail("matrix-first"))).dispose();
+  const emails = { owner: uniqueEmail("m-owner"), editor: uniqueEmail("m-editor"), viewer: uniqueEmail("m-viewer"), outsider: uniqueEmail("m-outsider") };
+  spareEmail = uniqueEmail("m-spare");
+  for (const who of ["owner", "editor", "viewer", "outsider"] as const) contexts.set(who, await signUpAndIn(base, emails[who]));
+  await (await signUpAndIn(base, spareEmail)).dispose();
+  contexts.set("anonymous", await newClient(base));
+
+  const owner = contexts.get("owner")!;
+  const ws = await owner.post("/api/workspaces", { data: { name: `Matrix ${Date.now().toString(36)}` } });
+  expect(ws.status(), await ws.text()).toBe(201);
+  fixture.slug = ((await ws.json()) as { data: { slug: string } }).data.slug;
+  for (const [email, role] of [[emails.editor, "editor"], [emails.viewer, "viewer"], [spareEmail, "viewer"]] as const) {
+    const added = await owner.post(`/api/workspaces/${fixture.slug}/members`, { data: { email, role } });
+    expect(added.status(), await added.text()).toBe(201);
+  }
+  const other = await contexts.get("outsider")!.post("/api/workspaces", { data: { name: `Elsewhere ${Date.now().toString(36)}` } });
+  fixture.otherSlug = ((await other.json()) as { data: { slug: string } }).data.slug;
+  fixture.ids = {
+    owner: await userIdOf(owner, fixture.slug, emails.owner),
+    editor: await userIdOf(owner, fixture.slug, emails.editor),
+    viewer: await userIdOf(owner, fixture.slug, emails.viewer),
+    spare: await userIdOf(owner, fixture.slug, spareEmail),
+    outsider: "",
+  };
+
+  // one live session with a few events, made by the owner
+  const socket = await connect(base, await cookieHeader(owner));
+  if (socket instanceof Error) throw socket;
+  try {
+    const created = await emit(socket, "session:create", { workspace: fixture.slug, mode: "default", commandId: commandId() });
+    expect(created.ok, JSON.stringify(created)).toBe(true);
+    fixture.sessionId = (created as { data: { id: string } }).data.id;
+  } finally {
+    socket.close();
+  }
+});
+
+test.afterAll(async () => {
+  for (const client of contexts.values()) await client.dispose();
+});
+
+test("every route handler has a row in the matrix", () => {
+  const covered = new Set(routeCases.map((c) => c.route));
+  const missing = listRoutes().filter((r) => !covered.has(r) && !routesCoveredElsewhere.has(r));
+  expect(missing, "route handlers without an expectation in e2e/tenant-matrix.spec.ts").toEqual([]);
+});
+
+test("routes × owner, editor, viewer, non-member, signed-out: no unexpected allow", async () => {
+  test.setTimeout(120_000);
+  const unexpected: string[] = [];
+  let attempts = 0;
+  for (const c of routeCases) {
+    // the owner tries last, so a state change it is allowed to make cannot decide the others' cells
+    for (const who of ["anonymous", "outsider", "viewer", "editor", "owner"] as const) {
+      const client = contexts.get(who)!;
+      const method = c.route.split(" ")[0]!;
+      const body = c.body?.(fixture);
+      const res = await client.fetch(c.path(fixture), { method, ...(body === undefined ? {} : { data: body }) });
+      attempts += 1;
+      const allowed = res.status() >= 200 && res.status() < 300;
+      if (c.expect[who] === "deny") recordAttempt({ check: "S3", attack: `${who} ${method} ${c.route}`, kind: "access", allowed, detail: `HTTP ${res.status()}` });
+      if (allowed !== (c.expect[who] === "allow")) {
+        unexpected.push(`${who} ${method} ${c.path(fixture)} → ${res.status()} (expected ${c.expect[who]}) ${(await res.text()).slice(0, 160)}`);
+      } else if (!allowed) {
+        // a denial says so with a status that reveals nothing more than it must
+        expect([401, 403, 404, 409], `${who} ${method} ${c.path(fixture)}`).toContain(res.status());
+        if (who === "outsider" && c.path(fixture).includes(fixture.slug)) expect(res.status(), "a non-member learns nothing: 404").toBe(404);
+        if (who === "anonymous" && c.path(fixture) !== "/api/health") expect(res.status()).toBe(401);
+      }
+    }
+  }
+  test.info().annotations.push({ type: "routes", description: `attempts=${attempts} unexpected=${unexpected.length}` });
+  expect(unexpected).toEqual([]);
+});
+
+test("a signed-out client cannot open a socket", async () => {
+  const result = await connect(fixture.baseURL, undefined);
+  recordAttempt({ check: "S1", attack: "socket handshake without a session cookie", kind: "access", allowed: !(result instanceof Error) });
+  if (!(result instanceof Error)) result.close();
+  expect(result).toBeInstanceOf(Error);
+});
+
+test("socket commands × owner, editor, viewer, non-member: no unexpected allow", async () => {
+  test.setTimeout(120_000);
+  const { sessionId, slug } = fixture;
+  const cases: { event: string; payload: () => unknown; expect: Record<Who, Expect> }[] = [
+    { event: "session:subscribe", payload: () => ({ sessionId, afterSeq: 0 }), expect: members },
+    { event: "session:fetch-event", payload: () => ({ sessionId, seq: 1 }), expect: members },
+    { event: "workspace:watch", payload: () => ({ workspace: slug }), expect: members },
+    { event: "session:prompt", payload: () => ({ sessionId, text: "hello from the matrix", commandId: commandId() }), expect: steerers },
+    { event: "session:set-mode", payload: () => ({ sessionId, mode: "default", commandId: commandId() }), expect: steerers },
+    { event: "session:interrupt", payload: () => ({ sessionId, commandId: commandId() }), expect: steerers },
+    { event: "session:create", payload: () => ({ workspace: slug, mode: "default", commandId: commandId() }), expect: steerers },
+    { event: "approval:list", payload: () => ({}), expect: signedIn },
+  ];
+  const unexpected: string[] = [];
+  const created: string[] = [];
+  for (const who of ["outsider", "viewer", "editor", "owner"] as const) {
+    const socket = await connect(fixture.baseURL, await cookieHeader(contexts.get(who)!));
+    if (socket instanceof Error) throw new Error(`${who} could not connect: ${socket.message}`);
+    try {
+      for (const c of cases) {
+        const ack = await emit(socket, c.event, c.payload());
+        if (c.expect[who] === "deny") recordAttempt({ check: "S4", attack: `${who} ${c.event}`, kind: "access", allowed: ack.ok, detail: ack.ok ? "ok" : ack.error.code });
+        if (ack.ok !== (c.expect[who] === "allow")) unexpected.push(`${who} ${c.event} → ${JSON.stringify(ack).slice(0, 200)} (expected ${c.expect[who]})`);
+        else if (!ack.ok) {
+          expect(["not_found", "forbidden"], `${who} ${c.event}`).toContain(ack.error.code);
+          if (who === "outsider") expect(ack.error.code, `${c.event}: a non-member learns nothing`).toBe("not_found");
+        } else if (c.event === "session:create") created.push((ack.data as { id: string }).id);
+        if (ack.ok && c.event === "approval:list") {
+          // the list is one's own queue: nothing of a workspace one is not a member of
+          const text = JSON.stringify(ack.data);
+          if (who === "outsider") expect(text).not.toContain(sessionId);
+        }
+      }
+      // the session's stop comes last: only steerers, and the owner's actually stops it
+      for (const id of [...created, sessionId]) {
+        const ack = await emit(socket, "session:stop", { sessionId: id, commandId: commandId() });
+        const expected = steerers[who] === "allow";
+        if (!expected) recordAttempt({ check: "S4", attack: `${who} session:stop`, kind: "access", allowed: ack.ok });
+        if (ack.ok !== expected) unexpected.push(`${who} session:stop ${id} → ${JSON.stringify(ack).slice(0, 200)}`);
+        if (!expected) break;
+      }
+    } finally {
+      socket.close();
+    }
+  }
+  expect(unexpected).toEqual([]);
+});
