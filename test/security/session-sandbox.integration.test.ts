@@ -8,7 +8,7 @@ import { readFile } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recordAttempt } from "./attempts";
+import { recordAttempt } from "@/e2e/security/ledger";
 import { startTenantRig, type TenantRig } from "./tenant-rig";
 
 function pgrep(pattern: string): number[] {
@@ -74,13 +74,13 @@ describe("a sandboxed session", () => {
       .join("; ");
     const bash = await rig.bash(`${script}; ls -la ../.. ../../.. 2>&1; find / -name '*.jsonl' -o -name '.auth-secret' 2>/dev/null | head`);
     for (const name of Object.keys(targets)) {
-      recordAttempt({ id: "S8", attack: `Bash cat ${targets[name as keyof typeof targets]}`, allowed: bash.text.includes(`ALLOWED ${name}`), secretsFound: rig.secretsIn(bash.text) });
+      recordAttempt({ check: "S8", attack: `Bash cat ${targets[name as keyof typeof targets]}`, kind: "access", allowed: bash.text.includes(`ALLOWED ${name}`) });
     }
     for (const name of Object.keys(targets)) expect(bash.text).toContain(`DENIED ${name}`);
     expect(rig.secretsIn(bash.text)).toEqual([]);
     for (const file of Object.values(rig.layout.files)) {
       const read = await rig.read(file);
-      recordAttempt({ id: "S8", attack: `Read ${file}`, allowed: !read.isError, secretsFound: rig.secretsIn(read.text) });
+      recordAttempt({ check: "S8", attack: `Read ${file}`, kind: "access", allowed: !read.isError || rig.secretsIn(read.text).length > 0 });
       expect(read.isError, `Read ${file}: ${read.text}`).toBe(true);
       expect(rig.secretsIn(read.text)).toEqual([]);
     }
@@ -90,7 +90,7 @@ describe("a sandboxed session", () => {
     const outcome = await rig.bash(
       "env; cat /proc/1/cmdline /proc/$PPID/cmdline 2>/dev/null | tr '\\0' ' '; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'; grep -r . \"$CLAUDE_CONFIG_DIR\" 2>/dev/null | head -200",
     );
-    recordAttempt({ id: "S7", attack: "Bash env, /proc/*/environ, the CLI config dir", allowed: false, secretsFound: rig.secretsIn(outcome.text) });
+    recordAttempt({ check: "S7", attack: "Bash env, /proc/*/environ, the CLI config dir", kind: "access", allowed: rig.secretsIn(outcome.text).length > 0 });
     expect(outcome.isError).toBe(false);
     expect(outcome.text).toContain(`ANTHROPIC_BASE_URL=${rig.proxy.url}`);
     expect(outcome.text).toMatch(/ANTHROPIC_API_KEY=sk-ant-conduit-/);
@@ -104,7 +104,7 @@ describe("a sandboxed session", () => {
     const probe = (key: string) =>
       `node -e 'fetch(process.env.ANTHROPIC_BASE_URL + "/v1/messages", { method: "POST", headers: { "x-api-key": "${key}", "content-type": "application/json" }, body: "{}" }).then((r) => console.log(r.status))'`;
     const outcome = await rig.bash(`${probe("sk-ant-guessed")}; ${probe(rig.secrets.operatorKey)}`);
-    recordAttempt({ id: "S7", attack: "credential proxy with a guessed token and with the operator's key", allowed: !/^401\n401$/m.test(outcome.text.trim()), secretsFound: [] });
+    recordAttempt({ check: "S7", attack: "credential proxy with a guessed token and with the operator's key", kind: "access", allowed: outcome.text.trim() !== "401\n401" });
     expect(outcome.text.trim().split("\n")).toEqual(["401", "401"]);
   });
 
@@ -115,7 +115,7 @@ describe("a sandboxed session", () => {
     expect(pgrep(name).length).toBe(1);
     await rig.kit.runner.stop();
     const gone = await waitUntil(() => pgrep(name).length === 0, 5000);
-    recordAttempt({ id: "A10", attack: "setsid daemon outliving its session", allowed: !gone, secretsFound: [], escaped: !gone });
+    recordAttempt({ check: "A10", attack: "setsid daemon outliving its session", kind: "escape", allowed: !gone });
     expect(gone).toBe(true);
     // The token died with the process.
     expect(rig.proxy.liveTokens).toBe(0);
