@@ -35,9 +35,9 @@ describe("createWorkspace", () => {
 
   it("refuses a workspace inside another one, and names another user's directory only as not available", async () => {
     const stranger = fixtures.outsider.id;
-    await expect(workspaces.createWorkspace(stranger, { name: "Inside", directory: "team-a/src" })).rejects.toMatchObject({
-      code: "invalid_payload",
-    });
+    for (const directory of ["team-a/src", "", "  ", "../team-a"]) {
+      await expect(workspaces.createWorkspace(stranger, { name: "Inside", directory })).rejects.toMatchObject({ code: "invalid_payload" });
+    }
     const taken = await workspaces.createWorkspace(stranger, { name: "Mine", directory: "team-a" }).catch((e: unknown) => e);
     await mkdir(path.join(root, "stray"));
     const stray = await workspaces.createWorkspace(stranger, { name: "Stray", directory: "stray" }).catch((e: unknown) => e);

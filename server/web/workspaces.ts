@@ -127,8 +127,8 @@ export async function createWorkspace(
 ): Promise<WorkspaceSummary> {
   const db = getDb();
   const root = await workspacesRoot();
-  const requested = input.directory?.trim() || undefined;
-  if (requested !== undefined) checkWorkspaceDirName(requested);
+  // No directory: the slug names it. A directory given, even an empty one, must be a valid name.
+  const requested = input.directory === undefined ? undefined : checkWorkspaceDirName(input.directory.trim());
   const base = slugify(input.name);
   let slug = base;
   // Without a requested directory the slug names it: skip slugs taken in the database or on disk.
