@@ -54,6 +54,7 @@ const routeCases: RouteCase[] = [
   { route: "GET /api/workspaces/[slug]/sessions/[session]/events", path: (f) => `/api/workspaces/${f.slug}/sessions/${f.sessionId}/events`, expect: members },
   { route: "GET /api/workspaces/[slug]/budget", path: (f) => `/api/workspaces/${f.slug}/budget`, expect: members },
   { route: "GET /api/workspaces/[slug]/approval-settings", path: (f) => `/api/workspaces/${f.slug}/approval-settings`, expect: members },
+  { route: "GET /api/workspaces/[slug]/settings-review", path: (f) => `/api/workspaces/${f.slug}/settings-review`, expect: owners },
   { route: "GET /api/reports", path: () => "/api/reports", expect: signedIn },
   { route: "GET /api/reports.csv", path: () => "/api/reports.csv", expect: signedIn },
   { route: "POST /api/socket-token", path: () => "/api/socket-token", body: () => ({}), expect: signedIn },

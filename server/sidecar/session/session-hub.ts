@@ -533,7 +533,8 @@ export class SessionHub {
 
   private async startRunner(entry: SessionEntry, resume: boolean): Promise<SessionRunner> {
     const configDir = path.join(this.deps.configRoot, entry.workspace.id);
-    await mkdir(configDir, { recursive: true });
+    // 0700: a CLI config dir holds that workspace's transcripts.
+    await mkdir(configDir, { recursive: true, mode: 0o700 });
     const mode = ZPermissionMode.safeParse(entry.mode);
     const allowBypass = entry.workspace.allowBypass;
     const runner = this.deps.createRunner(

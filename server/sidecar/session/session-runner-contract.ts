@@ -26,6 +26,8 @@ export interface SessionRunnerOptions {
   includePartialMessages?: boolean;
   /** --max-budget-usd */
   maxBudgetUsd?: number;
+  /** The workspace's own `.claude/settings*.json` apply (an owner trusted them); default untrusted. */
+  workspaceSettings?: "untrusted" | "trusted";
 }
 
 /** A permission question from the CLI, handed to the owner of the runner. */

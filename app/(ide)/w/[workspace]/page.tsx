@@ -4,6 +4,7 @@ import { ApprovalSettingsPanel } from "@/components/approval/approval-settings-p
 import { BudgetPanel } from "@/components/cost/budget-panel";
 import { InvitationsPanel } from "@/components/account/invitations-panel";
 import { MembersPanel } from "@/components/members-panel";
+import { WorkspaceSettingsReview } from "@/components/workspace-settings-review";
 import { SessionList } from "@/components/session/session-list";
 import { canPerform } from "@/server/domain/workspace/roles";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
@@ -12,6 +13,7 @@ import { requirePageUser } from "@/server/web/auth";
 import { readWorkspaceBudget } from "@/server/web/budgets";
 import { listInvitations } from "@/server/web/invitations";
 import { listSessions } from "@/server/web/sessions";
+import { reviewWorkspaceSettingsAt } from "@/server/web/workspace-settings";
 import { listMembers } from "@/server/web/workspaces";
 
 export const dynamic = "force-dynamic";
@@ -28,11 +30,13 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
     if (err instanceof AppError && err.code === ErrorCode.notFound) notFound();
     throw err;
   });
-  const [members, budget, approvalSettings, invitations] = await Promise.all([
+  const [members, budget, approvalSettings, invitations, settingsReview] = await Promise.all([
     listMembers(ws.id),
     readWorkspaceBudget(user.id, ws.slug),
     readApprovalSettings(user.id, ws.slug),
     ws.role === "owner" ? listInvitations(user, { workspaceSlug: ws.slug }) : Promise.resolve(undefined),
+    // Owners review what the workspace's own Claude settings would add (they are not loaded).
+    canPerform(ws.role, "manageSettings") ? reviewWorkspaceSettingsAt(ws.rootPath) : undefined,
   ]);
   return (
     <div className="space-y-6" data-testid="workspace-page">
@@ -74,6 +78,7 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
         rules={approvalSettings.rules}
         canEdit={canPerform(ws.role, "manageSettings")}
       />
+      {settingsReview && <WorkspaceSettingsReview files={settingsReview.files} grantsAnything={settingsReview.grantsAnything} />}
       <MembersPanel slug={ws.slug} members={members} canManage={ws.role === "owner"} currentUserId={user.id} />
       {invitations && <InvitationsPanel invitations={invitations} workspaceSlug={ws.slug} renderedAt={new Date().toISOString()} />}
     </div>
