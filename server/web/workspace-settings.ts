@@ -1,50 +1,61 @@
 /**
- * Reads a workspace's own Claude Code settings for an owner's review (see
- * server/domain/workspace/workspace-settings.ts). Each file is read only when it is a regular
- * file inside the workspace (no symlink out of it, no FIFO that would hang the request) and small.
+ * Workspace trust for the workspace's own Claude settings (`.claude/settings*.json`, `.mcp.json`):
+ * an owner reviews what they would add and trusts exactly those contents (their digest). The
+ * sidecar loads them only while the files still have that digest, so a session or a teammate who
+ * changes them afterwards gets nothing until an owner looks again.
  */
-import { lstat, readFile, realpath } from "node:fs/promises";
-import path from "node:path";
-import {
-  reviewWorkspaceSettings,
-  workspaceSettingsFiles,
-  type WorkspaceSettingsFile,
-  type WorkspaceSettingsReview,
-} from "@/server/domain/workspace/workspace-settings";
+import { getDb } from "@/server/db/client";
+import type { WorkspaceSettingsReview } from "@/server/domain/workspace/workspace-settings";
+import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
+import { requireWorkspaceAccess } from "@/server/web/workspaces";
+import { reviewWorkspaceSettingsAt } from "@/server/workspace-settings/read-workspace-settings";
 
-/** Larger settings files are reported, not read. */
-export const maxSettingsFileBytes = 256 * 1024;
+export { reviewWorkspaceSettingsAt };
 
-type ReadOutcome = { text: string } | { problem: string } | undefined;
-
-async function readSettingsFile(rootPath: string, file: WorkspaceSettingsFile): Promise<ReadOutcome> {
-  const target = path.join(rootPath, file);
-  let info;
-  try {
-    info = await lstat(/*turbopackIgnore: true*/ target);
-  } catch {
-    return undefined;
-  }
-  if (info.isSymbolicLink()) {
-    const real = await realpath(/*turbopackIgnore: true*/ target).catch(() => undefined);
-    const rel = real === undefined ? ".." : path.relative(rootPath, real);
-    if (rel.startsWith("..") || path.isAbsolute(rel)) return { problem: "a symlink that leads outside the workspace (not read)" };
-    info = await lstat(/*turbopackIgnore: true*/ real as string);
-  }
-  if (!info.isFile()) return { problem: "not a regular file (not read)" };
-  if (info.size > maxSettingsFileBytes) return { problem: `larger than ${maxSettingsFileBytes} bytes (not read)` };
-  return { text: await readFile(/*turbopackIgnore: true*/ target, "utf8") };
+/** The review, and whether the files as they are now are the ones an owner trusted. */
+export interface SettingsReviewView extends WorkspaceSettingsReview {
+  trusted: boolean;
 }
 
-/** What trusting the workspace at `rootPath` (a real path) would add. */
-export async function reviewWorkspaceSettingsAt(rootPath: string): Promise<WorkspaceSettingsReview> {
-  const contents: Partial<Record<WorkspaceSettingsFile, string>> = {};
-  const problems: Partial<Record<WorkspaceSettingsFile, string>> = {};
-  for (const file of workspaceSettingsFiles) {
-    const outcome = await readSettingsFile(rootPath, file);
-    if (outcome === undefined) continue;
-    if ("text" in outcome) contents[file] = outcome.text;
-    else problems[file] = outcome.problem;
+async function storedDigest(workspaceId: string): Promise<string | null> {
+  const ws = await getDb().workspace.findUnique({ where: { id: workspaceId }, select: { trustedSettingsDigest: true } });
+  return ws?.trustedSettingsDigest ?? null;
+}
+
+/** What the files would add and whether they are trusted now (owners only). */
+export async function readSettingsReview(userId: string, slug: string): Promise<SettingsReviewView> {
+  const ws = await requireWorkspaceAccess(userId, slug, "manageSettings");
+  const review = await reviewWorkspaceSettingsAt(ws.rootPath);
+  const digest = await storedDigest(ws.id);
+  return { ...review, trusted: digest !== null && digest === review.digest && review.files.every((f) => !f.problem) };
+}
+
+/**
+ * Trusts the files as the owner reviewed them: `digest` must be the digest of the files now, so a
+ * change between the review and the click is refused rather than trusted unseen.
+ */
+export async function trustWorkspaceSettings(userId: string, slug: string, digest: string): Promise<SettingsReviewView> {
+  const ws = await requireWorkspaceAccess(userId, slug, "manageSettings");
+  const review = await reviewWorkspaceSettingsAt(ws.rootPath);
+  if (review.digest !== digest) {
+    throw new AppError(ErrorCode.conflict, "The settings files changed since you reviewed them. Review them again before trusting.");
   }
-  return reviewWorkspaceSettings(contents, problems);
+  if (review.files.some((f) => f.problem)) {
+    throw new AppError(ErrorCode.invalidPayload, "A settings file could not be read as a regular file inside the workspace; it cannot be trusted.");
+  }
+  const db = getDb();
+  await db.workspace.update({ where: { id: ws.id }, data: { trustedSettingsDigest: digest } });
+  await db.auditLog.create({
+    data: { actorId: userId, action: "workspace.settings.trust", objectType: "workspace", objectId: ws.id, workspaceId: ws.id, details: JSON.stringify({ digest }) },
+  });
+  return { ...review, trusted: true };
+}
+
+/** Stops trusting the workspace's settings: new CLI processes run without them again. */
+export async function untrustWorkspaceSettings(userId: string, slug: string): Promise<SettingsReviewView> {
+  const ws = await requireWorkspaceAccess(userId, slug, "manageSettings");
+  const db = getDb();
+  await db.workspace.update({ where: { id: ws.id }, data: { trustedSettingsDigest: null } });
+  await db.auditLog.create({ data: { actorId: userId, action: "workspace.settings.untrust", objectType: "workspace", objectId: ws.id, workspaceId: ws.id } });
+  return { ...(await reviewWorkspaceSettingsAt(ws.rootPath)), trusted: false };
 }

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { revokeCliProjectGrants, withoutProjectGrants } from "./cli-config-guard";
+import { revokeCliProjectGrants, withProjectTrust, withoutProjectGrants } from "./cli-config-guard";
 
 describe("withoutProjectGrants", () => {
   it("removes trust and allowed tools from every project, keeping the rest", () => {
@@ -37,5 +37,21 @@ describe("revokeCliProjectGrants", () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("withProjectTrust", () => {
+  it("marks only the workspace's project trusted and keeps everything else", () => {
+    const before = { userID: "u", projects: { "/ws/a": { allowedTools: [], history: [1] }, "/ws/b": { x: 1 } } };
+    const after = withProjectTrust(before, "/ws/a") as typeof before & { projects: Record<string, Record<string, unknown>> };
+    expect(after.userID).toBe("u");
+    expect(after.projects["/ws/a"]).toEqual({ allowedTools: [], history: [1], hasTrustDialogAccepted: true });
+    expect(after.projects["/ws/b"]).toEqual({ x: 1 });
+    // and the guard takes it away again for an untrusted spawn
+    expect((withoutProjectGrants(after).config as typeof after).projects["/ws/a"]).toEqual({ history: [1] });
+  });
+
+  it("starts from nothing when there is no usable config", () => {
+    expect(withProjectTrust(null, "/ws/a")).toEqual({ projects: { "/ws/a": { hasTrustDialogAccepted: true } } });
   });
 });

@@ -42,6 +42,31 @@ export function withoutProjectGrants(config: unknown): { config: unknown; change
   return changed ? { config: { ...config, projects: cleaned }, changed } : { config, changed };
 }
 
+/** `config` with the project at `workspaceRoot` marked trusted (the CLI's own dialog answer). */
+export function withProjectTrust(config: unknown, workspaceRoot: string): unknown {
+  const base = typeof config === "object" && config !== null && !Array.isArray(config) ? (config as Record<string, unknown>) : {};
+  const projects = typeof base.projects === "object" && base.projects !== null ? (base.projects as Record<string, unknown>) : {};
+  const entry = typeof projects[workspaceRoot] === "object" && projects[workspaceRoot] !== null ? (projects[workspaceRoot] as Record<string, unknown>) : {};
+  return { ...base, projects: { ...projects, [workspaceRoot]: { ...entry, hasTrustDialogAccepted: true } } };
+}
+
+/**
+ * Marks the workspace trusted in `<configDir>/.claude.json`, for a workspace whose settings an
+ * owner trusted (Conduit decides before every spawn; this is only how the CLI is told).
+ */
+export function grantCliProjectTrust(configDir: string, workspaceRoot: string): void {
+  const file = path.join(configDir, ".claude.json");
+  let parsed: unknown = {};
+  try {
+    parsed = JSON.parse(readFileSync(file, "utf8"));
+  } catch {
+    // missing or unreadable: start from an empty config
+  }
+  const temp = `${file}.conduit-${process.pid}`;
+  writeFileSync(temp, JSON.stringify(withProjectTrust(parsed, workspaceRoot), null, 2), { mode: 0o600 });
+  renameSync(temp, file);
+}
+
 /** Removes project grants from `<configDir>/.claude.json`; a missing or unreadable file is left alone. */
 export function revokeCliProjectGrants(configDir: string): boolean {
   const file = path.join(configDir, ".claude.json");

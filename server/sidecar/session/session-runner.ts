@@ -36,7 +36,7 @@ import type { Admission, AdmissionLease } from "@/server/sidecar/process/admissi
 import { buildCliArgs, isModelName } from "@/server/sidecar/process/build-cli-args";
 import { buildCliEnv, isRunningAsRoot } from "@/server/sidecar/process/build-cli-env";
 import { claudeTranscriptExists } from "@/server/sidecar/process/claude-transcript-exists";
-import { revokeCliProjectGrants } from "@/server/sidecar/process/cli-config-guard";
+import { grantCliProjectTrust, revokeCliProjectGrants } from "@/server/sidecar/process/cli-config-guard";
 import {
   CliPipeError,
   globalTimers,
@@ -325,9 +325,14 @@ class SupervisedSessionRunner implements SessionRunner {
   private async spawnChild(): Promise<void> {
     const transcriptExists = this.deps.transcriptExists ?? claudeTranscriptExists;
     const resume = this.conversationSaved || transcriptExists(this.options.configDir, this.conversationId);
-    const args = [...(this.deps.argsPrefix ?? []), ...buildCliArgs(this.spawnArgsInput(resume))];
-    // A session can write its config dir: trust it may have granted itself is taken back first.
-    if (this.options.workspaceSettings !== "trusted") revokeCliProjectGrants(this.options.configDir);
+    const trusted =
+      this.options.workspaceSettings === "trusted" || (await (this.options.settingsTrusted?.() ?? Promise.resolve(false)).catch(() => false));
+    const args = [...(this.deps.argsPrefix ?? []), ...buildCliArgs({ ...this.spawnArgsInput(resume), workspaceSettings: trusted ? "trusted" : "untrusted" })];
+    // A session can write its config dir: trust it may have granted itself is taken back first,
+    // and an owner's trust is written in the form the CLI reads (it ignores settings.json allow
+    // rules in a project it has not trusted).
+    if (trusted) grantCliProjectTrust(this.options.configDir, this.options.workspaceRoot);
+    else revokeCliProjectGrants(this.options.configDir);
     const credential = this.deps.credentials?.issue(this.sessionId);
     const env = buildCliEnv({
       baseEnv: this.deps.baseEnv ?? process.env,

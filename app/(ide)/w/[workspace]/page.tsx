@@ -13,7 +13,7 @@ import { requirePageUser } from "@/server/web/auth";
 import { readWorkspaceBudget } from "@/server/web/budgets";
 import { listInvitations } from "@/server/web/invitations";
 import { listSessions } from "@/server/web/sessions";
-import { reviewWorkspaceSettingsAt } from "@/server/web/workspace-settings";
+import { readSettingsReview } from "@/server/web/workspace-settings";
 import { listMembers } from "@/server/web/workspaces";
 
 export const dynamic = "force-dynamic";
@@ -36,7 +36,7 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
     readApprovalSettings(user.id, ws.slug),
     ws.role === "owner" ? listInvitations(user, { workspaceSlug: ws.slug }) : Promise.resolve(undefined),
     // Owners review what the workspace's own Claude settings would add (they are not loaded).
-    canPerform(ws.role, "manageSettings") ? reviewWorkspaceSettingsAt(ws.rootPath) : undefined,
+    canPerform(ws.role, "manageSettings") ? readSettingsReview(user.id, ws.slug) : undefined,
   ]);
   return (
     <div className="space-y-6" data-testid="workspace-page">
@@ -78,7 +78,15 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
         rules={approvalSettings.rules}
         canEdit={canPerform(ws.role, "manageSettings")}
       />
-      {settingsReview && <WorkspaceSettingsReview files={settingsReview.files} grantsAnything={settingsReview.grantsAnything} />}
+      {settingsReview && (
+        <WorkspaceSettingsReview
+          slug={ws.slug}
+          files={settingsReview.files}
+          grantsAnything={settingsReview.grantsAnything}
+          digest={settingsReview.digest}
+          trusted={settingsReview.trusted}
+        />
+      )}
       <MembersPanel slug={ws.slug} members={members} canManage={ws.role === "owner"} currentUserId={user.id} />
       {invitations && <InvitationsPanel invitations={invitations} workspaceSlug={ws.slug} renderedAt={new Date().toISOString()} />}
     </div>
