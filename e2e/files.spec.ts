@@ -111,6 +111,17 @@ test("the pane lists files lazily, finds one by name, and saves an edit to disk"
     await pane.getByTestId("file-delete-confirm").click();
     await expect(item("src/renamed.md")).toHaveCount(0);
     await expect(readFile(path.join(ws.rootPath, "src", "renamed.md"))).rejects.toThrow();
+
+    // the same pane beside a session, as a side panel
+    await owner.getByTestId("session-new").click();
+    await owner.getByTestId("session-new-submit").click();
+    await expect(owner).toHaveURL(/\/s\/[^/]+$/);
+    await expect(owner.getByTestId("files-pane")).toHaveCount(0);
+    await owner.getByTestId("files-toggle").click();
+    const side = owner.getByTestId("files-pane");
+    await side.locator('[data-testid="file-tree-item"][data-path="README.md"]').click();
+    await expect(owner.getByTestId("editor")).toHaveAttribute("data-path", "README.md");
+    await expect(viewLines(owner)).toContainText("# readme");
   } finally {
     await owner.context().close();
   }
