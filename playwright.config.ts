@@ -13,6 +13,8 @@ export default defineConfig({
   workers: 1,
   retries: 0,
   reporter: [["list"]],
+  // After the web server is up: the instance's first account, its admin (e2e/global-setup.ts).
+  globalSetup: "./e2e/global-setup.ts",
   outputDir: "test-results/e2e",
   use: {
     baseURL,
@@ -21,7 +23,15 @@ export default defineConfig({
     screenshot: "only-on-failure",
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+      ],
     },
   },
   webServer: {
@@ -45,6 +55,8 @@ export default defineConfig({
       LOG_LEVEL: "warn",
       // the tests sign in more often than the per-address login limit allows
       CONDUIT_EDGE_RATE_LIMIT: "off",
+      // the fixtures sign up freely; the invite and closed policies run their own instances
+      CONDUIT_SIGNUP: "open",
     },
   },
 });

@@ -19,8 +19,21 @@ function allowedOrigins(req: NextRequest): string[] {
   return host && proto ? [...publicOrigins, `${proto}://${host}`] : publicOrigins;
 }
 
+/** True when the request carries a next-auth session cookie (valid or not: the pages decide). */
+function hasSessionCookie(req: NextRequest): boolean {
+  return req.cookies.has("next-auth.session-token") || req.cookies.has("__Secure-next-auth.session-token");
+}
+
 export function proxy(req: NextRequest): NextResponse {
-  if (req.method === "GET" || req.method === "HEAD") return NextResponse.next();
+  if (req.method === "GET" || req.method === "HEAD") {
+    // The admin area does not exist for anyone but admins: a signed-out visitor gets the same
+    // 404 as a member (the IDE layout would otherwise send them to sign in, telling it exists).
+    const path = req.nextUrl.pathname;
+    if ((path === "/admin" || path.startsWith("/admin/")) && !hasSessionCookie(req)) {
+      return NextResponse.rewrite(new URL("/__conduit/not-found", req.url));
+    }
+    return NextResponse.next();
+  }
   const refusal = checkSameOriginRequest(req.method, req.nextUrl.pathname, req.headers, allowedOrigins(req));
   if (!refusal) return NextResponse.next();
   return NextResponse.json(

@@ -315,7 +315,10 @@ async function serveSidecar(config: RunConfig): Promise<void> {
     secret,
     allowedOrigins: [origin],
     findUser: async (id) =>
-      (await fx.db.user.findUnique({ where: { id }, select: { id: true, email: true, name: true } })) ?? undefined,
+      (await fx.db.user.findUnique({
+        where: { id },
+        select: { id: true, email: true, name: true, disabledAt: true, sessionVersion: true },
+      })) ?? undefined,
     log,
   });
   attachSessionSockets(server.io, { hub, db: fx.db, log });

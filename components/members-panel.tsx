@@ -12,15 +12,23 @@ export interface MemberRow {
 
 const roles = ["owner", "editor", "viewer"] as const;
 
+async function request(url: string, method: string, body?: unknown): Promise<{ status: number; data?: unknown; message?: string }> {
+  try {
+    const res = await fetch(url, {
+      method,
+      headers: body ? { "content-type": "application/json" } : undefined,
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const parsed = (await res.json().catch(() => null)) as { data?: unknown; error?: { message?: string } } | null;
+    if (res.ok) return { status: res.status, data: parsed?.data };
+    return { status: res.status, message: parsed?.error?.message ?? `Request failed (${res.status}).` };
+  } catch {
+    return { status: 0, message: "Could not reach Conduit. Check your connection and try again." };
+  }
+}
+
 async function send(url: string, method: string, body?: unknown): Promise<string | undefined> {
-  const res = await fetch(url, {
-    method,
-    headers: body ? { "content-type": "application/json" } : undefined,
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  if (res.ok) return undefined;
-  const parsed = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
-  return parsed?.error?.message ?? `Request failed (${res.status}).`;
+  return (await request(url, method, body)).message;
 }
 
 export function MembersPanel(props: { slug: string; members: MemberRow[]; canManage: boolean; currentUserId: string }) {
@@ -28,6 +36,9 @@ export function MembersPanel(props: { slug: string; members: MemberRow[]; canMan
   const router = useRouter();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  // an email with no account: offer an invitation with the chosen role instead
+  const [offer, setOffer] = useState<{ email: string; role: string }>();
+  const [invited, setInvited] = useState<{ email: string; link: string }>();
   const base = `/api/workspaces/${encodeURIComponent(slug)}/members`;
 
   async function run(action: () => Promise<string | undefined>) {
@@ -44,8 +55,34 @@ export function MembersPanel(props: { slug: string; members: MemberRow[]; canMan
     event.preventDefault();
     const formEl = event.currentTarget;
     const form = new FormData(formEl);
-    const failure = await run(() => send(base, "POST", { email: form.get("email"), role: form.get("role") }));
-    if (!failure) formEl.reset();
+    const email = String(form.get("email") ?? "").trim();
+    const role = String(form.get("role") ?? "editor");
+    setOffer(undefined);
+    setInvited(undefined);
+    setBusy(true);
+    setError(undefined);
+    const result = await request(base, "POST", { email, role });
+    setBusy(false);
+    if (result.status === 404) {
+      // the caller manages this workspace, so not_found here means: no account uses that email
+      setOffer({ email, role });
+      return;
+    }
+    if (result.message) return setError(result.message);
+    formEl.reset();
+    router.refresh();
+  }
+
+  async function onInvite() {
+    if (!offer) return;
+    setBusy(true);
+    setError(undefined);
+    const result = await request("/api/invitations", "POST", { email: offer.email, workspaceSlug: slug, role: offer.role });
+    setBusy(false);
+    if (result.message) return setError(result.message);
+    setInvited({ email: offer.email, link: (result.data as { link: string }).link });
+    setOffer(undefined);
+    router.refresh();
   }
 
   return (
@@ -132,6 +169,27 @@ export function MembersPanel(props: { slug: string; members: MemberRow[]; canMan
         <p data-testid="members-readonly" className="text-xs text-zinc-500">
           Only owners can add, change or remove members.
         </p>
+      )}
+      {offer && (
+        <div data-testid="member-invite-offer" role="status" className="flex flex-wrap items-center gap-3 rounded border border-amber-200 bg-amber-50 p-3 text-sm dark:border-amber-800 dark:bg-amber-950">
+          <span className="flex-1">
+            No account with {offer.email} — invite them as {offer.role}?
+          </span>
+          <button type="button" data-testid="member-invite" className="btn" disabled={busy} onClick={() => void onInvite()}>
+            Create invitation link
+          </button>
+          <button type="button" className="btn-quiet" onClick={() => setOffer(undefined)}>
+            Cancel
+          </button>
+        </div>
+      )}
+      {invited && (
+        <div role="status" className="space-y-1 rounded border border-indigo-200 bg-indigo-50 p-3 text-sm dark:border-indigo-800 dark:bg-indigo-950">
+          <p>Send this link to {invited.email}; it is shown only once and works once:</p>
+          <code data-testid="member-invite-link" className="block break-all font-mono text-xs select-all">
+            {invited.link}
+          </code>
+        </div>
       )}
       {error && (
         <p data-testid="members-error" role="status" className="text-sm text-red-600 dark:text-red-400">

@@ -3,9 +3,10 @@
 import Link from "next/link";
 import { signIn } from "next-auth/react";
 import { useState, type FormEvent } from "react";
+import { GitHubButton } from "@/components/account/github-button";
 
-export function SignInForm({ callbackUrl, initialError }: { callbackUrl: string; initialError?: string }) {
-  const [error, setError] = useState<string | undefined>(initialError ? "Sign-in failed. Try again." : undefined);
+export function SignInForm({ callbackUrl, initialError, github }: { callbackUrl: string; initialError?: string; github: boolean }) {
+  const [error, setError] = useState<string | undefined>(initialError);
   const [busy, setBusy] = useState(false);
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
@@ -45,6 +46,7 @@ export function SignInForm({ callbackUrl, initialError }: { callbackUrl: string;
       <button data-testid="signin-submit" type="submit" className="btn w-full" disabled={busy}>
         {busy ? "Signing in…" : "Sign in"}
       </button>
+      {github && <GitHubButton callbackUrl={callbackUrl} />}
       <p className="text-center text-sm text-zinc-500">
         No account yet?{" "}
         <Link href="/signup" className="text-indigo-600 hover:underline">

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { signIn } from "next-auth/react";
 import { useState, type FormEvent } from "react";
 
-export function SignUpForm() {
+export function SignUpForm({ firstAccount }: { firstAccount: boolean }) {
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
 
@@ -40,6 +40,11 @@ export function SignUpForm() {
   return (
     <form onSubmit={onSubmit} className="card space-y-4" aria-label="Sign up">
       <h2 className="text-lg font-medium">Create your account</h2>
+      {firstAccount && (
+        <p data-testid="signup-first-admin" className="rounded bg-indigo-50 p-2 text-sm text-indigo-900 dark:bg-indigo-950 dark:text-indigo-100">
+          This is a new Conduit: this account will administer Conduit. It can invite people and manage the instance.
+        </p>
+      )}
       <label className="block space-y-1 text-sm">
         <span>Name</span>
         <input data-testid="signup-name" name="name" autoComplete="name" className="field" />

@@ -9,6 +9,7 @@ import { ApprovalService } from "@/server/sidecar/approval/approval-service";
 import { SessionHub, type CreateRunner, type SessionPermissionDecider } from "@/server/sidecar/session/session-hub";
 import { attachApprovalSockets, notifyUsersOf } from "@/server/sidecar/socket/approval-socket";
 import { createSocketServer } from "@/server/sidecar/socket/create-socket-server";
+import { RevocationSweep } from "@/server/sidecar/socket/revocation-sweep";
 import { attachSessionSockets } from "@/server/sidecar/socket/session-socket";
 import type { SessionFixtures } from "./session-fixtures";
 
@@ -20,6 +21,8 @@ export interface TestSidecarOptions {
   createRunner: CreateRunner;
   /** With the approval service deciding permission questions; without, the hub's own refusal. */
   approvals?: boolean;
+  /** With the revocation sweep on its default one-second timer, as main.ts runs it. */
+  revocationSweep?: boolean;
   /** Wraps the approval service's decider (a benchmark times it). */
   wrapDecider?: (decide: SessionPermissionDecider) => SessionPermissionDecider;
   log?: Logger;
@@ -29,6 +32,8 @@ export interface TestSidecar {
   hub: SessionHub;
   /** Present with `approvals: true`. */
   approvals: ApprovalService | undefined;
+  /** Present with `revocationSweep: true`. */
+  revocations: RevocationSweep | undefined;
   port: number;
   /** A connected socket.io client of `user` (a short-lived token, the allowed Origin). */
   connect(user: { id: string }): Promise<Socket>;
@@ -42,7 +47,10 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
     secret: testSidecarSecret,
     allowedOrigins: [testSidecarOrigin],
     findUser: async (id) =>
-      (await fx.db.user.findUnique({ where: { id }, select: { id: true, email: true, name: true } })) ?? undefined,
+      (await fx.db.user.findUnique({
+        where: { id },
+        select: { id: true, email: true, name: true, disabledAt: true, sessionVersion: true },
+      })) ?? undefined,
     log,
   });
   const approvals = options.approvals
@@ -58,12 +66,16 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
     ...(decider ? { decidePermission: decider } : {}),
   });
   attachSessionSockets(server.io, { hub, db: fx.db, log });
-  if (approvals) attachApprovalSockets(server.io, { service: approvals, log });
+  if (approvals) attachApprovalSockets(server.io, { service: approvals, db: fx.db, log });
+  const revocations = options.revocationSweep
+    ? new RevocationSweep({ io: server.io, db: fx.db, log, onDeciders: approvals ? (userId, decidesIn) => approvals.withdrawFrom(userId, decidesIn) : undefined })
+    : undefined;
   const port = await server.listen(0, "127.0.0.1");
   const sockets: Socket[] = [];
   return {
     hub,
     approvals,
+    revocations,
     port,
     async connect(user) {
       const socket = io(`http://127.0.0.1:${port}`, {
@@ -82,6 +94,7 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
     },
     async close() {
       for (const socket of sockets) socket.close();
+      await revocations?.close();
       await server.close();
       await hub.close();
       await approvals?.close();

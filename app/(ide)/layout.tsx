@@ -29,6 +29,11 @@ export default async function IdeLayout({ children }: { children: ReactNode }) {
           <Link href="/reports" className="hover:text-zinc-900 dark:hover:text-zinc-100">
             Reports
           </Link>
+          {user.isAdmin && (
+            <Link href="/admin" data-testid="admin-link" className="hover:text-zinc-900 dark:hover:text-zinc-100">
+              Admin
+            </Link>
+          )}
           <ApprovalCountBadge />
         </nav>
         <div className="ml-auto flex items-center gap-3 text-sm">
@@ -36,6 +41,9 @@ export default async function IdeLayout({ children }: { children: ReactNode }) {
             {user.name}
             {user.isAdmin && <span className="ml-1 rounded bg-zinc-200 px-1 text-xs dark:bg-zinc-700">admin</span>}
           </span>
+          <Link href="/account" data-testid="nav-account" className="text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100">
+            Account
+          </Link>
           <SignOutButton />
         </div>
       </header>

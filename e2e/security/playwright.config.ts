@@ -17,5 +17,7 @@ export default defineConfig({
   outputDir: "../../test-results/security/output",
   timeout: 120_000,
   webServer: undefined,
+  // the main suite's first-account admin is not wanted here: the matrix makes its own first account
+  globalSetup: undefined,
   use: { ...base.use, baseURL: url },
 });

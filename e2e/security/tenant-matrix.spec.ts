@@ -32,6 +32,7 @@ interface Fixture {
   otherSlug: string;
   sessionId: string;
   ids: Record<"owner" | "editor" | "viewer" | "outsider" | "spare", string>;
+  invitationId: string;
 }
 
 interface RouteCase {
@@ -63,6 +64,20 @@ const routeCases: RouteCase[] = [
   { route: "POST /api/socket-token", path: () => "/api/socket-token", body: () => ({}), expect: signedIn },
   // the session of another workspace through this workspace's slug: nobody
   { route: "GET /api/workspaces/[slug]/sessions/[session]", path: (f) => `/api/workspaces/${f.otherSlug}/sessions/${f.sessionId}`, expect: nobody },
+  // the admin area: none of the five is the instance's admin (404 for all)
+  { route: "GET /api/admin/users", path: () => "/api/admin/users", expect: nobody },
+  { route: "GET /api/admin/audit", path: () => "/api/admin/audit", expect: nobody },
+  { route: "GET /api/admin/instance", path: () => "/api/admin/instance", expect: nobody },
+  { route: "PATCH /api/admin/users/[id]", path: (f) => `/api/admin/users/${f.ids.viewer}`, body: () => ({ disabled: true }), expect: nobody },
+  { route: "GET /api/account", path: () => "/api/account", expect: signedIn },
+  { route: "GET /api/invitations", path: (f) => `/api/invitations?workspace=${f.slug}`, expect: owners },
+  // every invitation of the instance: admins only (none of these five is the admin)
+  { route: "GET /api/invitations", path: () => "/api/invitations", expect: nobody },
+  // a wrong current password: nobody changes a password here (it would end the cookies under test)
+  { route: "POST /api/account/password", path: () => "/api/account/password", body: () => ({ currentPassword: "not-the-password", newPassword: "An0ther-long-pass" }), expect: nobody },
+  { route: "PATCH /api/account", path: () => "/api/account", body: () => ({ name: "Matrix Person" }), expect: signedIn },
+  { route: "POST /api/invitations", path: () => "/api/invitations", body: (f) => ({ email: uniqueEmail("m-invitee"), workspaceSlug: f.slug, role: "viewer" }), expect: owners },
+  { route: "DELETE /api/invitations/[id]", path: (f) => `/api/invitations/${f.invitationId}`, expect: owners },
   { route: "PUT /api/admin/users/[id]/budget", path: (f) => `/api/admin/users/${f.ids.viewer}/budget`, body: () => ({ monthlyBudgetUsd: 5 }), expect: nobody },
   { route: "PATCH /api/workspaces/[slug]/approval-settings", path: (f) => `/api/workspaces/${f.slug}/approval-settings`, body: () => ({ approvalDeadlineSec: 600 }), expect: owners },
   { route: "PUT /api/workspaces/[slug]/approval-settings", path: (f) => `/api/workspaces/${f.slug}/approval-settings`, body: () => ({ approvalDeadlineSec: 600 }), expect: owners },
@@ -83,7 +98,14 @@ const routeCases: RouteCase[] = [
 ];
 
 /** Routes that are not Conduit's own handlers (next-auth's) or are covered by their own specs. */
-const routesCoveredElsewhere = new Set(["GET /api/auth/[...nextauth]", "POST /api/auth/[...nextauth]", "POST /api/signup"]);
+const routesCoveredElsewhere = new Set([
+  "GET /api/auth/[...nextauth]",
+  "POST /api/auth/[...nextauth]",
+  "POST /api/signup",
+  // public by design (the token is the credential): e2e/invitations.spec.ts
+  "POST /api/invitations/accept",
+  "POST /api/invitations/github",
+]);
 
 /** Every "METHOD /api/template" that app/api exports. */
 function listRoutes(dir = path.join(repoRoot, "app", "api")): string[] {
@@ -150,6 +172,9 @@ test.beforeAll(async ({ baseURL }) => {
     spare: await userIdOf(owner, fixture.slug, spareEmail),
     outsider: "",
   };
+  const invitation = await owner.post("/api/invitations", { data: { email: uniqueEmail("m-invited"), workspaceSlug: fixture.slug, role: "editor" } });
+  expect(invitation.status(), await invitation.text()).toBe(201);
+  fixture.invitationId = ((await invitation.json()) as { data: { invitation: { id: string } } }).data.invitation.id;
 
   // one live session with a few events, made by the owner
   const socket = await connect(base, await cookieHeader(owner));

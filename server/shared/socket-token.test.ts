@@ -4,9 +4,11 @@ import { mintSocketToken, verifySocketToken } from "./socket-token";
 const secret = "s".repeat(40);
 
 describe("socket tokens", () => {
-  it("round-trips the user id", async () => {
-    const token = await mintSocketToken(secret, "user-1", 60);
-    expect(await verifySocketToken(secret, token)).toBe("user-1");
+  it("round-trips the user id and the session version", async () => {
+    const token = await mintSocketToken(secret, "user-1", 60, 4);
+    expect(await verifySocketToken(secret, token)).toEqual({ userId: "user-1", sessionVersion: 4 });
+    const unversioned = await mintSocketToken(secret, "user-1", 60);
+    expect(await verifySocketToken(secret, unversioned)).toEqual({ userId: "user-1", sessionVersion: 0 });
   });
 
   it("refuses another secret, garbage and expired tokens", async () => {

@@ -21,6 +21,7 @@ import { createSocketServer } from "@/server/sidecar/socket/create-socket-server
 import { attachSessionSockets } from "@/server/sidecar/socket/session-socket";
 import { ApprovalService } from "@/server/sidecar/approval/approval-service";
 import { attachApprovalSockets, notifyUsersOf } from "@/server/sidecar/socket/approval-socket";
+import { RevocationSweep } from "@/server/sidecar/socket/revocation-sweep";
 
 const log = pino({ name: "sidecar", level: getEnv().LOG_LEVEL });
 
@@ -50,7 +51,7 @@ async function main(): Promise<void> {
     allowedOrigins: publicOriginsOf(publicUrlOf(env)),
     findUser: async (id) => {
       const user = await db.user.findUnique({ where: { id } });
-      return user ? { id: user.id, email: user.email, name: user.name } : undefined;
+      return user ? { id: user.id, email: user.email, name: user.name, disabledAt: user.disabledAt, sessionVersion: user.sessionVersion } : undefined;
     },
     log,
   });
@@ -69,7 +70,14 @@ async function main(): Promise<void> {
   });
 
   attachSessionSockets(server.io, { hub, db, log });
-  attachApprovalSockets(server.io, { service: approvals, log });
+  attachApprovalSockets(server.io, { service: approvals, db, log });
+  // Disabled accounts, sign-outs and removed members lose their open sockets within about 2 s.
+  const revocations = new RevocationSweep({
+    io: server.io,
+    db,
+    log: log.child({ component: "revocation" }),
+    onDeciders: (userId, decidesIn) => approvals.withdrawFrom(userId, decidesIn),
+  });
   const port = await server.listen(env.CONDUIT_SIDECAR_PORT, "127.0.0.1");
   log.info({ port }, "sidecar listening");
 
@@ -79,8 +87,9 @@ async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, "sidecar stopping");
     // Sockets first (no new commands), then the children (their last lines are logged), then the database.
-    server
+    revocations
       .close()
+      .then(() => server.close())
       .then(() => hub.close())
       .then(() => approvals.close())
       .then(() => checkpointer.close())

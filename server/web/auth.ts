@@ -1,35 +1,97 @@
 /**
  * next-auth configuration: email + password (argon2id) and, when configured, GitHub.
  * Sessions are JWTs in an encrypted, signed cookie, which the sidecar verifies with the same
- * secret. The JWT carries only the user id (`uid`); everything else is read from the database.
+ * secret. The JWT carries the user id (`uid`) and the account's session version (`sv`);
+ * everything else is read from the database.
  */
-import type { NextAuthOptions } from "next-auth";
+import type { NextAuthOptions, User } from "next-auth";
 import { getServerSession } from "next-auth";
+import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import CredentialsProvider from "next-auth/providers/credentials";
 import GitHubProvider from "next-auth/providers/github";
 import { z } from "zod";
 import { getDb } from "@/server/db/client";
-import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
-import { verifyPassword } from "@/server/web/passwords";
-import { FailureLimiter } from "@/server/web/rate-limit";
-import { getEnv } from "@/server/env/env";
+import { decideGitHubSignIn, type GitHubEmail } from "@/server/domain/account/github-sign-in";
 import { isSessionCurrent, sessionVersionOf } from "@/server/domain/account/session-validity";
+import { getEnv } from "@/server/env/env";
+import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
+import { endSessions } from "@/server/web/account";
+import { consumeInvitationFor, pendingInvitationEmail } from "@/server/web/invitations";
+import { logger } from "@/server/web/logger";
+import { verifyPassword } from "@/server/web/passwords";
+import { clientAddressOf, signInThrottle, throttledMessage } from "@/server/web/rate-limit";
 
-const perEmail = new FailureLimiter(5, 15 * 60_000);
-const perAddress = new FailureLimiter(20, 15 * 60_000);
+/** The web process's throttle (the edge adds its own per-address limit in front). */
+const throttle = signInThrottle;
+
+/** The cookie that carries an invitation token through a GitHub sign-in. */
+export const invitationCookie = "conduit-invitation";
+
+export const disabledMessage = "This account is disabled. Ask an admin.";
 
 const ZCredentials = z.object({ email: z.string().trim().toLowerCase().pipe(z.email()), password: z.string().min(1) });
 
-function clientAddress(headers: Record<string, string | string[] | undefined> | undefined): string {
-  const forwarded = headers?.["x-forwarded-for"];
-  const value = Array.isArray(forwarded) ? forwarded[0] : forwarded;
-  return value?.split(",")[0]?.trim() || "local";
+function headerValue(headers: Record<string, string | string[] | undefined> | undefined, name: string): string | undefined {
+  const value = headers?.[name];
+  return Array.isArray(value) ? value.join(", ") : value;
 }
 
-function lockedMessage(ms: number): string {
-  const minutes = Math.max(1, Math.ceil(ms / 60_000));
-  return `Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`;
+/** GitHub's `/user/emails`, with the access token the sign-in just obtained. */
+async function fetchGitHubEmails(accessToken: string): Promise<GitHubEmail[]> {
+  const res = await fetch("https://api.github.com/user/emails", {
+    headers: { Authorization: `Bearer ${accessToken}`, Accept: "application/vnd.github+json", "User-Agent": "Conduit" },
+  });
+  if (!res.ok) return [];
+  const parsed = z.array(z.object({ email: z.string(), verified: z.boolean(), primary: z.boolean() })).safeParse(await res.json());
+  return parsed.success ? parsed.data : [];
+}
+
+/**
+ * A GitHub sign-in: link through a verified email, or create an account when the first-account
+ * rule, the policy or an invitation (carried in {@link invitationCookie}) allows. Returns true, or
+ * the sign-in page with the reason.
+ */
+async function signInWithGitHub(user: User, accessToken: string | undefined): Promise<true | string> {
+  // codes, not text: the sign-in page maps them to messages (no text injected through the URL)
+  const refuse = (code: string) => `/signin?error=${code}`;
+  if (!accessToken) return refuse("OAuthCallback");
+  const emails = await fetchGitHubEmails(accessToken);
+  const db = getDb();
+  const jar = await cookies();
+  const token = jar.get(invitationCookie)?.value;
+  const invitedEmail = token ? await pendingInvitationEmail(token) : undefined;
+  const candidates = emails.map((e) => e.email.trim().toLowerCase());
+  const accounts = await db.user.findMany({ where: { email: { in: candidates } }, select: { email: true, disabledAt: true } });
+  const decision = decideGitHubSignIn({
+    emails,
+    accounts: accounts.map((a) => ({ email: a.email, disabled: a.disabledAt !== null })),
+    invitedEmail,
+    userCount: await db.user.count(),
+    policy: getEnv().CONDUIT_SIGNUP,
+  });
+  if (decision.kind === "refuse") return refuse(`github_${decision.reason}`);
+  let account = await db.user.findUnique({ where: { email: decision.email } });
+  const created = !account;
+  if (!account) {
+    account = await db.user.create({ data: { email: decision.email, name: user.name ?? decision.email, isAdmin: decision.kind === "create" && decision.isAdmin } });
+  }
+  if (token && invitedEmail === decision.email) {
+    const used = await consumeInvitationFor(account.id, token);
+    jar.delete(invitationCookie);
+    if (!used && created && decision.kind === "create" && decision.invited) {
+      // the invitation was used or revoked meanwhile: the account it allowed must not stay
+      await db.user.delete({ where: { id: account.id } });
+      return refuse("github_signup_refused");
+    }
+  }
+  if (created) {
+    await db.auditLog.create({ data: { actorId: account.id, action: "user.signup", objectType: "user", objectId: account.id, details: JSON.stringify({ via: "github", admin: account.isAdmin }) } });
+  }
+  await db.user.update({ where: { id: account.id }, data: { lastSignInAt: new Date() } });
+  // the jwt callback reads the account by this email
+  user.email = account.email;
+  return true;
 }
 
 /** The options shared by the route handler and `getServerSession`. */
@@ -43,17 +105,21 @@ export function authOptions(): NextAuthOptions {
         const parsed = ZCredentials.safeParse(credentials);
         if (!parsed.success) throw new Error("Enter your email address and password.");
         const { email, password } = parsed.data;
-        const address = clientAddress(req?.headers);
-        const wait = Math.max(perEmail.retryAfterMs(email), perAddress.retryAfterMs(address));
-        if (wait > 0) throw new Error(lockedMessage(wait));
-        const user = await getDb().user.findUnique({ where: { email } });
+        const address = clientAddressOf(headerValue(req?.headers, "x-forwarded-for"), env.CONDUIT_TRUST_PROXY === "on");
+        // a throttled attempt is answered without checking the password
+        const verdict = throttle.check(email, address);
+        if (!verdict.ok) throw new Error(throttledMessage(verdict.retryAfterMs));
+        const db = getDb();
+        const user = await db.user.findUnique({ where: { email } });
         const ok = user?.passwordHash ? await verifyPassword(user.passwordHash, password) : false;
         if (!user || !ok) {
-          perEmail.recordFailure(email);
-          perAddress.recordFailure(address);
+          throttle.recordFailure(email, address);
           throw new Error("Wrong email or password.");
         }
-        perEmail.reset(email);
+        throttle.recordSuccess(email, address);
+        // only someone who knows the password learns that the account is disabled
+        if (user.disabledAt) throw new Error(disabledMessage);
+        await db.user.update({ where: { id: user.id }, data: { lastSignInAt: new Date() } });
         return { id: user.id, email: user.email, name: user.name };
       },
     }),
@@ -64,21 +130,13 @@ export function authOptions(): NextAuthOptions {
   return {
     secret: env.NEXTAUTH_SECRET,
     session: { strategy: "jwt", maxAge: 7 * 24 * 3600 },
-    pages: { signIn: "/signin" },
+    pages: { signIn: "/signin", error: "/signin" },
     providers,
     callbacks: {
       async signIn({ user, account }) {
         if (account?.provider === "credentials") return true;
-        // OAuth: link by verified email; the first account of the instance becomes admin.
-        const email = user.email?.toLowerCase();
-        if (!email) return false;
-        const db = getDb();
-        const existing = await db.user.findUnique({ where: { email } });
-        if (!existing) {
-          const isAdmin = (await db.user.count()) === 0;
-          await db.user.create({ data: { email, name: user.name ?? email, isAdmin } });
-        }
-        return true;
+        if (account?.provider === "github") return signInWithGitHub(user, account.access_token);
+        return false;
       },
       async jwt({ token, user }) {
         // Only at sign-in (user present): the cookie keeps the user id and the account's
@@ -101,6 +159,14 @@ export function authOptions(): NextAuthOptions {
           claims.sv = sessionVersionOf(token as { sv?: unknown });
         }
         return session;
+      },
+    },
+    events: {
+      async signOut({ token }) {
+        // a copied cookie must stop working too: sign-out voids the account's current version
+        if (token && typeof token.uid === "string") {
+          await endSessions(token.uid, sessionVersionOf(token as { sv?: unknown })).catch((err: unknown) => logger.error({ err }, "sign-out could not end sessions"));
+        }
       },
     },
   };

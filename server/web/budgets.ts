@@ -62,7 +62,7 @@ export async function setUserBudget(actor: CurrentUser, targetUserId: string, in
   await db.auditLog.create({
     data: {
       actorId: actor.id,
-      action: "user.budget",
+      action: "user.budget.set",
       objectType: "user",
       objectId: targetUserId,
       details: JSON.stringify(input),

@@ -1,41 +1,133 @@
 /**
- * A fixed-window failure counter: after `max` failures within `windowMs` a key is locked
- * until the window ends. Used for sign-in attempts per email and per client address.
+ * Sign-in throttling that cannot be turned against an account's owner. Failures slow down the
+ * (email, client address) pair that made them — after a few free tries each further attempt
+ * waits twice as long as the last, up to a cap — and an address failing across many emails is
+ * stopped for a while. Nothing is keyed on the email alone, so an attack on an email from other
+ * addresses never refuses its owner's right password from a clean address. Clock injected.
  */
-export class FailureLimiter {
-  private readonly entries = new Map<string, { count: number; resetAt: number }>();
+
+export interface SignInThrottleSettings {
+  /** failures of a pair before delays start */
+  freeFailures: number;
+  /** the first delay; each further failure doubles it */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** a pair's failures are forgotten this long after its last one */
+  pairMemoryMs: number;
+  /** failures an address may make across all emails within `addressWindowMs` */
+  addressMaxFailures: number;
+  addressWindowMs: number;
+}
+
+export const defaultSignInThrottle: SignInThrottleSettings = {
+  freeFailures: 3,
+  baseDelayMs: 1000,
+  maxDelayMs: 60_000,
+  pairMemoryMs: 15 * 60_000,
+  addressMaxFailures: 30,
+  addressWindowMs: 15 * 60_000,
+};
+
+/** Whether an attempt may check the password now, and if not for how long it must wait. */
+export type ThrottleVerdict = { ok: true } | { ok: false; retryAfterMs: number; scope: "pair" | "address" };
+
+/** Most keys kept before expired ones are swept (bounds memory under a spray of addresses). */
+const sweepAbove = 10_000;
+
+export class SignInThrottle {
+  private readonly pairs = new Map<string, { failures: number; lastAt: number }>();
+  private readonly addresses = new Map<string, number[]>();
 
   constructor(
-    private readonly max: number,
-    private readonly windowMs: number,
+    private readonly settings: SignInThrottleSettings = defaultSignInThrottle,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Milliseconds until `key` may try again, or 0 when it may try now. */
-  retryAfterMs(key: string): number {
-    const entry = this.entries.get(key);
-    if (!entry) return 0;
+  /** Asked before the password is checked: a refused attempt is not checked at all. */
+  check(email: string, address: string): ThrottleVerdict {
     const t = this.now();
-    if (t >= entry.resetAt) {
-      this.entries.delete(key);
-      return 0;
+    const times = this.recentAddressFailures(address, t);
+    if (times.length >= this.settings.addressMaxFailures) {
+      return { ok: false, retryAfterMs: times[0]! + this.settings.addressWindowMs - t, scope: "address" };
     }
-    return entry.count >= this.max ? entry.resetAt - t : 0;
+    const pair = this.livePair(email, address, t);
+    if (pair) {
+      const wait = pair.lastAt + this.delayAfter(pair.failures) - t;
+      if (wait > 0) return { ok: false, retryAfterMs: wait, scope: "pair" };
+    }
+    return { ok: true };
   }
 
-  recordFailure(key: string): void {
+  recordFailure(email: string, address: string): void {
     const t = this.now();
-    const entry = this.entries.get(key);
-    if (!entry || t >= entry.resetAt) this.entries.set(key, { count: 1, resetAt: t + this.windowMs });
-    else entry.count += 1;
-    if (this.entries.size > 10_000) this.prune(t);
+    const key = pairKey(email, address);
+    const pair = this.livePair(email, address, t);
+    this.pairs.set(key, { failures: (pair?.failures ?? 0) + 1, lastAt: t });
+    const times = this.recentAddressFailures(address, t);
+    times.push(t);
+    this.addresses.set(address, times);
+    if (this.pairs.size > sweepAbove || this.addresses.size > sweepAbove) this.sweep(t);
   }
 
-  reset(key: string): void {
-    this.entries.delete(key);
+  /** The right password: the pair starts afresh (the address's count stays, it spans emails). */
+  recordSuccess(email: string, address: string): void {
+    this.pairs.delete(pairKey(email, address));
   }
 
-  private prune(t: number): void {
-    for (const [key, entry] of this.entries) if (t >= entry.resetAt) this.entries.delete(key);
+  /** The wait imposed after `failures` failures of one pair. */
+  delayAfter(failures: number): number {
+    const { freeFailures, baseDelayMs, maxDelayMs } = this.settings;
+    if (failures < freeFailures) return 0;
+    return Math.min(maxDelayMs, baseDelayMs * 2 ** Math.min(failures - freeFailures, 30));
   }
+
+  private livePair(email: string, address: string, t: number): { failures: number; lastAt: number } | undefined {
+    const key = pairKey(email, address);
+    const pair = this.pairs.get(key);
+    if (pair && t - pair.lastAt >= this.settings.pairMemoryMs) {
+      this.pairs.delete(key);
+      return undefined;
+    }
+    return pair;
+  }
+
+  private recentAddressFailures(address: string, t: number): number[] {
+    const times = this.addresses.get(address) ?? [];
+    const fresh = times.filter((at) => t - at < this.settings.addressWindowMs);
+    if (fresh.length === 0) this.addresses.delete(address);
+    else if (fresh.length !== times.length) this.addresses.set(address, fresh);
+    return fresh;
+  }
+
+  private sweep(t: number): void {
+    for (const [key, pair] of this.pairs) if (t - pair.lastAt >= this.settings.pairMemoryMs) this.pairs.delete(key);
+    for (const address of [...this.addresses.keys()]) this.recentAddressFailures(address, t);
+  }
+}
+
+/** The web process's one throttle: sign-ins and password changes share it. */
+export const signInThrottle = new SignInThrottle();
+
+function pairKey(email: string, address: string): string {
+  return `${email.toLowerCase()}\n${address}`;
+}
+
+/** "Try again in N s." with N rounded up. */
+export function throttledMessage(retryAfterMs: number): string {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return `Too many failed sign-in attempts. Try again in ${seconds} s.`;
+}
+
+/**
+ * The client's address as the edge reports it. The edge replaces `x-forwarded-for` with the peer
+ * it saw, or (behind a trusted proxy) appends the peer to the proxy's chain, so the entry the
+ * client could not write is the last one, or the one before the proxy's own.
+ */
+export function clientAddressOf(forwardedFor: string | undefined, trustProxy: boolean): string {
+  const chain = (forwardedFor ?? "")
+    .split(",")
+    .map((part) => part.trim())
+    .filter(Boolean);
+  const address = trustProxy && chain.length >= 2 ? chain.at(-2) : chain.at(-1);
+  return address || "local";
 }

@@ -263,6 +263,20 @@ export class ApprovalService {
     return { approvals: [...pending, ...decided], now: new Date(this.now()).toISOString() };
   }
 
+  /**
+   * Takes the user off pending approvals of workspaces where they may no longer decide (a role
+   * lowered or a membership removed since the request was routed), and tells them the new count.
+   */
+  withdrawFrom(userId: string, decidesIn: ReadonlySet<string>): void {
+    let changed = false;
+    for (const entry of this.pending.values()) {
+      if (!entry.recipients.includes(userId) || decidesIn.has(entry.view.workspace.id)) continue;
+      entry.recipients = entry.recipients.filter((id) => id !== userId);
+      changed = true;
+    }
+    if (changed) this.sendCounts([userId]);
+  }
+
   /** The number of pending approvals routed to the user. */
   count(userId: string): ApprovalCount {
     let pending = 0;

@@ -1,12 +1,18 @@
 /**
  * The approval half of the socket contract (`server/shared/wire/approval.ts`). Every socket
  * joins its user's room, so all tabs and devices of a person see one inbox; each decision is
- * authorized by the service against the decider's role at that moment.
+ * authorized by the service against the decider's role at that moment, and the pending part of
+ * a listed inbox is filtered by the caller's roles at that moment too (someone lowered to viewer
+ * after a request was routed to them no longer sees it as theirs to answer).
  */
 import type { Logger } from "pino";
 import type { Server, Socket } from "socket.io";
+import type { Db } from "@/server/db/client";
+import { mayDecide } from "@/server/domain/approval/approval-state";
+import { parseRole } from "@/server/domain/workspace/roles";
 import { ApprovalCommand, ApprovalFact, ZDecide, ZListApprovals } from "@/server/shared/wire/approval";
 import type { SocketUser } from "@/server/shared/wire/events";
+import type { ApprovalList } from "@/server/shared/wire/approval";
 import type { ApprovalService, NotifyUsers } from "@/server/sidecar/approval/approval-service";
 import { handleCommand } from "./handle-command";
 
@@ -24,7 +30,7 @@ export function notifyUsersOf(io: Server): NotifyUsers {
 }
 
 /** Serves the approval commands on every socket of `io`. Returns a function that detaches it. */
-export function attachApprovalSockets(io: Server, deps: { service: ApprovalService; log: Logger }): () => void {
+export function attachApprovalSockets(io: Server, deps: { service: ApprovalService; db: Db; log: Logger }): () => void {
   const onConnection = (socket: Socket) => {
     const user = (socket.data as { user?: SocketUser }).user;
     if (!user) return;
@@ -32,7 +38,18 @@ export function attachApprovalSockets(io: Server, deps: { service: ApprovalServi
     const { service, log } = deps;
     socket.on(
       ApprovalCommand.list,
-      handleCommand(ZListApprovals, async () => service.list({ id: user.id, name: user.name }), log),
+      handleCommand(
+        ZListApprovals,
+        async (): Promise<ApprovalList> => {
+          const [list, deciding] = await Promise.all([
+            service.list({ id: user.id, name: user.name }),
+            workspacesDecidedBy(deps.db, user.id),
+          ]);
+          const approvals = list.approvals.filter((a) => a.status !== "pending" || deciding.has(a.workspace.id));
+          return { ...list, approvals };
+        },
+        log,
+      ),
     );
     socket.on(
       ApprovalCommand.decide,
@@ -48,4 +65,10 @@ export function attachApprovalSockets(io: Server, deps: { service: ApprovalServi
   return () => {
     io.off("connection", onConnection);
   };
+}
+
+/** The workspaces where the user may answer tool requests now (owner or editor). */
+async function workspacesDecidedBy(db: Db, userId: string): Promise<Set<string>> {
+  const rows = await db.membership.findMany({ where: { userId }, select: { workspaceId: true, role: true } });
+  return new Set(rows.filter((r) => mayDecide(parseRole(r.role) ?? null)).map((r) => r.workspaceId));
 }

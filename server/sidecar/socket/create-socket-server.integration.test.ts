@@ -6,7 +6,18 @@ import { mintSocketToken } from "@/server/shared/socket-token";
 import { createSocketServer, type SocketServer } from "./create-socket-server";
 
 const secret = "integration-secret-".padEnd(40, "x");
-const users = new Map([["u1", { id: "u1", email: "a@example.test", name: "A" }]]);
+const account = (id: string, standing: { disabledAt?: Date; sessionVersion?: number } = {}) => ({
+  id,
+  email: `${id}@example.test`,
+  name: id.toUpperCase(),
+  disabledAt: standing.disabledAt ?? null,
+  sessionVersion: standing.sessionVersion ?? 0,
+});
+const users = new Map([
+  ["u1", account("u1")],
+  ["disabled", account("disabled", { disabledAt: new Date() })],
+  ["moved-on", account("moved-on", { sessionVersion: 2 })],
+]);
 const origin = "http://127.0.0.1:3999";
 
 let server: SocketServer;
@@ -14,7 +25,12 @@ let url: string;
 const sockets: Socket[] = [];
 
 beforeAll(async () => {
-  server = createSocketServer({ secret, allowedOrigins: [origin], findUser: async (id) => users.get(id), log: pino({ level: "silent" }) });
+  server = createSocketServer({
+    secret,
+    allowedOrigins: [origin],
+    findUser: async (id) => users.get(id),
+    log: pino({ level: "silent" }),
+  });
   const port = await server.listen(0, "127.0.0.1");
   url = `http://127.0.0.1:${port}`;
 });
@@ -46,8 +62,11 @@ function outcome(socket: Socket): Promise<{ connected: true } | { connected: fal
   });
 }
 
-async function sessionCookie(uid: string): Promise<string> {
-  const token = await encode({ token: { uid, email: "a@example.test" }, secret });
+async function sessionCookie(uid: string, sv?: number): Promise<string> {
+  const token = await encode({
+    token: { uid, email: `${uid}@example.test`, ...(sv === undefined ? {} : { sv }) },
+    secret,
+  });
   return `next-auth.session-token=${token}`;
 }
 
@@ -56,7 +75,7 @@ describe("sidecar handshake", () => {
     const socket = open({ cookie: await sessionCookie("u1"), origin });
     expect(await outcome(socket)).toEqual({ connected: true });
     const ack = await socket.emitWithAck("system:whoami", {});
-    expect(ack).toEqual({ ok: true, data: users.get("u1") });
+    expect(ack).toEqual({ ok: true, data: { id: "u1", email: "u1@example.test", name: "U1" } });
   });
 
   it("accepts a short-lived socket token instead of the cookie", async () => {
@@ -69,8 +88,33 @@ describe("sidecar handshake", () => {
   });
 
   it("refuses a forged cookie and a deleted user", async () => {
-    expect(await outcome(open({ cookie: "next-auth.session-token=forged", origin }))).toMatchObject({ connected: false, error: "unauthorized" });
-    expect(await outcome(open({ cookie: await sessionCookie("gone"), origin }))).toMatchObject({ connected: false, error: "unauthorized" });
+    expect(await outcome(open({ cookie: "next-auth.session-token=forged", origin }))).toMatchObject({
+      connected: false,
+      error: "unauthorized",
+    });
+    expect(await outcome(open({ cookie: await sessionCookie("gone"), origin }))).toMatchObject({
+      connected: false,
+      error: "unauthorized",
+    });
+  });
+
+  it("refuses a disabled account and a cookie or token from before the account's last sign-out", async () => {
+    expect(await outcome(open({ cookie: await sessionCookie("disabled"), origin }))).toEqual({
+      connected: false,
+      error: "unauthorized",
+    });
+    expect(await outcome(open({ cookie: await sessionCookie("moved-on", 1), origin }))).toEqual({
+      connected: false,
+      error: "unauthorized",
+    });
+    expect(await outcome(open({ token: await mintSocketToken(secret, "moved-on", 60, 1), origin }))).toEqual({
+      connected: false,
+      error: "unauthorized",
+    });
+    expect(await outcome(open({ cookie: await sessionCookie("moved-on", 2), origin }))).toEqual({ connected: true });
+    expect(await outcome(open({ token: await mintSocketToken(secret, "moved-on", 60, 2), origin }))).toEqual({
+      connected: true,
+    });
   });
 
   it("refuses a foreign Origin before authentication, on both transports", async () => {

@@ -1,12 +1,15 @@
 /**
  * The sidecar's Socket.IO server. The handshake is refused before any handler runs when the
  * Origin is not allowed (allowRequest) or no valid session comes with it (middleware): either
- * next-auth's session cookie or a short-lived socket token minted by the web process.
+ * next-auth's session cookie or a short-lived socket token minted by the web process. A session
+ * is valid while its account is enabled and its version (`sv`) is the account's current one;
+ * the revocation sweep (`revocation-sweep.ts`) applies the same rule to sockets already open.
  */
 import { createServer, type Server as HttpServer } from "node:http";
 import { decode } from "next-auth/jwt";
 import type { Logger } from "pino";
 import { Server, type Socket } from "socket.io";
+import { isSessionCurrent, sessionVersionOf, type AccountStanding } from "@/server/domain/account/session-validity";
 import { verifySocketToken } from "@/server/shared/socket-token";
 import { ClientCommand, HandshakeError, ZWhoamiPayload, type SocketUser } from "@/server/shared/wire/events";
 import { handleCommand } from "@/server/sidecar/socket/handle-command";
@@ -17,8 +20,8 @@ export interface SocketServerDeps {
   secret: string;
   /** Origins (scheme://host:port) allowed to open a socket. */
   allowedOrigins: readonly string[];
-  /** Looks a user up by id; undefined when the account no longer exists. */
-  findUser: (id: string) => Promise<SocketUser | undefined>;
+  /** Looks a user up by id, with the account's standing; undefined when the account no longer exists. */
+  findUser: (id: string) => Promise<SocketAccount | undefined>;
   log: Logger;
 }
 
@@ -29,8 +32,14 @@ export interface SocketServer {
   close(): Promise<void>;
 }
 
-interface SocketData {
+/** A user with the fields that decide whether their sessions are still valid. */
+export type SocketAccount = SocketUser & AccountStanding;
+
+/** What the handshake leaves on `socket.data`. */
+export interface SocketData {
   user: SocketUser;
+  /** The session version of the cookie or token the socket was opened with. */
+  sessionVersion: number;
 }
 
 export function createSocketServer(deps: SocketServerDeps): SocketServer {
@@ -70,12 +79,13 @@ export function createSocketServer(deps: SocketServerDeps): SocketServer {
 
   io.use((socket, next) => {
     authenticate(socket, deps).then(
-      (user) => {
-        if (!user) {
+      (found) => {
+        if (!found) {
           next(new Error(HandshakeError.unauthorized));
           return;
         }
-        socket.data.user = user;
+        socket.data.user = found.user;
+        socket.data.sessionVersion = found.sessionVersion;
         next();
       },
       (err: unknown) => {
@@ -88,7 +98,10 @@ export function createSocketServer(deps: SocketServerDeps): SocketServer {
   io.on("connection", (socket) => {
     const user = socket.data.user;
     deps.log.debug({ userId: user.id, socketId: socket.id }, "socket connected");
-    socket.on(ClientCommand.whoami, handleCommand(ZWhoamiPayload, async () => user, deps.log));
+    socket.on(
+      ClientCommand.whoami,
+      handleCommand(ZWhoamiPayload, async () => user, deps.log),
+    );
   });
 
   return {
@@ -109,17 +122,29 @@ export function createSocketServer(deps: SocketServerDeps): SocketServer {
   };
 }
 
-async function authenticate(socket: Socket, deps: SocketServerDeps): Promise<SocketUser | undefined> {
+/**
+ * The socket's user and session version, or undefined when no valid session comes with it: no
+ * credential, a forged or expired one, a deleted or disabled account, or a version from before
+ * the account's last sign-out, password change or disable.
+ */
+async function authenticate(
+  socket: Socket,
+  deps: SocketServerDeps,
+): Promise<{ user: SocketUser; sessionVersion: number } | undefined> {
   const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
-  let userId: string | undefined;
+  let claimed: { userId: string; sessionVersion: number } | undefined;
   if (typeof token === "string" && token.length > 0) {
-    userId = await verifySocketToken(deps.secret, token);
+    claimed = await verifySocketToken(deps.secret, token);
   } else {
     const cookie = readSessionCookie(socket.handshake.headers.cookie);
     if (cookie) {
       const claims = await decode({ token: cookie, secret: deps.secret }).catch(() => null);
-      userId = typeof claims?.uid === "string" ? claims.uid : undefined;
+      if (typeof claims?.uid === "string")
+        claimed = { userId: claims.uid, sessionVersion: sessionVersionOf(claims as { sv?: unknown }) };
     }
   }
-  return userId ? deps.findUser(userId) : undefined;
+  if (!claimed) return undefined;
+  const account = await deps.findUser(claimed.userId);
+  if (!account || !isSessionCurrent(account, claimed.sessionVersion)) return undefined;
+  return { user: { id: account.id, email: account.email, name: account.name }, sessionVersion: claimed.sessionVersion };
 }

@@ -10,7 +10,7 @@ import { deriveEdgeVouch } from "@/server/shared/edge-vouch";
 import { createSocketServer, type SocketServer } from "./create-socket-server";
 
 const secret = "edge-polling-secret-".padEnd(40, "x");
-const users = new Map([["u1", { id: "u1", email: "a@example.test", name: "A" }]]);
+const users = new Map([["u1", { id: "u1", email: "a@example.test", name: "A", disabledAt: null, sessionVersion: 0 }]]);
 /** The origin people type (the edge's own address differs; the sidecar knows only this one). */
 const publicOrigin = "http://conduit.test";
 

@@ -2,6 +2,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { ApprovalSettingsPanel } from "@/components/approval/approval-settings-panel";
 import { BudgetPanel } from "@/components/cost/budget-panel";
+import { InvitationsPanel } from "@/components/account/invitations-panel";
 import { FilesPane } from "@/components/files/files-pane";
 import { MembersPanel } from "@/components/members-panel";
 import { SessionList } from "@/components/session/session-list";
@@ -10,6 +11,7 @@ import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import { readApprovalSettings } from "@/server/web/approval-settings";
 import { requirePageUser } from "@/server/web/auth";
 import { readWorkspaceBudget } from "@/server/web/budgets";
+import { listInvitations } from "@/server/web/invitations";
 import { listSessions } from "@/server/web/sessions";
 import { listMembers } from "@/server/web/workspaces";
 
@@ -27,10 +29,11 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
     if (err instanceof AppError && err.code === ErrorCode.notFound) notFound();
     throw err;
   });
-  const [members, budget, approvalSettings] = await Promise.all([
+  const [members, budget, approvalSettings, invitations] = await Promise.all([
     listMembers(ws.id),
     readWorkspaceBudget(user.id, ws.slug),
     readApprovalSettings(user.id, ws.slug),
+    ws.role === "owner" ? listInvitations(user, { workspaceSlug: ws.slug }) : Promise.resolve(undefined),
   ]);
   return (
     <div className="space-y-6" data-testid="workspace-page">
@@ -79,6 +82,7 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
         canEdit={canPerform(ws.role, "manageSettings")}
       />
       <MembersPanel slug={ws.slug} members={members} canManage={ws.role === "owner"} currentUserId={user.id} />
+      {invitations && <InvitationsPanel invitations={invitations} workspaceSlug={ws.slug} renderedAt={new Date().toISOString()} />}
     </div>
   );
 }

@@ -1,0 +1,39 @@
+import { AccountSettings } from "@/components/account/account-settings";
+import { readAccount } from "@/server/web/account";
+import { requirePageUser } from "@/server/web/auth";
+
+export const dynamic = "force-dynamic";
+
+export default async function AccountPage() {
+  const user = await requirePageUser();
+  const account = await readAccount(user);
+  const month = new Date(account.from).toLocaleDateString("en", { month: "long", year: "numeric", timeZone: "UTC" });
+  const share = account.monthlyBudgetUsd ? Math.min(100, (account.spentUsd / account.monthlyBudgetUsd) * 100) : undefined;
+  return (
+    <div className="space-y-6" data-testid="account-page">
+      <div>
+        <h1 className="text-xl font-semibold">Your account</h1>
+        <p className="text-sm text-zinc-500">
+          {account.email}
+          {account.isAdmin && " · administrator"}
+        </p>
+      </div>
+      <section className="card space-y-2" aria-label="Spend this month">
+        <h2 className="text-sm font-medium text-zinc-500">Spend in {month} (UTC)</h2>
+        <p className="text-2xl font-semibold" data-testid="account-spend">
+          ${account.spentUsd.toFixed(2)}
+          <span className="ml-2 text-sm font-normal text-zinc-500" data-testid="account-budget">
+            {account.monthlyBudgetUsd === null ? "no monthly budget set" : `of $${account.monthlyBudgetUsd.toFixed(2)} budget`}
+          </span>
+        </p>
+        {share !== undefined && (
+          <div className="h-2 w-full rounded bg-zinc-200 dark:bg-zinc-800" role="progressbar" aria-valuenow={Math.round(share)} aria-valuemin={0} aria-valuemax={100}>
+            <div className={`h-2 rounded ${share >= 100 ? "bg-red-500" : share >= 80 ? "bg-amber-500" : "bg-emerald-500"}`} style={{ width: `${share}%` }} />
+          </div>
+        )}
+        <p className="text-xs text-zinc-500">Your budget is set by an admin; prompts stop starting once the month&apos;s spend reaches it.</p>
+      </section>
+      <AccountSettings email={account.email} name={account.name} hasPassword={account.hasPassword} />
+    </div>
+  );
+}
