@@ -149,6 +149,13 @@ test("saving over a file changed on disk shows both versions to merge, never ove
     expect(stale.status()).toBe(409);
     expect(((await stale.json()) as { error: { current: { content: string } } }).error.current.content).toBe("their line\n");
 
+    // the open editor notices (version poll) and, holding unsaved edits, asks instead of reloading
+    const banner = owner.getByTestId("editor-disk-changed");
+    await expect(banner).toBeVisible({ timeout: 10_000 });
+    await expect(viewLines(owner)).toContainText("my line");
+    await banner.getByTestId("editor-keep-mine").click();
+    await expect(banner).toHaveCount(0);
+
     await owner.getByTestId("editor-save").click();
     const conflict = owner.getByTestId("editor-conflict");
     await expect(conflict).toBeVisible();
