@@ -11,6 +11,11 @@ import { resolveExisting, type WorkspaceRoot } from "./workspace-path";
 
 /** The most a browser is sent of one file (and may save back). */
 export const maxBrowserFileBytes = 5 * 1024 * 1024;
+/**
+ * Above this a file is not hashed when a person opens it (it cannot be shown or saved anyway):
+ * its version is its identity and change time, `stat:…`, so opening a huge file costs no CPU.
+ */
+export const maxHashedBytes = 64 * 1024 * 1024;
 /** How much of the start of a file decides whether it is binary. */
 export const binarySniffBytes = 8 * 1024;
 
@@ -76,6 +81,7 @@ export async function readFileVersion(ws: WorkspaceRoot, rel: string): Promise<{
   try {
     const cached = versionCache.get(real);
     if (cached && cached.stamp === stampOf(st)) return { path: rel, size: st.size, version: cached.version };
+    if (st.size > maxHashedBytes) return { path: rel, size: st.size, version: `stat:${stampOf(st)}` };
     const version = await hashHandle(handle);
     remember(real, st, version);
     return { path: rel, size: st.size, version };
@@ -92,7 +98,7 @@ export async function readWorkspaceFile(ws: WorkspaceRoot, rel: string, maxBytes
   const { real, handle, st } = await openRegular(ws, rel);
   try {
     if (st.size > maxBytes) {
-      const version = await hashHandle(handle);
+      const version = st.size > maxHashedBytes ? `stat:${stampOf(st)}` : await hashHandle(handle);
       remember(real, st, version);
       return { path: rel, size: st.size, version, kind: "too_large" };
     }

@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, readFile, realpath, rm, symlink, truncate, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -91,6 +92,19 @@ describe("reading", () => {
     expect(text).toMatchObject({ kind: "text", content: "export const a = 1;\n", version: contentVersion("export const a = 1;\n") });
     expect((await readFileVersion(ws, "src/app.ts")).version).toBe(text.version);
     await expect(readWorkspaceFile(ws, "src")).rejects.toMatchObject({ code: "invalid_payload" });
+    // a huge file is neither read nor hashed: its version is its identity and change time
+    const huge = path.join(root, "huge.bin");
+    await writeFile(huge, "");
+    await truncate(huge, 65 * 1024 * 1024);
+    const read = await readWorkspaceFile(ws, "huge.bin");
+    expect(read).toMatchObject({ kind: "too_large", size: 65 * 1024 * 1024 });
+    expect(read.version).toMatch(/^stat:/);
+    expect((await readFileVersion(ws, "huge.bin")).version).toBe(read.version);
+    await rm(huge);
+    const fifo = path.join(root, "pipe");
+    execFileSync("mkfifo", [fifo]);
+    await expect(readWorkspaceFile(ws, "pipe")).rejects.toMatchObject({ code: "invalid_payload" });
+    await rm(fifo);
     await expect(readWorkspaceFile(ws, "missing.txt")).rejects.toMatchObject({ code: "not_found" });
   });
 });

@@ -69,7 +69,7 @@ export async function resolveExisting(ws: WorkspaceRoot, rel: string): Promise<{
   const root = await realRoot(ws);
   let real: string;
   try {
-    real = await realpath(path.join(root, rel));
+    real = await realpath(/*turbopackIgnore: true*/ path.join(/*turbopackIgnore: true*/ root, rel));
   } catch {
     throw new AppError(ErrorCode.notFound, `No such file or folder: ${rel || "."}`);
   }
@@ -105,7 +105,7 @@ export async function resolveNew(ws: WorkspaceRoot, rel: string): Promise<{ root
   const parts = rel.split("/");
   let probe = parts.length;
   for (;;) {
-    const candidate = path.join(root, ...parts.slice(0, probe));
+    const candidate = path.join(/*turbopackIgnore: true*/ root, ...parts.slice(0, probe));
     try {
       const real = await realpath(candidate);
       if (probe === parts.length) throw new AppError(ErrorCode.conflict, `${rel} already exists.`);
