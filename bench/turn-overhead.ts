@@ -4,7 +4,8 @@
  * interleaved A B C A B C … so that drift hits all three alike:
  *
  *   A  Conduit's session runner: one long-lived CLI, N turns (framer, decoder, reducer, control
- *      channel, events — everything but persistence).
+ *      channel, events — everything but persistence), in its bubblewrap sandbox (when bwrap works
+ *      here) and talking to the model through the credential proxy, as the sidecar runs it.
  *   B  a bare stdin driver of one long-lived CLI with the same argv and env: write a JSON line,
  *      JSON.parse stdout lines. The floor.
  *   C  spawn per message: `claude -p <text> --output-format stream-json --verbose --resume <id>`.
@@ -23,6 +24,8 @@ import { pathToFileURL } from "node:url";
 import { buildCliArgs } from "../server/sidecar/process/build-cli-args";
 import { buildCliEnv } from "../server/sidecar/process/build-cli-env";
 import { killProcessGroup } from "../server/sidecar/process/cli-process";
+import { startCredentialProxy, type CredentialProxy } from "../server/sidecar/credential-proxy/credential-proxy";
+import { chooseSandbox, type CliSandbox } from "../server/sidecar/process/sandbox";
 import { createSessionRunner } from "../server/sidecar/session/session-runner";
 import type { SessionRunner } from "../server/sidecar/session/session-runner-contract";
 import { startCliEnv, type CliEnv } from "../test/cli-env";
@@ -114,7 +117,7 @@ class TurnClock {
   }
 }
 
-function conduitVariant(cliEnv: CliEnv): Variant {
+function conduitVariant(cliEnv: CliEnv, isolation: { sandbox: CliSandbox; proxy: CredentialProxy }): Variant {
   const clock = new TurnClock();
   const runner: SessionRunner = createSessionRunner(
     {
@@ -134,6 +137,8 @@ function conduitVariant(cliEnv: CliEnv): Variant {
       }),
       // A benchmark run must not be culled or called stalled between turns.
       config: { idleCullMs: 0, stallMs: 600_000 },
+      sandbox: isolation.sandbox,
+      credentials: isolation.proxy,
     },
   );
   runner.onDidEvent((event) => {
@@ -274,7 +279,10 @@ const ms = (value: number) => value.toFixed(1);
 /** Runs the benchmark and prints its figures; the last line is the headline. */
 export async function run(): Promise<TurnOverheadResult> {
   const cliEnv = await startCliEnv();
-  const variants = { conduit: conduitVariant(cliEnv), bare: bareVariant(cliEnv), spawn: spawnVariant(cliEnv) };
+  const { sandbox, warning } = await chooseSandbox("auto", cliEnv.cliPath);
+  if (warning !== undefined) console.log(`turn-overhead: WARNING ${warning}; variant A runs unsandboxed`);
+  const proxy = await startCredentialProxy({ upstream: cliEnv.server.url, credential: { apiKey: cliEnv.env.ANTHROPIC_API_KEY } });
+  const variants = { conduit: conduitVariant(cliEnv, { sandbox, proxy }), bare: bareVariant(cliEnv), spawn: spawnVariant(cliEnv) };
   const names = ["conduit", "bare", "spawn"] as const;
   const cold = {} as Record<(typeof names)[number], TurnTiming>;
   const warm: Record<(typeof names)[number], TurnTiming[]> = { conduit: [], bare: [], spawn: [] };
@@ -285,6 +293,7 @@ export async function run(): Promise<TurnOverheadResult> {
     }
   } finally {
     await Promise.all(names.map((name) => variants[name].close()));
+    await proxy.close();
     await cliEnv.close();
   }
   const conduit = summarise(cold.conduit, warm.conduit);
@@ -300,7 +309,7 @@ export async function run(): Promise<TurnOverheadResult> {
     `turn-overhead: ${WARM_TURNS} warm turns per variant after 1 cold one, interleaved A B C; ` +
       "median ms from sending the prompt (C: from the spawn; cold: from the spawn) to the first assistant message and to the result",
   );
-  console.log(line("A conduit runner", conduit));
+  console.log(line(`A conduit runner${sandbox.mode === "bwrap" ? "+bwrap" : ""}+proxy`, conduit));
   console.log(line("B bare stdin driver", bare));
   console.log(line("C spawn per message", spawned));
   console.log("turn-overhead: headline figures are the warm time-to-result medians");

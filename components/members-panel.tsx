@@ -41,14 +41,33 @@ export function MembersPanel(props: { slug: string; members: MemberRow[]; canMan
   const [invited, setInvited] = useState<{ email: string; link: string }>();
   const base = `/api/workspaces/${encodeURIComponent(slug)}/members`;
 
+  const [confirming, setConfirming] = useState<string>();
+
   async function run(action: () => Promise<string | undefined>) {
     setBusy(true);
     setError(undefined);
-    const failure = await action();
-    setBusy(false);
+    let failure: string | undefined;
+    try {
+      failure = await action();
+    } catch {
+      // fetch throws when the request never got an answer (offline, server restarting)
+      failure = "The server could not be reached. Check your connection and try again.";
+    } finally {
+      setBusy(false);
+    }
     if (failure) setError(failure);
     else router.refresh();
     return failure;
+  }
+
+  async function remove(member: MemberRow) {
+    const self = member.userId === currentUserId;
+    const failure = await run(async () => {
+      const result = await send(`${base}/${member.userId}`, "DELETE");
+      if (!result && self) window.location.assign("/workspaces");
+      return result;
+    });
+    if (!failure) setConfirming(undefined);
   }
 
   async function onAdd(event: FormEvent<HTMLFormElement>) {
@@ -99,7 +118,13 @@ export function MembersPanel(props: { slug: string; members: MemberRow[]; canMan
         </thead>
         <tbody>
           {members.map((m) => (
-            <tr key={m.userId} data-testid="member-row" data-email={m.email} data-role={m.role} className="border-t border-zinc-200 dark:border-zinc-800">
+            <tr
+              key={m.userId}
+              data-testid="member-row"
+              data-email={m.email}
+              data-role={m.role}
+              className="border-t border-zinc-200 dark:border-zinc-800"
+            >
               <td className="py-2">{m.name}</td>
               <td>{m.email}</td>
               <td>
@@ -123,23 +148,49 @@ export function MembersPanel(props: { slug: string; members: MemberRow[]; canMan
                 )}
               </td>
               <td className="text-right">
-                {(canManage || m.userId === currentUserId) && (
-                  <button
-                    type="button"
-                    data-testid="member-remove"
-                    className="btn-quiet py-1"
-                    disabled={busy}
-                    onClick={() =>
-                      void run(async () => {
-                        const failure = await send(`${base}/${m.userId}`, "DELETE");
-                        if (!failure && m.userId === currentUserId) window.location.assign("/workspaces");
-                        return failure;
-                      })
-                    }
-                  >
-                    {m.userId === currentUserId ? "Leave" : "Remove"}
-                  </button>
-                )}
+                {(canManage || m.userId === currentUserId) &&
+                  (confirming === m.userId ? (
+                    <span
+                      role="group"
+                      aria-label={m.userId === currentUserId ? "Confirm leaving" : `Confirm removing ${m.email}`}
+                      className="inline-flex items-center gap-2"
+                    >
+                      <span className="text-xs text-zinc-500">
+                        {m.userId === currentUserId ? "Leave this workspace?" : `Remove ${m.name}?`}
+                      </span>
+                      <button
+                        type="button"
+                        data-testid="member-remove-confirm"
+                        className="btn-quiet py-1 text-red-600 dark:text-red-400"
+                        disabled={busy}
+                        onClick={() => void remove(m)}
+                      >
+                        {busy ? "Working…" : m.userId === currentUserId ? "Leave" : "Remove"}
+                      </button>
+                      <button
+                        type="button"
+                        data-testid="member-remove-cancel"
+                        className="btn-quiet py-1"
+                        disabled={busy}
+                        onClick={() => setConfirming(undefined)}
+                      >
+                        Cancel
+                      </button>
+                    </span>
+                  ) : (
+                    <button
+                      type="button"
+                      data-testid="member-remove"
+                      className="btn-quiet py-1"
+                      disabled={busy}
+                      onClick={() => {
+                        setError(undefined);
+                        setConfirming(m.userId);
+                      }}
+                    >
+                      {m.userId === currentUserId ? "Leave" : "Remove"}
+                    </button>
+                  ))}
               </td>
             </tr>
           ))}

@@ -120,7 +120,8 @@ async function main(): Promise<number> {
   let specs = 1;
   try {
     say(`starting Conduit from a fresh copy at ${clone} (sandbox ${process.env.CONDUIT_SANDBOX ?? "bwrap"})`);
-    const deadline = Date.now() + 240_000;
+    // a build happens only when the copied .next is older than the sources (not after the e2e suite)
+    const deadline = Date.now() + 600_000;
     while (!printed.includes("[conduit] ready in")) {
       if (child.exitCode !== null || Date.now() > deadline) throw new Error(`Conduit did not start:\n${printed.slice(-3000)}`);
       await new Promise((r) => setTimeout(r, 200));

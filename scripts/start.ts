@@ -225,6 +225,8 @@ async function main(): Promise<void> {
       `${settings.demo ? "offline demo model (no ANTHROPIC_API_KEY)" : "Anthropic API"}, sign-up ${env.CONDUIT_SIGNUP}`,
   );
   mkdirSync(settings.dataDir, { recursive: true, mode: 0o700 });
+  // mkdir's mode does not apply to a directory that already exists: the data is the operator's alone
+  chmodSync(settings.dataDir, 0o700);
   const ports = portsToBind(settings);
   const seen = new Map<number, string>();
   for (const p of ports) {

@@ -4,8 +4,10 @@ import type { ReactNode } from "react";
 import { ApprovalCountBadge } from "@/components/approval/approval-count-badge";
 import { DemoBanner } from "@/components/demo-banner";
 import { SignOutButton } from "@/components/sign-out-button";
+import { UnisolatedBanner } from "@/components/unisolated-banner";
 import { findCurrentUser } from "@/server/web/auth";
 import { isDemoModel } from "@/server/web/demo";
+import { sessionsUnisolated } from "@/server/web/sandbox-status";
 
 export const dynamic = "force-dynamic";
 
@@ -14,6 +16,7 @@ export default async function IdeLayout({ children }: { children: ReactNode }) {
   if (!user) redirect("/signin");
   return (
     <div className="flex min-h-screen flex-col">
+      {(await sessionsUnisolated()) && <UnisolatedBanner />}
       {isDemoModel() && <DemoBanner />}
       <header className="flex items-center gap-4 border-b border-zinc-200 bg-white px-4 py-2 dark:border-zinc-800 dark:bg-zinc-900">
         <Link href="/workspaces" className="font-semibold tracking-tight">

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useId, useImperativeHandle, useMemo, useRef, useState, type ReactNode, type Ref } from "react";
 import type { ApprovalStatus, ApprovalView, Decision } from "@/server/shared/wire/approval";
 import { formatRelative, sessionTitle } from "@/components/session/format";
-import { Markdown } from "@/components/session/markdown";
+import { LazyMarkdown } from "@/components/session/markdown-lazy";
 import type { DecideOutcome } from "./approval-client";
 import { ApprovalCountdown } from "./approval-countdown";
 import { BashReview } from "./bash-review";
@@ -437,7 +437,7 @@ function ApprovalBody({
         className="max-h-[32rem] overflow-auto rounded-md border border-zinc-200 bg-zinc-50/50 px-3 py-2 dark:border-zinc-800 dark:bg-zinc-950/50"
       >
         {plan ? (
-          <Markdown text={plan} />
+          <LazyMarkdown text={plan} />
         ) : (
           <p className="text-xs text-zinc-500 italic">Claude Code sent no plan text.</p>
         )}

@@ -2,10 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-
-function formatUsd(usd: number): string {
-  return usd >= 1 || usd === 0 ? `$${usd.toFixed(2)}` : `$${usd.toFixed(4)}`;
-}
+import { formatUsd } from "@/components/format/money";
 
 /** The workspace's monthly limit and this month's spend; owners edit the limit (empty = none). */
 export function BudgetPanel(props: { slug: string; limitUsd: number | null; spentUsd: number; canEdit: boolean }) {
@@ -25,12 +22,20 @@ export function BudgetPanel(props: { slug: string; limitUsd: number | null; spen
     }
     setBusy(true);
     setError(undefined);
-    const res = await fetch(`/api/workspaces/${encodeURIComponent(slug)}/budget`, {
-      method: "PUT",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ monthlyBudgetUsd: parsed }),
-    });
-    setBusy(false);
+    let res: Response;
+    try {
+      res = await fetch(`/api/workspaces/${encodeURIComponent(slug)}/budget`, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ monthlyBudgetUsd: parsed }),
+      });
+    } catch {
+      // the request never got an answer (offline, server restarting): the button works again
+      setError("The server could not be reached. Check your connection and try again.");
+      return;
+    } finally {
+      setBusy(false);
+    }
     if (!res.ok) {
       const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
       setError(body?.error?.message ?? `Saving failed (${res.status}).`);

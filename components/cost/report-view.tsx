@@ -3,15 +3,10 @@
 import { useMemo } from "react";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { FilterSelect } from "@/components/filter-select";
+import { formatCount, formatUsd } from "@/components/format/money";
 import type { Report, ReportRow } from "@/server/shared/wire/report";
 
 const palette = ["#4f46e5", "#0891b2", "#16a34a", "#ca8a04", "#dc2626", "#9333ea", "#db2777", "#64748b"];
-
-function formatUsd(usd: number): string {
-  return usd >= 1 || usd === 0 ? `$${usd.toFixed(2)}` : `$${usd.toFixed(4)}`;
-}
-
-const int = new Intl.NumberFormat("en-US");
 
 function formatWait(ms: number | null): string {
   if (ms === null) return "–";
@@ -97,12 +92,12 @@ export function ReportView(props: {
 
       <section className="grid grid-cols-2 gap-3 text-sm sm:grid-cols-4" aria-label="Totals">
         <Figure label="Cost" value={formatUsd(t.usd)} testId="report-total-usd" />
-        <Figure label="Turns" value={int.format(t.turns)} />
-        <Figure label="Sessions started" value={int.format(t.sessions)} />
-        <Figure label="Tokens in / out" value={`${int.format(t.inputTokens)} / ${int.format(t.outputTokens)}`} />
+        <Figure label="Turns" value={formatCount(t.turns)} />
+        <Figure label="Sessions started" value={formatCount(t.sessions)} />
+        <Figure label="Tokens in / out" value={`${formatCount(t.inputTokens)} / ${formatCount(t.outputTokens)}`} />
         <Figure
           label="Cache read / write"
-          value={`${int.format(t.cacheReadTokens)} / ${int.format(t.cacheWriteTokens)}`}
+          value={`${formatCount(t.cacheReadTokens)} / ${formatCount(t.cacheWriteTokens)}`}
         />
         <Figure
           label="Approvals allowed / denied / expired"

@@ -4,15 +4,10 @@ import type { TranscriptApproval, TranscriptTurnCost } from "@/server/shared/wir
 import Link from "next/link";
 import { useMemo } from "react";
 import type { WireEvent } from "@/server/shared/wire/session";
+import { formatUsd } from "@/components/format/money";
 import { buildConversation } from "@/components/session/conversation";
 import { formatDuration } from "@/components/session/format";
 import { ConversationItemView } from "@/components/session/session-view";
-
-/** Turn costs are often fractions of a cent: four decimals, so the rows add up to the total. */
-function formatUsd(usd: number): string {
-  return `$${usd.toFixed(4)}`;
-}
-
 
 export interface TranscriptViewProps {
   events: WireEvent[];

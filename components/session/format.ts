@@ -1,18 +1,11 @@
 /** Small display helpers shared by the session components. */
+import { formatCompactCount } from "@/components/format/money";
 
-/** Dollars with enough digits to see small demo costs ($0.0012), fewer for big ones. */
-export function formatUsd(usd: number): string {
-  if (!Number.isFinite(usd) || usd <= 0) return "$0.00";
-  if (usd < 0.01) return `$${usd.toFixed(4)}`;
-  if (usd < 100) return `$${usd.toFixed(2)}`;
-  return `$${Math.round(usd).toLocaleString("en-US")}`;
-}
+export { formatUsd } from "@/components/format/money";
 
-/** 950, 12.3k, 4.1M. */
+/** 950, 12.3K, 4.1M. */
 export function formatTokens(n: number): string {
-  if (n < 1000) return String(n);
-  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
-  return `${(n / 1_000_000).toFixed(1)}M`;
+  return formatCompactCount(n);
 }
 
 /** "just now", "5 min ago", "3 h ago", else a date. */

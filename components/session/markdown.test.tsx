@@ -1,46 +1,85 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
-import { Markdown, parseBlocks, safeHref } from "./markdown";
+import { Markdown, safeHref } from "./markdown";
 
 const html = (text: string) => renderToStaticMarkup(<Markdown text={text} />);
 
 describe("Markdown", () => {
   it("renders the common blocks", () => {
     const out = html(
-      "# Title\n\nSome **bold** and *em* and `code`.\n\n- one\n- two\n\n1. first\n2. second\n\n> quoted\n\n---\n\n| a | b |\n|---|--:|\n| 1 | 2 |",
+      "# Title\n\nSome **bold** and *em* and `code`.\n\n- one\n- two\n\n1. first\n2. second\n\n> quoted\n\n---\n",
     );
     expect(out).toContain("<h3");
     expect(out).toContain("<strong>bold</strong>");
     expect(out).toContain("<em>em</em>");
-    expect(out).toContain("<code");
-    expect(out).toMatch(/<ul[^>]*><li[^>]*>one<\/li><li[^>]*>two<\/li><\/ul>/);
+    expect(out).toMatch(/<code class="[^"]*font-mono[^"]*">code<\/code>/);
+    expect(out).toMatch(/<ul class="list-disc[^"]*">\s*<li[^>]*>one<\/li>\s*<li[^>]*>two<\/li>\s*<\/ul>/);
     expect(out).toContain("<ol");
     expect(out).toContain("<blockquote");
     expect(out).toContain("<hr");
+  });
+
+  it("renders GFM tables with their alignment", () => {
+    const out = html("| name | cost |\n|:-----|-----:|\n| ada | 1 |\n| bob | 22 |");
     expect(out).toContain("<table");
+    expect(out).toMatch(/<th style="text-align:left"[^>]*>name<\/th>/);
+    expect(out).toMatch(/<th style="text-align:right"[^>]*>cost<\/th>/);
+    expect(out.match(/<td/g)).toHaveLength(4);
+    expect(out).toMatch(/<td style="text-align:right"[^>]*>22<\/td>/);
   });
 
-  it("highlights fenced code and keeps an unclosed fence (still streaming) as code", () => {
-    const out = html("```ts\nconst x = 1; // one\n```");
-    expect(out).toMatch(/<span class="[^"]*violet[^"]*">const<\/span>/);
-    expect(out).toContain("// one");
-    expect(parseBlocks("text\n```py\nprint('hi')")).toEqual([
-      { type: "paragraph", text: "text" },
-      { type: "code", lang: "py", code: "print('hi')" },
-    ]);
+  it("renders GFM task lists as checkboxes, strikethrough and bare URLs as links", () => {
+    const out = html("- [x] done\n- [ ] open\n\n~~gone~~ see https://example.com/a");
+    const boxes = out.match(/<input[^>]*type="checkbox"[^>]*>/g) ?? [];
+    expect(boxes).toHaveLength(2);
+    expect(boxes[0]).toContain('checked=""');
+    expect(boxes[0]).toContain('disabled=""');
+    expect(boxes[1]).not.toContain("checked");
+    expect(out).not.toContain("list-disc");
+    expect(out).toContain("<del>gone</del>");
+    expect(out).toContain('href="https://example.com/a"');
   });
 
-  it("never lets model output add markup or unsafe links", () => {
+  it("renders half-streamed text: an open code fence and half a table", () => {
+    const fence = html("Here:\n\n```py\nprint('hi')\nfor x in");
+    expect(fence).toContain("<pre");
+    expect(fence).toContain("print(&#x27;hi&#x27;)\nfor x in");
+    expect(fence).toContain(">py</div>");
+    const table = html("| a | b |\n|---|-");
+    expect(table).not.toContain("<td");
+    const rows = html("| a | b |\n|---|---|\n| 1 |");
+    expect(rows).toContain("<table");
+    expect(rows).toMatch(/<td[^>]*>1<\/td>/);
+    for (let i = 0; i <= 60; i++) {
+      expect(() =>
+        html("# T\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- [ ] x\n\n```ts\nconst a = 1;\n```".slice(0, i)),
+      ).not.toThrow();
+    }
+  });
+
+  it("shows raw HTML from the model as text, never as markup", () => {
+    const out = html('<script>alert(1)</script>\n\ntext <img src=x onerror="alert(1)"> and <b>bold?</b>');
+    expect(out).not.toMatch(/<script/i);
+    expect(out).not.toMatch(/<img/i);
+    expect(out).not.toContain("<b>");
+    expect(out).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(out).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");
+  });
+
+  it("opens links in a new tab without opener or referrer and drops unsafe targets", () => {
     const out = html(
-      "<script>alert(1)</script> <img src=x onerror=alert(1)> [click](javascript:alert(1)) [ok](https://example.com)",
+      "[ok](https://example.com) [click](javascript:alert(1)) [mail](mailto:a@b.c) ![pic](https://example.com/p.png)",
     );
-    expect(out).not.toContain("<script");
+    expect(out).toMatch(/<a href="https:\/\/example.com" target="_blank" rel="noopener noreferrer"[^>]*>ok<\/a>/);
+    expect(out).not.toMatch(/href="javascript/i);
+    expect(out).toContain("</a> click <a");
+    expect(out).toContain('href="mailto:a@b.c"');
+    // images are not fetched; they become a link
     expect(out).not.toContain("<img");
-    expect(out).not.toContain('href="javascript');
-    expect(out).toContain('href="https://example.com"');
-    expect(out).toContain('rel="noopener noreferrer nofollow"');
+    expect(out).toMatch(/<a href="https:\/\/example.com\/p.png"[^>]*>\[image: pic\]<\/a>/);
     expect(safeHref("JaVaScRiPt:alert(1)")).toBeUndefined();
     expect(safeHref("data:text/html,x")).toBeUndefined();
+    expect(safeHref("#top")).toBe("#top");
   });
 
   it("leaves snake_case and lone asterisks alone", () => {

@@ -7,11 +7,11 @@ export interface ModeChoice {
 }
 
 const all: readonly ModeChoice[] = [
-  { value: "default", label: "Default", hint: "Ask before edits and commands" },
+  { value: "default", label: "Ask before edits", hint: "Ask before edits and commands" },
   { value: "acceptEdits", label: "Accept edits", hint: "File edits run without asking; commands still ask" },
   { value: "plan", label: "Plan", hint: "Plan first; changes need approval" },
   { value: "dontAsk", label: "Don't ask", hint: "Anything not pre-approved is denied, never asked" },
-  { value: "bypassPermissions", label: "Bypass permissions", hint: "Everything runs without asking" },
+  { value: "bypassPermissions", label: "Bypass", hint: "Everything runs without asking" },
 ];
 
 /** The modes a person may pick; bypassPermissions only where it is available. */

@@ -4,8 +4,9 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import type { PermissionModeChoice, SessionView, WatchWorkspaceResult } from "@/server/shared/wire/session";
+import { formatCount } from "@/components/format/money";
 import { formatRelative, formatTokens, formatUsd, sessionTitle } from "./format";
-import { modeChoices } from "./modes";
+import { modeChoices, modeLabel } from "./modes";
 import { StatusBadge } from "./status-badge";
 import { ConnectionNotice, useSocket } from "./use-socket";
 import { ackMessage, command, emitCommand, fact, newCommandId } from "./wire-client";
@@ -223,8 +224,10 @@ function SessionTable({
                   <StatusBadge status={s.status} />
                 </td>
                 <td data-testid="session-row-creator">{s.createdBy.name}</td>
-                <td className="font-mono text-xs">{s.mode}</td>
-                <td className="pr-5 text-right tabular-nums" title={`${tokens.toLocaleString("en-US")} tokens`}>
+                <td className="text-xs" data-mode={s.mode}>
+                  {modeLabel(s.mode)}
+                </td>
+                <td className="pr-5 text-right tabular-nums" title={`${formatCount(tokens)} tokens`}>
                   <span data-testid="session-row-cost">{formatUsd(s.costUsd)}</span>
                   {tokens > 0 && <div className="text-xs text-zinc-500">{formatTokens(tokens)} tok</div>}
                 </td>

@@ -198,7 +198,9 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
           <h1 className="min-w-0 truncate text-lg font-semibold tracking-tight">
             {sessionTitle(info, conversation.firstPrompt)}
           </h1>
-          <StatusBadge status={info.status} testId="session-status" />
+          <span aria-live="polite" aria-atomic="true" className="inline-flex">
+            <StatusBadge status={info.status} testId="session-status" />
+          </span>
           <ConnectionNotice state={state} />
           <div className="ml-auto flex flex-wrap items-center gap-2">
             <Presence others={others} />
@@ -567,7 +569,14 @@ function ConversationPane(props: {
     );
   }
   return (
-    <ol className="space-y-3 pb-2" aria-label="Conversation">
+    <ol
+      className="space-y-3 pb-2"
+      aria-label="Conversation"
+      // new messages are read out once they have finished streaming
+      aria-live="polite"
+      aria-relevant="additions text"
+      aria-busy={conversation.partials.length > 0}
+    >
       {conversation.items.map((item) => (
         <li key={item.key}>
           <ConversationItemView item={item} rootPath={rootPath} onLoadFull={onLoadFull} />

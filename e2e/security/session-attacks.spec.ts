@@ -123,16 +123,16 @@ let baseURL: string;
 let slug: string;
 let root: string;
 let otherRoot: string;
-let otherSessionId: string;
+let otherWorkspaceId: string;
 let probe: SessionProbe;
 const canary = `canary-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
 
-async function workspaceRoot(client: APIRequestContext, name: string): Promise<{ slug: string; root: string }> {
+async function workspaceRoot(client: APIRequestContext, name: string): Promise<{ id: string; slug: string; root: string }> {
   const created = await client.post("/api/workspaces", { data: { name } });
   expect(created.status(), await created.text()).toBe(201);
   const { data } = (await created.json()) as { data: { slug: string } };
-  const read = (await (await client.get(`/api/workspaces/${data.slug}`)).json()) as { data: { rootPath: string } };
-  return { slug: data.slug, root: read.data.rootPath };
+  const read = (await (await client.get(`/api/workspaces/${data.slug}`)).json()) as { data: { id: string; rootPath: string } };
+  return { id: read.data.id, slug: data.slug, root: read.data.rootPath };
 }
 
 test.describe.configure({ mode: "serial" });
@@ -148,7 +148,7 @@ test.beforeAll(async ({ baseURL: url }) => {
   writeFileSync(path.join(otherRoot, "secret.txt"), `${canary}\n`);
   // the victim's own session, so its CLI config directory exists
   const victimProbe = await SessionProbe.open(other, baseURL, victim.slug);
-  otherSessionId = victimProbe.sessionId;
+  otherWorkspaceId = victim.id;
   await victimProbe.turn("hello");
   victimProbe.close();
   probe = await SessionProbe.open(owner, baseURL, slug);
@@ -195,7 +195,9 @@ test("S8: other workspaces and other sessions' transcripts are out of reach", as
   await attempt("S8", "cat another workspace's file", `cat ${path.join(otherRoot, "secret.txt")}`, (o) => o.text.includes(canary));
   await attempt("S8", "cat another workspace's file through ..", `cat ../${path.basename(otherRoot)}/secret.txt`, (o) => o.text.includes(canary));
   await attempt("S8", "find the canary anywhere under the data directory", `grep -rl ${canary} ${dataDir} / 2>/dev/null | head -5`, (o) => o.text.includes("secret.txt"));
-  await attempt("S8", "list other sessions' CLI config directories", `ls -R ${path.join(dataDir, "claude-config")} 2>&1 | head -50`, (o) => o.text.includes(otherSessionId));
+  // CLI config directories are per workspace (claude-config/<workspace id>), transcripts inside
+  await attempt("S8", "list another workspace's CLI config directory", `ls -R ${path.join(dataDir, "claude-config")} 2>&1 | head -50`, (o) => o.text.includes(otherWorkspaceId));
+  await attempt("S8", "read another workspace's CLI transcripts", `cat ${path.join(dataDir, "claude-config", otherWorkspaceId)}/projects/*/*.jsonl 2>&1 | head -c 2000`, (o) => o.text.includes('"sessionId"') || o.text.includes("hello"));
 });
 
 test("S7: the operator's credential is nowhere in the session's reach", async () => {

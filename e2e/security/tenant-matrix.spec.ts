@@ -33,6 +33,8 @@ interface Fixture {
   sessionId: string;
   ids: Record<"owner" | "editor" | "viewer" | "outsider" | "spare", string>;
   invitationId: string;
+  /** The digest of the workspace's (absent) settings files, as an owner's review shows it. */
+  settingsDigest: string;
 }
 
 interface RouteCase {
@@ -59,6 +61,9 @@ const routeCases: RouteCase[] = [
   { route: "GET /api/workspaces/[slug]/files/content", path: (f) => `/api/workspaces/${f.slug}/files/content?path=matrix-files/seed.txt`, expect: members },
   // this workspace's file through another workspace's slug: nobody
   { route: "GET /api/workspaces/[slug]/files/content", path: (f) => `/api/workspaces/${f.otherSlug}/files/content?path=matrix-files/seed.txt`, expect: nobody },
+  { route: "GET /api/workspaces/[slug]/settings-review", path: (f) => `/api/workspaces/${f.slug}/settings-review`, expect: owners },
+  { route: "POST /api/workspaces/[slug]/settings-review", path: (f) => `/api/workspaces/${f.slug}/settings-review`, body: (f) => ({ digest: f.settingsDigest }), expect: owners },
+  { route: "DELETE /api/workspaces/[slug]/settings-review", path: (f) => `/api/workspaces/${f.slug}/settings-review`, expect: owners },
   { route: "GET /api/reports", path: () => "/api/reports", expect: signedIn },
   { route: "GET /api/reports.csv", path: () => "/api/reports.csv", expect: signedIn },
   { route: "POST /api/socket-token", path: () => "/api/socket-token", body: () => ({}), expect: signedIn },
@@ -175,6 +180,8 @@ test.beforeAll(async ({ baseURL }) => {
   const invitation = await owner.post("/api/invitations", { data: { email: uniqueEmail("m-invited"), workspaceSlug: fixture.slug, role: "editor" } });
   expect(invitation.status(), await invitation.text()).toBe(201);
   fixture.invitationId = ((await invitation.json()) as { data: { invitation: { id: string } } }).data.invitation.id;
+  const review = await owner.get(`/api/workspaces/${fixture.slug}/settings-review`);
+  fixture.settingsDigest = ((await review.json()) as { data: { digest: string } }).data.digest;
 
   // one live session with a few events, made by the owner
   const socket = await connect(base, await cookieHeader(owner));

@@ -5,6 +5,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import {
   existsSync,
+  chmodSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -188,6 +189,16 @@ export interface DeployResult {
  * trace (no half-built table, no failed `_prisma_migrations` row), and a `MigrationError` is
  * thrown. Running it again with nothing pending changes nothing.
  */
+function restrictToOwner(files: readonly string[]): void {
+  for (const file of files) {
+    try {
+      chmodSync(file, 0o600);
+    } catch {
+      // not created (yet): SQLite copies the database file's mode when it creates it
+    }
+  }
+}
+
 export async function deployMigrations(options: DeployOptions = {}): Promise<DeployResult> {
   const log = options.log ?? silent;
   const { target, folder } = resolve(options);
@@ -195,9 +206,12 @@ export async function deployMigrations(options: DeployOptions = {}): Promise<Dep
     log(`No migrations found in ${folder.dir}`);
     return { provider: target.provider, applied: [], alreadyApplied: [] };
   }
-  if (target.provider === "sqlite") mkdirSync(path.dirname(target.file), { recursive: true });
+  if (target.provider === "sqlite") mkdirSync(path.dirname(target.file), { recursive: true, mode: 0o700 });
 
   const connection = await MigrationConnection.open(target);
+  // Owner-only: the database holds every account and conversation. SQLite gives the -wal and
+  // -shm files it creates later the database file's mode.
+  if (target.provider === "sqlite") restrictToOwner([target.file, `${target.file}-wal`, `${target.file}-shm`]);
   let engine: SchemaEngine | undefined;
   try {
     if (target.provider === "sqlite") {

@@ -54,6 +54,7 @@ describe("demo scenario list", () => {
       "demo-question",
       "demo-plan",
       "demo-write",
+      "demo-markdown",
       "demo-chat",
       "demo-tour",
     ]);
@@ -67,6 +68,7 @@ describe("demo scenario list", () => {
     ["go slow", "demo-slow"],
     ["simulate an error", "demo-error"],
     ["hello!", "demo-chat"],
+    ["show me some markdown", "demo-markdown"],
     ["hello, write something", "demo-write"],
     ["refactor everything", "demo-tour"],
     ["rewrite", "demo-tour"],

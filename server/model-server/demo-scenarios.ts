@@ -180,6 +180,31 @@ const helpText = (): string =>
     ),
   ].join("\n");
 
+/** The Markdown scenario's reply: what assistant text can show. */
+const markdownText = [
+  "Here is what a reply can show.",
+  "",
+  "| Feature | Where | Ready |",
+  "|:--------|:------|------:|",
+  "| Tables | GFM | yes |",
+  "| Task lists | GFM | yes |",
+  "| ~~Raw HTML~~ | shown as text | never rendered |",
+  "",
+  "Next steps:",
+  "",
+  "- [x] Render the table",
+  "- [x] Tick finished tasks",
+  "- [ ] Highlight the code",
+  "",
+  "```ts",
+  "export function total(costs: number[]): number {",
+  "  return costs.reduce((sum, c) => sum + c, 0); // in USD",
+  "}",
+  "```",
+  "",
+  "Read more at https://github.github.com/gfm/.",
+].join("\n");
+
 /** The demo set, in trigger priority order (the first scenario with a matching word wins). */
 export const demoScenarios: readonly Scenario[] = [
   {
@@ -276,6 +301,12 @@ export const demoScenarios: readonly Scenario[] = [
             : `Done: \`${demoWriteFile}\` now exists in the workspace.`,
         ),
     ],
+  },
+  {
+    name: "demo-markdown",
+    triggers: ["markdown", "table", "checklist"],
+    description: "A reply in Markdown: a table, a task list and a highlighted code block, no tools.",
+    steps: [say(markdownText)],
   },
   {
     name: "demo-chat",

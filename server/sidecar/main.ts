@@ -3,6 +3,7 @@
  * approval queues, event log writer and cost accounting. Wiring only; the parts live in
  * server/sidecar/{process,session,socket}.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pino from "pino";
@@ -14,6 +15,9 @@ import { getEnv, publicOriginsOf, publicUrlOf, requireSetting } from "@/server/e
 import { createAdmission } from "@/server/sidecar/process/admission";
 import { claudeVersion, resolveClaudeBinary } from "@/server/sidecar/process/claude-binary";
 import { reapOrphans } from "@/server/sidecar/process/reap-orphans";
+import { chooseSandbox } from "@/server/sidecar/process/sandbox";
+import { startCredentialProxy } from "@/server/sidecar/credential-proxy/credential-proxy";
+import { sandboxStatusFile, type SandboxStatus } from "@/server/shared/sandbox-status";
 import { supervisorConfigFromEnv } from "@/server/sidecar/process/supervisor-config";
 import { SessionHub } from "@/server/sidecar/session/session-hub";
 import { createSessionRunner } from "@/server/sidecar/session/session-runner";
@@ -32,6 +36,25 @@ async function main(): Promise<void> {
   const cliPath = resolveClaudeBinary();
   const version = await claudeVersion(cliPath);
   log.info({ cliPath, version }, "claude CLI found");
+
+  // Isolation first: with CONDUIT_SANDBOX=bwrap and no working bubblewrap, nothing else starts.
+  const { sandbox, warning } = await chooseSandbox(env.CONDUIT_SANDBOX, cliPath);
+  if (warning !== undefined) log.warn({ sandbox: "off", setting: env.CONDUIT_SANDBOX }, `SESSIONS ARE NOT ISOLATED: ${warning}`);
+  else log.info({ sandbox: sandbox.mode, setting: env.CONDUIT_SANDBOX }, "CLI children sandboxed");
+  // The operator's credential stays in this process; each CLI child gets a token for this proxy.
+  const credentialProxy = await startCredentialProxy({
+    upstream: env.ANTHROPIC_BASE_URL ?? "https://api.anthropic.com",
+    credential: { apiKey: env.ANTHROPIC_API_KEY, authToken: process.env.ANTHROPIC_AUTH_TOKEN || undefined },
+    log: (fields, message) => log.warn({ component: "credential-proxy", ...fields }, message),
+  });
+  log.info({ url: credentialProxy.url }, "credential proxy listening");
+  writeSandboxStatus(env.CONDUIT_DATA_DIR, {
+    mode: sandbox.mode,
+    setting: env.CONDUIT_SANDBOX,
+    ...(warning !== undefined ? { warning } : {}),
+    at: new Date().toISOString(),
+    credentialProxy: true,
+  });
 
   const db = getDb();
   // The event log writes every CLI line: SQLite's checkpoints must not stall those commits.
@@ -66,7 +89,15 @@ async function main(): Promise<void> {
     log,
     decidePermission: approvals.decidePermission,
     createRunner: (options, decidePermission) =>
-      createSessionRunner(options, { cliPath, decidePermission, admission, config: supervisor, logger: runnerLog }),
+      createSessionRunner(options, {
+        cliPath,
+        decidePermission,
+        admission,
+        config: supervisor,
+        logger: runnerLog,
+        sandbox,
+        credentials: credentialProxy,
+      }),
   });
 
   attachSessionSockets(server.io, { hub, db, log });
@@ -92,12 +123,19 @@ async function main(): Promise<void> {
       .then(() => server.close())
       .then(() => hub.close())
       .then(() => approvals.close())
+      .then(() => credentialProxy.close())
       .then(() => checkpointer.close())
       .then(() => db.$disconnect())
       .finally(() => process.exit(0));
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
+}
+
+/** Tells the web app which isolation is in force (its banner and /api/health read the file). */
+function writeSandboxStatus(dataDir: string, status: SandboxStatus): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  writeFileSync(path.join(dataDir, sandboxStatusFile), `${JSON.stringify(status)}\n`, { mode: 0o644 });
 }
 
 main().catch((err: unknown) => {

@@ -2,7 +2,7 @@
  * Workspaces and their members. Every function takes the acting user and checks membership
  * itself: a non-member learns nothing (not_found), a member without the right gets forbidden.
  */
-import { mkdir, realpath } from "node:fs/promises";
+import { chmod, lstat, mkdir, realpath, rmdir } from "node:fs/promises";
 import path from "node:path";
 import { getDb } from "@/server/db/client";
 import { canPerform, parseRole, refuseMemberChange, Role, type WorkspaceAction } from "@/server/domain/workspace/roles";
@@ -24,11 +24,11 @@ export interface MemberView {
   role: Role;
 }
 
-/** The directory under which every workspace lives (created if missing). */
+/** The directory under which every workspace lives (created 0700 if missing), as a real path. */
 export async function workspacesRoot(): Promise<string> {
   const env = getEnv();
   const root = path.resolve(/*turbopackIgnore: true*/ env.CONDUIT_WORKSPACES_ROOT ?? path.join(env.CONDUIT_DATA_DIR, "workspaces"));
-  await mkdir(root, { recursive: true });
+  await mkdir(root, { recursive: true, mode: 0o700 });
   return realpath(/*turbopackIgnore: true*/ root);
 }
 
@@ -44,27 +44,60 @@ export function slugify(name: string): string {
   return slug || "workspace";
 }
 
-/**
- * Resolves a requested directory name inside the root and creates it. Refuses anything that
- * would land outside the root, also through a symlink that already exists.
- */
-export async function resolveWorkspaceDir(root: string, directory: string): Promise<string> {
-  if (path.isAbsolute(directory) || directory.split(/[\\/]/).some((part) => part === "..")) {
-    throw new AppError(ErrorCode.invalidPayload, "The directory must be a relative path inside the workspaces root.");
+/** A workspace directory name: one path segment of letters, digits, `-`, `_` and `.`, not starting with a dot. */
+export const WORKSPACE_DIR_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/;
+
+/** The one answer for a directory name that is taken, whoever took it: it must not tell who, or whether it is a workspace. */
+export const DIRECTORY_NOT_AVAILABLE = "That directory name is not available. Choose another one.";
+
+/** Refuses a name that is not exactly one allowed path segment. */
+export function checkWorkspaceDirName(directory: string): string {
+  if (!WORKSPACE_DIR_NAME.test(directory)) {
+    throw new AppError(
+      ErrorCode.invalidPayload,
+      "The directory must be one name (up to 64 letters, digits, dashes, underscores or dots, not starting with a dot), not a path.",
+    );
   }
-  const target = path.resolve(root, directory);
-  if (!isInside(root, target)) throw new AppError(ErrorCode.invalidPayload, "The directory must stay inside the workspaces root.");
-  await mkdir(target, { recursive: true });
-  const real = await realpath(target);
-  if (!isInside(root, real) || real === root) {
-    throw new AppError(ErrorCode.invalidPayload, "The directory must stay inside the workspaces root.");
-  }
-  return real;
+  return directory;
 }
 
-function isInside(root: string, candidate: string): boolean {
-  const rel = path.relative(root, candidate);
-  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
+/** True when `a` is `b`, or one lies inside the other. */
+export function pathsOverlap(a: string, b: string): boolean {
+  const inside = (parent: string, child: string) => {
+    const rel = path.relative(parent, child);
+    return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+  };
+  return inside(a, b) || inside(b, a);
+}
+
+/**
+ * Creates the directory of a new workspace: `<root>/<directory>`, one segment, 0700. Refused
+ * (with {@link DIRECTORY_NOT_AVAILABLE}) when anything already exists there — a directory, a file,
+ * a symlink — or when it would lie inside or above a workspace in `takenPaths` (real paths of
+ * every workspace). Checked before anything is created; the exclusive mkdir closes the race.
+ */
+export async function resolveWorkspaceDir(root: string, directory: string, takenPaths: readonly string[] = []): Promise<string> {
+  const realRoot = await realpath(/*turbopackIgnore: true*/ root);
+  const target = path.join(realRoot, checkWorkspaceDirName(directory));
+  if (takenPaths.some((taken) => pathsOverlap(taken, target))) throw new AppError(ErrorCode.conflict, DIRECTORY_NOT_AVAILABLE);
+  try {
+    await mkdir(/*turbopackIgnore: true*/ target, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") throw new AppError(ErrorCode.conflict, DIRECTORY_NOT_AVAILABLE);
+    throw error;
+  }
+  // mkdir's mode is filtered by the umask.
+  await chmod(/*turbopackIgnore: true*/ target, 0o700);
+  return target;
+}
+
+async function existsOnDisk(file: string): Promise<boolean> {
+  try {
+    await lstat(/*turbopackIgnore: true*/ file);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The caller's workspaces, newest first. */
@@ -83,23 +116,40 @@ export async function listWorkspaces(userId: string): Promise<WorkspaceSummary[]
   }));
 }
 
-/** Creates a workspace owned by the caller, with its directory under the root. */
+/**
+ * Creates a workspace owned by the caller, with a new directory under the root. A directory name
+ * the caller asked for that is taken gets the same answer whoever took it (see
+ * {@link resolveWorkspaceDir}), unless it is one of the caller's own workspaces.
+ */
 export async function createWorkspace(
   userId: string,
   input: { name: string; directory?: string },
 ): Promise<WorkspaceSummary> {
   const db = getDb();
+  const root = await workspacesRoot();
+  // No directory: the slug names it. A directory given, even an empty one, must be a valid name.
+  const requested = input.directory === undefined ? undefined : checkWorkspaceDirName(input.directory.trim());
   const base = slugify(input.name);
   let slug = base;
-  for (let n = 2; await db.workspace.findUnique({ where: { slug } }); n++) slug = `${base}-${n}`;
-  const root = await workspacesRoot();
-  const rootPath = await resolveWorkspaceDir(root, input.directory?.trim() || slug);
-  if (await db.workspace.findUnique({ where: { rootPath } })) {
-    throw new AppError(ErrorCode.conflict, "Another workspace already uses that directory.");
+  // Without a requested directory the slug names it: skip slugs taken in the database or on disk.
+  for (let n = 2; (await db.workspace.findUnique({ where: { slug } })) || (requested === undefined && (await existsOnDisk(path.join(root, slug)))); n++) {
+    slug = `${base}-${n}`;
   }
-  const workspace = await db.workspace.create({
-    data: { name: input.name.trim(), slug, rootPath, memberships: { create: { userId, role: Role.owner } } },
-  });
+  const directory = requested ?? slug;
+  const taken = await db.workspace.findMany({ select: { rootPath: true, name: true, memberships: { where: { userId }, select: { role: true } } } });
+  const own = taken.find((w) => w.memberships.length > 0 && w.rootPath === path.join(root, directory));
+  if (own) throw new AppError(ErrorCode.conflict, `Your workspace “${own.name}” already uses that directory.`);
+  const rootPath = await resolveWorkspaceDir(root, directory, taken.map((w) => w.rootPath));
+  let workspace;
+  try {
+    workspace = await db.workspace.create({
+      data: { name: input.name.trim(), slug, rootPath, memberships: { create: { userId, role: Role.owner } } },
+    });
+  } catch (error) {
+    // The directory was made for this row only: leave no stray directory that blocks the name.
+    await rmdir(/*turbopackIgnore: true*/ rootPath).catch(() => undefined);
+    throw error;
+  }
   await db.auditLog.create({
     data: { actorId: userId, action: "workspace.create", objectType: "workspace", objectId: workspace.id, workspaceId: workspace.id, details: JSON.stringify({ name: workspace.name, rootPath }) },
   });

@@ -1,21 +1,15 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { FilterSelect } from "@/components/filter-select";
-import { formatUsd } from "@/components/session/format";
+import { formatUsd } from "@/components/format/money";
+import { checkHistoryFilters, historyStatuses } from "./filters";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import { requirePageUser } from "@/server/web/auth";
 import { parseHistoryParams, readHistory, type HistoryParams } from "@/server/web/history";
 
 export const dynamic = "force-dynamic";
 
-const statuses = [
-  ["", "any status"],
-  ["live", "live"],
-  ["ended", "ended"],
-  ["stopped", "stopped"],
-  ["crashed", "crashed"],
-  ["dead", "dead"],
-] as const;
+const statuses = [["", "any status"], ...historyStatuses.map((s) => [s, s] as const)] as const;
 
 function hrefWith(params: HistoryParams, change: Partial<HistoryParams>): string {
   const merged: Record<string, string> = {};
@@ -29,11 +23,15 @@ export default async function HistoryPage({
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
   const user = await requirePageUser();
+  const { clean, problems } = checkHistoryFilters(await searchParams);
   let params: HistoryParams;
   try {
-    params = parseHistoryParams(await searchParams);
-  } catch {
-    params = {};
+    params = parseHistoryParams(clean);
+  } catch (err) {
+    problems.push(
+      err instanceof AppError ? `The filters could not be read: ${err.message}.` : "The filters could not be read.",
+    );
+    params = clean.workspace ? parseHistoryParams({ workspace: clean.workspace.slice(0, 100) }) : {};
   }
   const data = await readHistory(user.id, params).catch((err: unknown) => {
     if (err instanceof AppError && err.code === ErrorCode.notFound) notFound();
@@ -99,65 +97,91 @@ export default async function HistoryPage({
           Search
         </button>
       </form>
-      <section className="card overflow-x-auto">
-        {page.rows.length === 0 ? (
-          <p className="text-sm text-zinc-500" data-testid="history-empty">
-            No sessions match.
-          </p>
-        ) : (
-          <table data-testid="history-list" className="w-full text-sm">
-            <thead className="text-left text-xs text-zinc-500">
-              <tr>
-                <th className="py-1">Session</th>
-                <th>Workspace</th>
-                <th>Started by</th>
-                <th>Status</th>
-                <th>Model</th>
-                <th>Started</th>
-                <th className="text-right">Turns</th>
-                <th className="text-right">Cost</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.rows.map((r) => (
-                <tr key={r.id} data-testid="history-row" className="border-t border-zinc-100 dark:border-zinc-800">
-                  <td className="py-1">
-                    <Link
-                      href={`/history/${encodeURIComponent(r.workspace.slug)}/${encodeURIComponent(r.id)}`}
-                      className="text-indigo-600 hover:underline dark:text-indigo-400"
-                    >
-                      {r.title ?? `Session ${r.id.slice(0, 8)}`}
-                    </Link>
-                  </td>
-                  <td>{r.workspace.name}</td>
-                  <td>{r.createdBy.name}</td>
-                  <td>{r.status}</td>
-                  <td className="font-mono text-xs">{r.model ?? "default"}</td>
-                  <td className="font-mono text-xs">{r.createdAt.replace("T", " ").slice(0, 16)}</td>
-                  <td className="text-right">{r.turns}</td>
-                  <td className="text-right font-mono">{formatUsd(r.costUsd)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-        <div className="mt-3 flex gap-3 text-sm">
-          {params.cursor && (
-            <Link href={hrefWith(params, { cursor: undefined })} className="btn-quiet py-1">
-              First page
-            </Link>
-          )}
-          {page.nextCursor && (
+      {problems.length > 0 && (
+        <div
+          role="alert"
+          data-testid="history-filter-error"
+          className="card border-red-300 text-sm dark:border-red-900"
+        >
+          <p className="font-medium text-red-700 dark:text-red-400">These filters cannot be used:</p>
+          <ul className="mt-1 list-disc pl-5 text-red-700 dark:text-red-400">
+            {problems.map((problem) => (
+              <li key={problem}>{problem}</li>
+            ))}
+          </ul>
+          <p className="mt-2 text-zinc-600 dark:text-zinc-400">
+            Correct them above, or{" "}
             <Link
-              data-testid="history-next"
-              href={hrefWith(params, { cursor: page.nextCursor })}
-              className="btn-quiet py-1"
+              href={data.workspace ? `/history?workspace=${encodeURIComponent(data.workspace.slug)}` : "/history"}
+              className="text-indigo-600 hover:underline dark:text-indigo-400"
             >
-              Older sessions
+              clear all filters
             </Link>
-          )}
+            .
+          </p>
         </div>
-      </section>
+      )}
+      {problems.length === 0 && (
+        <section className="card overflow-x-auto">
+          {page.rows.length === 0 ? (
+            <p className="text-sm text-zinc-500" data-testid="history-empty">
+              No sessions match.
+            </p>
+          ) : (
+            <table data-testid="history-list" className="w-full text-sm">
+              <thead className="text-left text-xs text-zinc-500">
+                <tr>
+                  <th className="py-1">Session</th>
+                  <th>Workspace</th>
+                  <th>Started by</th>
+                  <th>Status</th>
+                  <th>Model</th>
+                  <th>Started</th>
+                  <th className="text-right">Turns</th>
+                  <th className="text-right">Cost</th>
+                </tr>
+              </thead>
+              <tbody>
+                {page.rows.map((r) => (
+                  <tr key={r.id} data-testid="history-row" className="border-t border-zinc-100 dark:border-zinc-800">
+                    <td className="py-1">
+                      <Link
+                        href={`/history/${encodeURIComponent(r.workspace.slug)}/${encodeURIComponent(r.id)}`}
+                        className="text-indigo-600 hover:underline dark:text-indigo-400"
+                      >
+                        {r.title ?? `Session ${r.id.slice(0, 8)}`}
+                      </Link>
+                    </td>
+                    <td>{r.workspace.name}</td>
+                    <td>{r.createdBy.name}</td>
+                    <td>{r.status}</td>
+                    <td className="font-mono text-xs">{r.model ?? "default"}</td>
+                    <td className="font-mono text-xs">{r.createdAt.replace("T", " ").slice(0, 16)}</td>
+                    <td className="text-right">{r.turns}</td>
+                    <td className="text-right font-mono">{formatUsd(r.costUsd)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          <div className="mt-3 flex gap-3 text-sm">
+            {params.cursor && (
+              <Link href={hrefWith(params, { cursor: undefined })} className="btn-quiet py-1">
+                First page
+              </Link>
+            )}
+            {page.nextCursor && (
+              <Link
+                data-testid="history-next"
+                href={hrefWith(params, { cursor: page.nextCursor })}
+                className="btn-quiet py-1"
+              >
+                Older sessions
+              </Link>
+            )}
+          </div>
+        </section>
+      )}
     </div>
   );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildCliArgs, streamJsonFlags } from "./build-cli-args";
+import { buildCliArgs, settingSourceFlags, streamJsonFlags } from "./build-cli-args";
 
 const id = "0b6a3b8e-4a35-4c47-9a4e-1f1d2c3b4a59";
 
@@ -7,7 +7,7 @@ describe("buildCliArgs", () => {
   it("always has the stream-json flags, then the conversation and the mode", () => {
     expect(
       buildCliArgs({ claudeSessionId: id, resume: false, permissionMode: "default", includePartialMessages: false }),
-    ).toEqual([...streamJsonFlags, "--session-id", id, "--permission-mode", "default"]);
+    ).toEqual([...streamJsonFlags, "--session-id", id, "--permission-mode", "default", ...settingSourceFlags()]);
   });
 
   it("adds resume, model, partial messages, bypass and budget as configured", () => {
@@ -31,7 +31,22 @@ describe("buildCliArgs", () => {
       "--allow-dangerously-skip-permissions",
       "--max-budget-usd",
       "0.5",
+      ...settingSourceFlags(),
     ]);
+  });
+
+  it("keeps the workspace's local settings, hooks and the config dir's user settings out unless trusted", () => {
+    const base = { claudeSessionId: id, resume: false, permissionMode: "default" as const };
+    const untrusted = buildCliArgs(base);
+    expect(untrusted.slice(untrusted.indexOf("--setting-sources"), untrusted.indexOf("--setting-sources") + 4)).toEqual([
+      "--setting-sources",
+      "project",
+      "--settings",
+      '{"disableAllHooks":true}',
+    ]);
+    const trusted = buildCliArgs({ ...base, workspaceSettings: "trusted" });
+    expect(trusted[trusted.indexOf("--setting-sources") + 1]).toBe("project,local");
+    expect(trusted).not.toContain("--settings");
   });
 
   it("refuses values that would become flags or mean something else", () => {

@@ -30,6 +30,28 @@ export interface CliArgsInput {
   /** `--allow-dangerously-skip-permissions`: lets the session switch to bypassPermissions later. */
   allowBypass?: boolean | undefined;
   maxBudgetUsd?: number | undefined;
+  /**
+   * Whether the workspace's own `.claude/settings.json` / `settings.local.json` may take effect
+   * (an owner reviewed and trusted them). Default `untrusted`: see {@link settingSourceFlags}.
+   */
+  workspaceSettings?: "untrusted" | "trusted" | undefined;
+}
+
+/**
+ * What the CLI 2.1.332 loads, as measured against the real binary
+ * (`workspace-settings.integration.test.ts` records it):
+ * - default (all sources): `.claude/settings.local.json` allow rules skip the approval and its
+ *   hooks run; `.claude/settings.json` allow rules are ignored in a workspace the CLI has not
+ *   trusted, but its hooks run anyway.
+ * - `--setting-sources project`: the local file and the user settings in the (session-writable)
+ *   CLI config directory are not read; CLAUDE.md project memory still is. Project hooks would
+ *   still run, hence `disableAllHooks` through `--settings` (flag settings always apply).
+ * Trusted: project and local settings, hooks included; the user settings stay out.
+ */
+export function settingSourceFlags(workspaceSettings: "untrusted" | "trusted" = "untrusted"): string[] {
+  return workspaceSettings === "trusted"
+    ? ["--setting-sources", "project,local"]
+    : ["--setting-sources", "project", "--settings", JSON.stringify({ disableAllHooks: true })];
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -72,5 +94,6 @@ export function buildCliArgs(input: CliArgsInput): string[] {
     }
     args.push("--max-budget-usd", String(input.maxBudgetUsd));
   }
+  args.push(...settingSourceFlags(input.workspaceSettings));
   return args;
 }

@@ -41,6 +41,21 @@ describe("buildCliEnv", () => {
     expect(buildCliEnv({ baseEnv, configDir: "/c", allowBypass: false, isRoot: true }).IS_SANDBOX).toBeUndefined();
   });
 
+  it("with the credential proxy, hands over its token and URL and none of the operator's credential variables", () => {
+    const credentials = { ANTHROPIC_API_KEY: "sk-ant-conduit-token", ANTHROPIC_BASE_URL: "http://127.0.0.1:4999" };
+    const env = buildCliEnv({
+      baseEnv,
+      configDir: "/c",
+      credentials,
+      // Even a test's explicit extras cannot put the operator's credential back.
+      extraEnv: { ANTHROPIC_AUTH_TOKEN: "sk-ant-oat-operator", CLAUDE_CODE_OAUTH_TOKEN: "oauth" },
+    });
+    expect(env).toMatchObject(credentials);
+    expect(env.ANTHROPIC_AUTH_TOKEN).toBeUndefined();
+    expect(env.CLAUDE_CODE_OAUTH_TOKEN).toBeUndefined();
+    expect(Object.values(env)).not.toContain("sk-ant-x");
+  });
+
   it("adds explicit extras last", () => {
     const env = buildCliEnv({ baseEnv, configDir: "/c", extraEnv: { CLAUDE_CODE_MAX_RETRIES: "1" } });
     expect(env.CLAUDE_CODE_MAX_RETRIES).toBe("1");

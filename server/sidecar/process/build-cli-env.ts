@@ -25,6 +25,15 @@ export const passedThroughVariables: readonly string[] = [
   "CONDUIT_LEAK_TAG",
 ];
 
+/** Variables that carry the operator's credential or its gateway; with the proxy none of them reaches a child. */
+export const operatorCredentialVariables: readonly string[] = [
+  "ANTHROPIC_API_KEY",
+  "ANTHROPIC_AUTH_TOKEN",
+  "ANTHROPIC_BASE_URL",
+  "CLAUDE_CODE_OAUTH_TOKEN",
+  "ANTHROPIC_CUSTOM_HEADERS",
+];
+
 const LOCALE = /^LC_[A-Z_]+$/;
 
 /** What the child's environment is made of. */
@@ -37,6 +46,11 @@ export interface CliEnvInput {
   allowBypass?: boolean | undefined;
   /** The sidecar runs as root: the CLI refuses bypass as root unless IS_SANDBOX=1. */
   isRoot?: boolean | undefined;
+  /**
+   * The credential proxy's per-spawn key and URL. When given, they replace ANTHROPIC_API_KEY and
+   * ANTHROPIC_BASE_URL of the base environment: the operator's credential never reaches the child.
+   */
+  credentials?: { ANTHROPIC_API_KEY: string; ANTHROPIC_BASE_URL: string } | undefined;
   /** Explicit additions (e.g. `CLAUDE_CODE_MAX_RETRIES` in tests); they win over everything above. */
   extraEnv?: Readonly<Record<string, string>> | undefined;
 }
@@ -53,7 +67,10 @@ export function buildCliEnv(input: CliEnvInput): Record<string, string> {
   env.DISABLE_TELEMETRY = "1";
   env.DISABLE_AUTOUPDATER = "1";
   if (input.allowBypass === true && input.isRoot === true) env.IS_SANDBOX = "1";
-  return { ...env, ...input.extraEnv };
+  if (input.credentials === undefined) return { ...env, ...input.extraEnv };
+  const withProxy: Record<string, string> = { ...env, ...input.extraEnv };
+  for (const name of operatorCredentialVariables) delete withProxy[name];
+  return { ...withProxy, ...input.credentials };
 }
 
 /** True when this process runs as root (the CLI's bypass check looks at the same thing). */

@@ -51,6 +51,12 @@ describe("isConduitClaudeCommand", () => {
     expect(isConduitClaudeCommand(["/x/cli", "--input-format", "stream-json"], "/x/cli")).toBe(true);
     expect(isConduitClaudeCommand([])).toBe(false);
   });
+
+  it("looks inside a bubblewrap sandbox at the command after --", () => {
+    expect(isConduitClaudeCommand(["/usr/bin/bwrap", "--unshare-pid", "--", ...claudeArgv])).toBe(true);
+    expect(isConduitClaudeCommand(["/usr/bin/bwrap", "--unshare-pid", "--", "/bin/sh", "--input-format", "stream-json"])).toBe(false);
+    expect(isConduitClaudeCommand(["/usr/bin/bwrap", "--input-format", "stream-json"])).toBe(false);
+  });
 });
 
 describe("reapOrphans", () => {

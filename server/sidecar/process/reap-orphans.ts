@@ -76,6 +76,11 @@ function readStat(pid: number): string[] | undefined {
 
 /** True when argv is a `claude` child started the way Conduit starts them. */
 export function isConduitClaudeCommand(argv: readonly string[], cliPath?: string): boolean {
+  // A sandboxed child is bwrap running claude after `--`: judge the command inside.
+  if (argv[0] !== undefined && path.basename(argv[0]) === "bwrap") {
+    const separator = argv.indexOf("--");
+    return separator !== -1 && isConduitClaudeCommand(argv.slice(separator + 1), cliPath);
+  }
   const executable = argv[0];
   if (executable === undefined) return false;
   const name = path.basename(executable);

@@ -7,6 +7,7 @@
  * Authorization is the caller's job (the socket layer asks the database who is a member); the
  * hub trusts the actor it is given.
  */
+import { settingsStillTrusted } from "@/server/workspace-settings/read-workspace-settings";
 import { randomUUID } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
@@ -533,7 +534,8 @@ export class SessionHub {
 
   private async startRunner(entry: SessionEntry, resume: boolean): Promise<SessionRunner> {
     const configDir = path.join(this.deps.configRoot, entry.workspace.id);
-    await mkdir(configDir, { recursive: true });
+    // 0700: a CLI config dir holds that workspace's transcripts.
+    await mkdir(configDir, { recursive: true, mode: 0o700 });
     const mode = ZPermissionMode.safeParse(entry.mode);
     const allowBypass = entry.workspace.allowBypass;
     const runner = this.deps.createRunner(
@@ -548,6 +550,11 @@ export class SessionHub {
         allowBypass,
         includePartialMessages: this.deps.includePartialMessages ?? true,
         ...(entry.maxBudgetUsd !== null ? { maxBudgetUsd: entry.maxBudgetUsd } : {}),
+        // read fresh before every spawn: trust is revoked, or the files change, at any time
+        settingsTrusted: async () => {
+          const ws = await this.deps.db.workspace.findUnique({ where: { id: entry.workspace.id }, select: { trustedSettingsDigest: true } });
+          return settingsStillTrusted(entry.workspace.rootPath, ws?.trustedSettingsDigest ?? null);
+        },
       },
       (question) => this.decide(entry, question),
     );

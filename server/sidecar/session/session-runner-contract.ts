@@ -26,6 +26,14 @@ export interface SessionRunnerOptions {
   includePartialMessages?: boolean;
   /** --max-budget-usd */
   maxBudgetUsd?: number;
+  /** The workspace's own `.claude/settings*.json` apply (an owner trusted them); default untrusted. */
+  workspaceSettings?: "untrusted" | "trusted";
+  /**
+   * Asked before every spawn (restarts included): true while the workspace's settings files are
+   * exactly the ones an owner trusted. A session can rewrite those files, so a decision made at
+   * creation would not hold for its next process.
+   */
+  settingsTrusted?: () => Promise<boolean>;
 }
 
 /** A permission question from the CLI, handed to the owner of the runner. */

@@ -99,6 +99,39 @@ afterEach(async () => {
 });
 
 describe("spawn", () => {
+  it("runs each child through the sandbox with its own proxy token, revoked when that child ends", async () => {
+    const issued: { token: string; revoked: boolean }[] = [];
+    const credentials = {
+      issue: () => {
+        const grant = { token: `tok-${issued.length}`, revoked: false };
+        issued.push(grant);
+        return {
+          token: grant.token,
+          env: { ANTHROPIC_API_KEY: grant.token, ANTHROPIC_BASE_URL: "http://127.0.0.1:4999" },
+          revoke: () => void (grant.revoked = true),
+        };
+      },
+    };
+    const sandbox = {
+      mode: "bwrap" as const,
+      wrap: (launch: { file: string; args: readonly string[]; cwd: string; env: Record<string, string> }, dirs: { workspaceRoot: string; configDir: string }) => ({
+        ...launch,
+        file: "/usr/bin/bwrap",
+        args: ["--bind", dirs.workspaceRoot, dirs.configDir, "--", launch.file, ...launch.args],
+      }),
+    };
+    const { runner, spawner } = setup({ deps: { credentials, sandbox, baseEnv: { PATH: "/usr/bin", ANTHROPIC_API_KEY: "sk-ant-operator" } } });
+    await runner.start();
+    expect(spawner.last.file).toBe("/usr/bin/bwrap");
+    expect(spawner.last.args.slice(0, 5)).toEqual(["--bind", "/ws", "/data/claude-config/ws-1", "--", "/usr/bin/claude"]);
+    expect(spawner.last.options.env).toMatchObject({ ANTHROPIC_API_KEY: "tok-0", ANTHROPIC_BASE_URL: "http://127.0.0.1:4999" });
+    expect(JSON.stringify(spawner.last.options.env)).not.toContain("sk-ant-operator");
+    spawner.last.exit(1); // a crash: the restart gets a new token, the dead one is revoked
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(issued.map((grant) => grant.revoked)).toEqual([true, false]);
+    expect(spawner.last.options.env.ANTHROPIC_API_KEY).toBe("tok-1");
+  });
+
   it("starts the CLI with the stream-json flags, the allow-listed env, and the workspace as cwd", async () => {
     const { runner, spawner, events } = setup({ runner: { model: "claude-sonnet-4-5", maxBudgetUsd: 2 } });
     await runner.start();
@@ -121,6 +154,10 @@ describe("spawn", () => {
       "--include-partial-messages",
       "--max-budget-usd",
       "2",
+      "--setting-sources",
+      "project",
+      "--settings",
+      '{"disableAllHooks":true}',
     ]);
     expect(child.options.cwd).toBe("/ws");
     expect(child.options.env).toEqual({

@@ -36,6 +36,7 @@ import type { Admission, AdmissionLease } from "@/server/sidecar/process/admissi
 import { buildCliArgs, isModelName } from "@/server/sidecar/process/build-cli-args";
 import { buildCliEnv, isRunningAsRoot } from "@/server/sidecar/process/build-cli-env";
 import { claudeTranscriptExists } from "@/server/sidecar/process/claude-transcript-exists";
+import { grantCliProjectTrust, revokeCliProjectGrants } from "@/server/sidecar/process/cli-config-guard";
 import {
   CliPipeError,
   globalTimers,
@@ -46,6 +47,8 @@ import {
   type SpawnFunction,
   type Timers,
 } from "@/server/sidecar/process/cli-process";
+import { noSandbox, type CliSandbox } from "@/server/sidecar/process/sandbox";
+import type { SessionCredential } from "@/server/sidecar/credential-proxy/credential-proxy";
 import {
   defaultSupervisorConfig,
   restartDelayMs,
@@ -90,6 +93,10 @@ export interface SessionRunnerDeps {
   isRoot?: boolean;
   /** Default: looks for the CLI's transcript under the config dir. */
   transcriptExists?: (configDir: string, claudeSessionId: string) => boolean;
+  /** Where each child runs (bubblewrap); default none. */
+  sandbox?: CliSandbox;
+  /** The credential proxy: each spawn gets its own token, revoked when that child ends. Default: the env's own key. */
+  credentials?: { issue(sessionId: string): SessionCredential };
 }
 
 const systemClock: Clock = { now: () => Date.now(), ...globalTimers };
@@ -115,6 +122,8 @@ interface Generation {
   framer: LineFramer;
   channel: ControlChannel;
   process: CliProcess | undefined;
+  /** The child's proxy token; revoked when the child ends or fails to start. */
+  credential: SessionCredential | undefined;
 }
 
 class SupervisedSessionRunner implements SessionRunner {
@@ -309,19 +318,29 @@ class SupervisedSessionRunner implements SessionRunner {
       includePartialMessages: this.options.includePartialMessages,
       allowBypass: this.options.allowBypass,
       maxBudgetUsd: this.options.maxBudgetUsd,
+      workspaceSettings: this.options.workspaceSettings,
     };
   }
 
   private async spawnChild(): Promise<void> {
     const transcriptExists = this.deps.transcriptExists ?? claudeTranscriptExists;
     const resume = this.conversationSaved || transcriptExists(this.options.configDir, this.conversationId);
-    const args = [...(this.deps.argsPrefix ?? []), ...buildCliArgs(this.spawnArgsInput(resume))];
+    const trusted =
+      this.options.workspaceSettings === "trusted" || (await (this.options.settingsTrusted?.() ?? Promise.resolve(false)).catch(() => false));
+    const args = [...(this.deps.argsPrefix ?? []), ...buildCliArgs({ ...this.spawnArgsInput(resume), workspaceSettings: trusted ? "trusted" : "untrusted" })];
+    // A session can write its config dir: trust it may have granted itself is taken back first,
+    // and an owner's trust is written in the form the CLI reads (it ignores settings.json allow
+    // rules in a project it has not trusted).
+    if (trusted) grantCliProjectTrust(this.options.configDir, this.options.workspaceRoot);
+    else revokeCliProjectGrants(this.options.configDir);
+    const credential = this.deps.credentials?.issue(this.sessionId);
     const env = buildCliEnv({
       baseEnv: this.deps.baseEnv ?? process.env,
       configDir: this.options.configDir,
       allowBypass: this.options.allowBypass,
       isRoot: this.deps.isRoot ?? isRunningAsRoot(),
       extraEnv: this.deps.extraEnv,
+      credentials: credential?.env,
     });
     const newLease = this.lease === undefined;
     this.lease ??= this.admission.admit(this.sessionId);
@@ -331,15 +350,20 @@ class SupervisedSessionRunner implements SessionRunner {
       framer: new LineFramer({ maxLineBytes: this.config.maxLineBytes }),
       channel: this.createChannel(() => generation),
       process: undefined,
+      credential,
     };
     this.current = generation;
     let child: CliProcess;
     try {
+      const launch = (this.deps.sandbox ?? noSandbox).wrap(
+        { file: this.deps.cliPath, args, cwd: this.options.workspaceRoot, env },
+        { workspaceRoot: this.options.workspaceRoot, configDir: this.options.configDir },
+      );
       child = await spawnCliProcess({
-        cliPath: this.deps.cliPath,
-        args,
-        cwd: this.options.workspaceRoot,
-        env,
+        cliPath: launch.file,
+        args: launch.args,
+        cwd: launch.cwd,
+        env: launch.env,
         config: this.config,
         spawn: this.deps.spawn,
         killGroup: this.deps.killGroup,
@@ -351,6 +375,7 @@ class SupervisedSessionRunner implements SessionRunner {
         onExit: (exit) => this.onExit(generation, exit),
       });
     } catch (error) {
+      credential?.revoke();
       if (this.current === generation) this.current = undefined;
       generation.channel.close("the CLI did not start");
       if (newLease) this.releaseLease();
@@ -393,6 +418,8 @@ class SupervisedSessionRunner implements SessionRunner {
   }
 
   private onExit(generation: Generation, exit: CliExit): void {
+    // The token dies with its process, whatever happens next.
+    generation.credential?.revoke();
     if (this.current !== generation) return;
     // Every line the child printed is delivered before its exit.
     this.onFramedLines(generation, generation.framer.end());

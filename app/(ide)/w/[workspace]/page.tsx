@@ -5,6 +5,7 @@ import { BudgetPanel } from "@/components/cost/budget-panel";
 import { InvitationsPanel } from "@/components/account/invitations-panel";
 import { FilesPane } from "@/components/files/files-pane";
 import { MembersPanel } from "@/components/members-panel";
+import { WorkspaceSettingsReview } from "@/components/workspace-settings-review";
 import { SessionList } from "@/components/session/session-list";
 import { canPerform } from "@/server/domain/workspace/roles";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
@@ -13,6 +14,7 @@ import { requirePageUser } from "@/server/web/auth";
 import { readWorkspaceBudget } from "@/server/web/budgets";
 import { listInvitations } from "@/server/web/invitations";
 import { listSessions } from "@/server/web/sessions";
+import { readSettingsReview } from "@/server/web/workspace-settings";
 import { listMembers } from "@/server/web/workspaces";
 
 export const dynamic = "force-dynamic";
@@ -29,11 +31,13 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
     if (err instanceof AppError && err.code === ErrorCode.notFound) notFound();
     throw err;
   });
-  const [members, budget, approvalSettings, invitations] = await Promise.all([
+  const [members, budget, approvalSettings, invitations, settingsReview] = await Promise.all([
     listMembers(ws.id),
     readWorkspaceBudget(user.id, ws.slug),
     readApprovalSettings(user.id, ws.slug),
     ws.role === "owner" ? listInvitations(user, { workspaceSlug: ws.slug }) : Promise.resolve(undefined),
+    // Owners review what the workspace's own Claude settings would add (they are not loaded).
+    canPerform(ws.role, "manageSettings") ? readSettingsReview(user.id, ws.slug) : undefined,
   ]);
   return (
     <div className="space-y-6" data-testid="workspace-page">
@@ -81,6 +85,15 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
         rules={approvalSettings.rules}
         canEdit={canPerform(ws.role, "manageSettings")}
       />
+      {settingsReview && (
+        <WorkspaceSettingsReview
+          slug={ws.slug}
+          files={settingsReview.files}
+          grantsAnything={settingsReview.grantsAnything}
+          digest={settingsReview.digest}
+          trusted={settingsReview.trusted}
+        />
+      )}
       <MembersPanel slug={ws.slug} members={members} canManage={ws.role === "owner"} currentUserId={user.id} />
       {invitations && <InvitationsPanel invitations={invitations} workspaceSlug={ws.slug} renderedAt={new Date().toISOString()} />}
     </div>

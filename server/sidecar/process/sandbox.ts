@@ -1,0 +1,211 @@
+/**
+ * The sandbox every `claude` child runs in (DESIGN rule 11), chosen once at sidecar start from
+ * CONDUIT_SANDBOX: `bwrap` (refuse to start without a working bubblewrap), `auto` (bubblewrap
+ * when it works, otherwise run unisolated and say so loudly), `off`.
+ *
+ * `@anthropic-ai/sandbox-runtime` was evaluated first and not used: it wraps a shell command
+ * string from a process-wide singleton configuration and starts from `--ro-bind / /` with
+ * deny lists, where Conduit needs a different deny-by-default root per child (its own
+ * workspace and config directory) and an argv without a shell. Bubblewrap is driven directly;
+ * the argv is built by the pure `sandbox-argv.ts`.
+ */
+import { execFile } from "node:child_process";
+import { accessSync, constants, lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { CliSpawnError } from "./cli-process";
+import { buildSandboxArgv, etcAllowList, sandboxEnv, systemDirAllowList, type SystemEntry } from "./sandbox-argv";
+
+/** Which isolation is in force. */
+export type SandboxMode = "bwrap" | "off";
+
+/** What CONDUIT_SANDBOX asks for. */
+export type SandboxSetting = "auto" | "bwrap" | "off";
+
+/** Everything needed to start one child, before and after wrapping. */
+export interface CliLaunch {
+  file: string;
+  args: readonly string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+/** Wraps the launch of a child in its sandbox (or leaves it as it is). */
+export interface CliSandbox {
+  readonly mode: SandboxMode;
+  /** The launch that runs `launch` inside the sandbox of a workspace and its CLI config directory. */
+  wrap(launch: CliLaunch, dirs: { workspaceRoot: string; configDir: string }): CliLaunch;
+}
+
+/** No isolation: the child runs as the sidecar's user with the sidecar's view of the files. */
+export const noSandbox: CliSandbox = { mode: "off", wrap: (launch) => launch };
+
+/** The HOME of a sandboxed child: an empty tmpfs of its own. */
+export const sandboxHome = "/home/session";
+
+/** The refusal to start when CONDUIT_SANDBOX=bwrap and bubblewrap does not work. */
+export class SandboxUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SandboxUnavailableError";
+  }
+}
+
+/** The executable named `name` on PATH, or undefined. */
+export function findOnPath(name: string, pathVariable = process.env.PATH ?? ""): string | undefined {
+  for (const dir of pathVariable.split(path.delimiter)) {
+    if (dir === "" || !path.isAbsolute(dir)) continue;
+    const candidate = path.join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** The system entries that exist on this host, as bwrap should show them. */
+export function inspectSystem(): SystemEntry[] {
+  const entries: SystemEntry[] = [];
+  const add = (at: string) => {
+    try {
+      const stat = lstatSync(at);
+      if (stat.isSymbolicLink()) {
+        const target = readlinkSync(at);
+        // A top-level link that stays inside the shown tree (`/bin -> usr/bin`) is recreated;
+        // any other link is bound by what it leads to.
+        if (at.split("/").length === 2 && !path.isAbsolute(target) && !target.includes("..")) {
+          entries.push({ path: at, kind: "symlink", target });
+        } else {
+          const real = lstatSync(realpathSync(at));
+          entries.push({ path: at, kind: real.isDirectory() ? "dir" : "file" });
+        }
+      } else if (stat.isDirectory() || stat.isFile()) {
+        entries.push({ path: at, kind: stat.isDirectory() ? "dir" : "file" });
+      }
+    } catch {
+      // absent on this host (or a dangling link): not shown
+    }
+  };
+  for (const dir of systemDirAllowList) add(dir);
+  for (const name of etcAllowList) add(path.join("/etc", name));
+  return entries;
+}
+
+/** Options of {@link createBwrapSandbox}. */
+export interface BwrapSandboxOptions {
+  bwrapPath: string;
+  /** The `claude` executable: its directory (real path) is shown read-only. */
+  cliPath: string;
+  /** More read-only directories (a fake CLI's script directory in tests). */
+  readOnly?: readonly string[];
+  /** Default: {@link inspectSystem} (looked up once). */
+  system?: readonly SystemEntry[];
+}
+
+/** A bubblewrap sandbox; the host layout is inspected once, here. */
+export function createBwrapSandbox(options: BwrapSandboxOptions): CliSandbox {
+  const system = options.system ?? inspectSystem();
+  const readOnly = [path.dirname(realpathSync(options.cliPath)), ...(options.readOnly ?? [])];
+  return {
+    mode: "bwrap",
+    wrap(launch, dirs) {
+      const workspaceRoot = existingRealPath("workspace directory", dirs.workspaceRoot);
+      const configDir = existingRealPath("CLI config directory", dirs.configDir);
+      const args = buildSandboxArgv({
+        bwrapPath: options.bwrapPath,
+        system,
+        readOnly,
+        workspaceRoot,
+        configDir,
+        home: sandboxHome,
+        file: launch.file,
+        args: launch.args,
+      });
+      return { file: options.bwrapPath, args, cwd: workspaceRoot, env: sandboxEnv(launch.env, sandboxHome) };
+    },
+  };
+}
+
+function existingRealPath(what: string, dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch (error) {
+    throw new CliSpawnError(`The ${what} ${dir} does not exist; the session cannot start in its sandbox`, { cause: error });
+  }
+}
+
+/** Runs `true` in a sandbox like a session's; resolves with undefined when it works, else why not. */
+export async function probeBwrap(bwrapPath: string, system: readonly SystemEntry[] = inspectSystem()): Promise<string | undefined> {
+  const truePath = ["/usr/bin/true", "/bin/true"].find((candidate) => {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  if (truePath === undefined) return "no `true` executable in /usr/bin or /bin to probe with";
+  const scratch = await mkdtemp(path.join(os.tmpdir(), "conduit-sandbox-probe-"));
+  try {
+    const workspaceRoot = path.join(scratch, "w");
+    const configDir = path.join(scratch, "c");
+    await Promise.all([mkdir(workspaceRoot), mkdir(configDir)]);
+    const args = buildSandboxArgv({
+      bwrapPath,
+      system,
+      readOnly: [],
+      workspaceRoot: realpathSync(workspaceRoot),
+      configDir: realpathSync(configDir),
+      home: sandboxHome,
+      file: truePath,
+      args: [],
+    });
+    return await new Promise((resolve) => {
+      execFile(bwrapPath, args, { timeout: 10_000, killSignal: "SIGKILL" }, (error, _stdout, stderr) => {
+        resolve(error ? String(stderr).trim() || error.message : undefined);
+      });
+    });
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** What {@link chooseSandbox} decided. */
+export interface SandboxChoice {
+  sandbox: CliSandbox;
+  /** Set when `auto` fell back to no isolation: the reason, for the log and the banner. */
+  warning?: string;
+}
+
+/** Dependencies of {@link chooseSandbox}; injected in tests. */
+export interface ChooseSandboxDeps {
+  findBwrap?: () => string | undefined;
+  probe?: (bwrapPath: string) => Promise<string | undefined>;
+  create?: (bwrapPath: string) => CliSandbox;
+}
+
+/**
+ * Applies CONDUIT_SANDBOX: `off` → none; `bwrap` → bubblewrap or {@link SandboxUnavailableError};
+ * `auto` → bubblewrap when found and a trial run works, else none with a warning.
+ */
+export async function chooseSandbox(setting: SandboxSetting, cliPath: string, deps: ChooseSandboxDeps = {}): Promise<SandboxChoice> {
+  if (setting === "off") return { sandbox: noSandbox };
+  const bwrapPath = (deps.findBwrap ?? (() => findOnPath("bwrap")))();
+  const problem =
+    bwrapPath === undefined
+      ? "bubblewrap (`bwrap`) is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+      : await (deps.probe ?? probeBwrap)(bwrapPath).then(
+          (why) => (why === undefined ? undefined : `bubblewrap at ${bwrapPath} does not work here: ${why}`),
+        );
+  if (problem === undefined && bwrapPath !== undefined) {
+    return { sandbox: (deps.create ?? ((p) => createBwrapSandbox({ bwrapPath: p, cliPath })))(bwrapPath) };
+  }
+  if (setting === "bwrap") {
+    throw new SandboxUnavailableError(`CONDUIT_SANDBOX=bwrap, but ${problem}. Install it, or set CONDUIT_SANDBOX=auto or off.`);
+  }
+  return { sandbox: noSandbox, warning: `${problem}: sessions are NOT isolated from each other or from Conduit's data` };
+}
