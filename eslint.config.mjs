@@ -20,6 +20,11 @@ const layers = [
     pure: true,
   },
   {
+    // the file layer both processes share: node I/O, but nothing of either process
+    files: ["server/workspace-fs/**/*.ts"],
+    patterns: [wall(["@/server/*", "!@/server/shared", "@/app/*", "@/components/*", "@/generated/*"], "server/workspace-fs imports only server/shared")],
+  },
+  {
     files: ["server/edge-proxy/**/*.ts"],
     patterns: [wall(["@/server/sidecar/*", "@/server/web/*", "@/server/db/*", "@/server/domain/*", "@/app/*", "@/components/*"], "the edge proxy stands alone: it may import server/shared and server/env only")],
   },

@@ -56,6 +56,11 @@ const routeCases: RouteCase[] = [
   { route: "GET /api/workspaces/[slug]/sessions/[session]/events", path: (f) => `/api/workspaces/${f.slug}/sessions/${f.sessionId}/events`, expect: members },
   { route: "GET /api/workspaces/[slug]/budget", path: (f) => `/api/workspaces/${f.slug}/budget`, expect: members },
   { route: "GET /api/workspaces/[slug]/approval-settings", path: (f) => `/api/workspaces/${f.slug}/approval-settings`, expect: members },
+  { route: "GET /api/workspaces/[slug]/files", path: (f) => `/api/workspaces/${f.slug}/files?path=matrix-files`, expect: members },
+  { route: "GET /api/workspaces/[slug]/files/search", path: (f) => `/api/workspaces/${f.slug}/files/search?q=seed`, expect: members },
+  { route: "GET /api/workspaces/[slug]/files/content", path: (f) => `/api/workspaces/${f.slug}/files/content?path=matrix-files/seed.txt`, expect: members },
+  // this workspace's file through another workspace's slug: nobody
+  { route: "GET /api/workspaces/[slug]/files/content", path: (f) => `/api/workspaces/${f.otherSlug}/files/content?path=matrix-files/seed.txt`, expect: nobody },
   { route: "GET /api/workspaces/[slug]/settings-review", path: (f) => `/api/workspaces/${f.slug}/settings-review`, expect: owners },
   { route: "POST /api/workspaces/[slug]/settings-review", path: (f) => `/api/workspaces/${f.slug}/settings-review`, body: (f) => ({ digest: f.settingsDigest }), expect: owners },
   { route: "DELETE /api/workspaces/[slug]/settings-review", path: (f) => `/api/workspaces/${f.slug}/settings-review`, expect: owners },
@@ -81,6 +86,13 @@ const routeCases: RouteCase[] = [
   { route: "PUT /api/admin/users/[id]/budget", path: (f) => `/api/admin/users/${f.ids.viewer}/budget`, body: () => ({ monthlyBudgetUsd: 5 }), expect: nobody },
   { route: "PATCH /api/workspaces/[slug]/approval-settings", path: (f) => `/api/workspaces/${f.slug}/approval-settings`, body: () => ({ approvalDeadlineSec: 600 }), expect: owners },
   { route: "PUT /api/workspaces/[slug]/approval-settings", path: (f) => `/api/workspaces/${f.slug}/approval-settings`, body: () => ({ approvalDeadlineSec: 600 }), expect: owners },
+  // each attempt writes a new file, renames its own source and deletes its own target (made in beforeAll)
+  { route: "PUT /api/workspaces/[slug]/files/content", path: (f) => `/api/workspaces/${f.slug}/files/content`, body: () => ({ path: matrixFile(), content: "x\n", baseVersion: null }), expect: steerers },
+  { route: "POST /api/workspaces/[slug]/files", path: (f) => `/api/workspaces/${f.slug}/files`, body: () => ({ path: matrixFile(), kind: "file" }), expect: steerers },
+  { route: "POST /api/workspaces/[slug]/files/rename", path: (f) => `/api/workspaces/${f.slug}/files/rename`, body: () => ({ from: `matrix-files/rename-${(renameRound += 1)}.txt`, to: matrixFile() }), expect: steerers },
+  // DELETE takes its target in the query; the body (ignored by the route) only advances to the attempt's own file,
+  // since `path` is also called again to describe a denial
+  { route: "DELETE /api/workspaces/[slug]/files", path: (f) => `/api/workspaces/${f.slug}/files?path=matrix-files/delete-${deleteRound}.txt`, body: () => ({ attempt: (deleteRound += 1) }), expect: steerers },
   { route: "PUT /api/workspaces/[slug]/budget", path: (f) => `/api/workspaces/${f.slug}/budget`, body: () => ({ monthlyBudgetUsd: 100 }), expect: owners },
   { route: "PATCH /api/workspaces/[slug]/members/[userId]", path: (f) => `/api/workspaces/${f.slug}/members/${f.ids.viewer}`, body: () => ({ role: "viewer" }), expect: owners },
   { route: "POST /api/workspaces", path: () => "/api/workspaces", body: () => ({ name: `Matrix ${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}` }), expect: signedIn },
@@ -120,6 +132,12 @@ function listRoutes(dir = path.join(repoRoot, "app", "api")): string[] {
 
 const repoRoot = path.resolve(import.meta.dirname, "..", "..");
 let spareEmail = "";
+let fileSeq = 0;
+let renameRound = 0;
+let deleteRound = 0;
+/** Attempts per row (anonymous, outsider, viewer, editor, owner). */
+const attemptsPerRow = 5;
+const matrixFile = () => `matrix-files/new-${Date.now().toString(36)}-${(fileSeq += 1)}.txt`;
 const contexts = new Map<Who, APIRequestContext>();
 const fixture = {} as Fixture;
 
@@ -145,6 +163,10 @@ test.beforeAll(async ({ baseURL }) => {
   for (const [email, role] of [[emails.editor, "editor"], [emails.viewer, "viewer"], [spareEmail, "viewer"]] as const) {
     const added = await owner.post(`/api/workspaces/${fixture.slug}/members`, { data: { email, role } });
     expect(added.status(), await added.text()).toBe(201);
+  }
+  for (const file of ["seed", ...Array.from({ length: attemptsPerRow }, (_, i) => [`rename-${i + 1}`, `delete-${i + 1}`]).flat()]) {
+    const made = await owner.post(`/api/workspaces/${fixture.slug}/files`, { data: { path: `matrix-files/${file}.txt`, kind: "file", content: "seed\n" } });
+    expect(made.status(), await made.text()).toBe(201);
   }
   const other = await contexts.get("outsider")!.post("/api/workspaces", { data: { name: `Elsewhere ${Date.now().toString(36)}` } });
   fixture.otherSlug = ((await other.json()) as { data: { slug: string } }).data.slug;

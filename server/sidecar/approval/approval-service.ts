@@ -57,7 +57,7 @@ import {
   type FileTool,
 } from "@/server/domain/approval/file-edit-review";
 import { diffWireHunks } from "@/server/domain/approval/wire-hunks";
-import { locateInWorkspace } from "./locate-in-workspace";
+import { locateInWorkspace } from "@/server/workspace-fs/locate-in-workspace";
 import { readReviewFile } from "./read-review-file";
 import { parseRole } from "@/server/domain/workspace/roles";
 import type { PermissionDecision } from "@/server/shared/claude-protocol/encode";

@@ -3,6 +3,7 @@ import { notFound } from "next/navigation";
 import { ApprovalSettingsPanel } from "@/components/approval/approval-settings-panel";
 import { BudgetPanel } from "@/components/cost/budget-panel";
 import { InvitationsPanel } from "@/components/account/invitations-panel";
+import { FilesPane } from "@/components/files/files-pane";
 import { MembersPanel } from "@/components/members-panel";
 import { WorkspaceSettingsReview } from "@/components/workspace-settings-review";
 import { SessionList } from "@/components/session/session-list";
@@ -66,6 +67,12 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
         bypassAllowed={settings.allowBypass}
         defaultMode={settings.defaultMode}
       />
+      <section className="card space-y-3" aria-labelledby="files-heading">
+        <h2 id="files-heading" className="text-sm font-medium text-zinc-500">
+          Files
+        </h2>
+        <FilesPane slug={ws.slug} canWrite={canPerform(ws.role, "steer")} />
+      </section>
       <BudgetPanel
         slug={ws.slug}
         limitUsd={budget.monthlyBudgetUsd}

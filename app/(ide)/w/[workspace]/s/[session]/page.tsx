@@ -1,5 +1,7 @@
 import { notFound } from "next/navigation";
+import { FilesDrawer } from "@/components/files/files-drawer";
 import { SessionView } from "@/components/session/session-view";
+import { canPerform } from "@/server/domain/workspace/roles";
 import { demoScenarioList } from "@/server/model-server/demo-scenarios";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import { requirePageUser } from "@/server/web/auth";
@@ -16,16 +18,19 @@ export default async function SessionPage({ params }: { params: Promise<{ worksp
     throw err;
   });
   return (
-    <SessionView
-      key={session.id}
-      workspace={{ slug: workspace.slug, name: workspace.name, role: workspace.role, rootPath: workspace.rootPath }}
-      initialSession={session}
-      currentUser={{ id: user.id, name: user.name }}
-      demoScenarios={
-        isDemoModel()
-          ? demoScenarioList.map((s) => ({ name: s.name, triggers: [...s.triggers], description: s.description }))
-          : undefined
-      }
-    />
+    <>
+      <SessionView
+        key={session.id}
+        workspace={{ slug: workspace.slug, name: workspace.name, role: workspace.role, rootPath: workspace.rootPath }}
+        initialSession={session}
+        currentUser={{ id: user.id, name: user.name }}
+        demoScenarios={
+          isDemoModel()
+            ? demoScenarioList.map((s) => ({ name: s.name, triggers: [...s.triggers], description: s.description }))
+            : undefined
+        }
+      />
+      <FilesDrawer slug={workspace.slug} canWrite={canPerform(workspace.role, "steer")} />
+    </>
   );
 }

@@ -1,0 +1,82 @@
+"use client";
+
+/**
+ * Monaco's code editor for one workspace file, served from this origin like the approval
+ * review's diff (`public/monaco/vs`). Load with `next/dynamic` and `ssr: false`.
+ */
+import Editor, { loader, type OnMount } from "@monaco-editor/react";
+import { useLayoutEffect, useRef, useSyncExternalStore } from "react";
+
+loader.config({ paths: { vs: "/monaco/vs" } });
+
+/** What the file editor drives in Monaco. */
+export interface CodeEditorHandle {
+  getValue(): string;
+  /** Replaces the whole text (a reload from disk), keeping undo. */
+  setValue(text: string): void;
+}
+
+export interface CodeEditorProps {
+  /** The first text; later replacements go through the handle. */
+  initial: string;
+  language: string;
+  readOnly: boolean;
+  onChange(text: string): void;
+  onSave(): void;
+  onReady(handle: CodeEditorHandle | null): void;
+}
+
+function subscribeScheme(listener: () => void): () => void {
+  const query = window.matchMedia("(prefers-color-scheme: dark)");
+  query.addEventListener("change", listener);
+  return () => query.removeEventListener("change", listener);
+}
+
+export default function CodeEditor({ initial, language, readOnly, onChange, onSave, onReady }: CodeEditorProps) {
+  const dark = useSyncExternalStore(
+    subscribeScheme,
+    () => window.matchMedia("(prefers-color-scheme: dark)").matches,
+    () => false,
+  );
+  const latest = useRef({ onChange, onSave, onReady });
+  useLayoutEffect(() => {
+    latest.current = { onChange, onSave, onReady };
+  });
+
+  const onMount: OnMount = (editor, monaco) => {
+    editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyS, () => latest.current.onSave());
+    editor.onDidChangeModelContent(() => latest.current.onChange(editor.getValue()));
+    latest.current.onReady({
+      getValue: () => editor.getValue(),
+      setValue(text) {
+        const model = editor.getModel();
+        if (!model || model.getValue() === text) return;
+        editor.pushUndoStop();
+        editor.executeEdits("reload", [{ range: model.getFullModelRange(), text, forceMoveMarkers: true }]);
+        editor.pushUndoStop();
+      },
+    });
+  };
+  useLayoutEffect(() => () => latest.current.onReady(null), []);
+
+  return (
+    <Editor
+      height="60vh"
+      defaultValue={initial}
+      language={language}
+      theme={dark ? "vs-dark" : "light"}
+      onMount={onMount}
+      options={{
+        readOnly,
+        domReadOnly: readOnly,
+        minimap: { enabled: false },
+        fontSize: 12,
+        lineHeight: 18,
+        scrollBeyondLastLine: false,
+        automaticLayout: true,
+        wordWrap: "off",
+      }}
+      loading={<div className="h-[60vh] animate-pulse rounded bg-zinc-100 dark:bg-zinc-800" />}
+    />
+  );
+}
