@@ -130,6 +130,7 @@ async function main(): Promise<number> {
     specs = await runPlaywright({
       ...process.env,
       CONDUIT_SECURITY_URL: url,
+      CONDUIT_SECURITY_SIDECAR_URL: `http://127.0.0.1:${sidecar}`,
       CONDUIT_SECURITY_LEDGER: ledger,
       CONDUIT_SECURITY_TOKENS: tokensFile,
       CONDUIT_SECURITY_CHECKOUT: clone,

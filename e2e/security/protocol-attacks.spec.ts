@@ -68,15 +68,25 @@ test("S1: sockets from another origin, or with forged forwarding headers, are re
     { attack: "valid cookie, Origin null", options: { origin: "null" } },
     { attack: "valid cookie, another port of this host", options: { origin: baseURL.replace(/:(\d+)$/, (_, p: string) => `:${Number(p) + 7}`) } },
     { attack: "another site's Origin with forged X-Forwarded-Host/Proto naming it", options: { origin: evil, headers: { "x-forwarded-host": "evil.example", "x-forwarded-proto": "http", "x-forwarded-for": "127.0.0.1" } } },
-    { attack: "forged edge vouch without Origin", options: { origin: null, headers: { "x-conduit-edge": "forged" } } },
   ];
   for (const c of cases) {
     const result = await connect(baseURL, cookie, c.options);
-    // Without an Origin, a websocket through the edge may connect (the edge checked it and the
-    // cookie is valid: browsers omit it only on same-origin requests); a forged vouch must not
-    // be what lets it in, which the edge guarantees by replacing the header.
-    const allowed = !(result instanceof Error) && c.options?.origin !== null;
-    recordAttempt({ check: "S1", attack: c.attack, kind: "access", allowed, detail: result instanceof Error ? result.message : "connected" });
+    const allowed = !(result instanceof Error);
+    recordAttempt({ check: "S1", attack: c.attack, kind: "access", allowed, detail: allowed ? "connected" : (result as Error).message });
+    if (!(result instanceof Error)) result.close();
+    expect.soft(allowed, c.attack).toBe(false);
+  }
+  // Straight at the sidecar's loopback port (skipping the edge): an Origin-less handshake with a
+  // forged edge vouch, or another site's Origin, must not get in.
+  const sidecarUrl = process.env.CONDUIT_SECURITY_SIDECAR_URL;
+  expect(sidecarUrl, "the suite passes the sidecar's address").toBeTruthy();
+  for (const c of [
+    { attack: "at the sidecar: no Origin, a forged edge vouch", options: { origin: null, headers: { "x-conduit-edge": "forged" } } },
+    { attack: "at the sidecar: another site's Origin", options: { origin: evil } },
+  ]) {
+    const result = await connect(sidecarUrl!, cookie, c.options);
+    const allowed = !(result instanceof Error);
+    recordAttempt({ check: "S1", attack: c.attack, kind: "access", allowed, detail: allowed ? "connected" : (result as Error).message });
     if (!(result instanceof Error)) result.close();
     expect.soft(allowed, c.attack).toBe(false);
   }
