@@ -3,6 +3,7 @@
  * sandbox setting and whether bubblewrap is installed, database kind (never a password), live
  * sessions, memory. Read on each request; nothing here is secret.
  */
+import { readSandboxStatus } from "@/server/web/sandbox-status";
 import { accessSync, constants } from "node:fs";
 import { readFile } from "node:fs/promises";
 import os from "node:os";
@@ -59,16 +60,23 @@ function databaseOf(url: string): InstanceView["database"] {
 /** The instance's facts now. */
 export async function readInstance(): Promise<InstanceView> {
   const env = getEnv();
-  const [version, liveSessions] = await Promise.all([
+  const [version, liveSessions, reported] = await Promise.all([
     env.CLAUDE_CLI_PATH ? Promise.resolve(null) : pinnedCliVersion(),
     getDb().session.count({ where: { status: { in: liveStatuses } } }),
+    readSandboxStatus(),
   ]);
   const memory = process.memoryUsage();
   return {
     signupPolicy: env.CONDUIT_SIGNUP,
     cli: { version, path: env.CLAUDE_CLI_PATH ?? null },
     demoModel: env.CONDUIT_DEMO_MODEL,
-    sandbox: { setting: env.CONDUIT_SANDBOX, bwrapPath: findOnPath("bwrap") },
+    sandbox: {
+      setting: env.CONDUIT_SANDBOX,
+      bwrapPath: findOnPath("bwrap"),
+      inForce: reported?.mode ?? null,
+      warning: reported?.warning ?? null,
+      credentialProxy: reported?.credentialProxy ?? null,
+    },
     database: databaseOf(process.env.DATABASE_URL || DEFAULT_DATABASE_URL),
     liveSessions,
     memory: {

@@ -67,7 +67,8 @@ export interface InstanceView {
   signupPolicy: "invite" | "open" | "closed";
   cli: { version: string | null; path: string | null };
   demoModel: boolean;
-  sandbox: { setting: "auto" | "bwrap" | "off"; bwrapPath: string | null };
+  /** `inForce`: what the sidecar reported it runs with (null until it has started once). */
+  sandbox: { setting: "auto" | "bwrap" | "off"; bwrapPath: string | null; inForce: "bwrap" | "off" | null; warning: string | null; credentialProxy: boolean | null };
   database: { kind: "SQLite" | "PostgreSQL"; location: string };
   liveSessions: number;
   memory: { rssBytes: number; heapUsedBytes: number; hostFreeBytes: number; hostTotalBytes: number };

@@ -29,7 +29,7 @@ function Fact(props: { label: string; testId: string; children: ReactNode }) {
 export default async function AdminInstancePage() {
   await requireAdminPage();
   const i = await readInstance();
-  const sandbox =
+  const configured =
     i.sandbox.setting === "off"
       ? "off: sessions are not isolated"
       : i.sandbox.bwrapPath
@@ -37,6 +37,14 @@ export default async function AdminInstancePage() {
         : i.sandbox.setting === "bwrap"
           ? "bwrap required, but bubblewrap is not installed"
           : "auto: bubblewrap is not installed, so sessions are not isolated";
+  const inForce =
+    i.sandbox.inForce === null
+      ? "the sidecar has not reported yet"
+      : i.sandbox.inForce === "bwrap"
+        ? "in force: every CLI child runs in bubblewrap"
+        : `in force: none, sessions are NOT isolated${i.sandbox.warning ? ` (${i.sandbox.warning})` : ""}`;
+  const proxy = i.sandbox.credentialProxy === null ? "" : i.sandbox.credentialProxy ? "; the operator's credential stays in the credential proxy" : "";
+  const sandbox = `${inForce}${proxy}. Setting ${configured}`;
   return (
     <section className="card text-sm" data-testid="admin-instance">
       <dl>
