@@ -42,13 +42,7 @@ test("a workspace's own settings that pre-allow every tool still get an approval
     await expect(review.getByTestId("workspace-settings-hook")).toContainText("touch HOOK_RAN");
 
     // The demo tour's first tool call asks, although the settings allow it.
-    await owner.getByTestId("session-new").click();
-    await owner.getByTestId("session-new-mode").selectOption("default");
-    await owner.getByTestId("session-new-submit").click();
-    await expect(owner.getByTestId("session-view")).toBeVisible();
-    const input = owner.getByTestId("prompt-input");
-    await input.fill("show me around");
-    await input.press("Enter");
+    await startTour(owner, ws.slug);
     await expect(owner.locator('[data-testid="approval-card"][data-status="pending"]').first()).toBeVisible({ timeout: 60_000 });
     expect(existsSync(path.join(ws.rootPath, "HOOK_RAN"))).toBe(false);
     const settingsReview = await owner.request.get(`/api/workspaces/${ws.slug}/settings-review`);

@@ -1,34 +1,11 @@
 /**
- * The browser's side of the file routes (`/api/workspaces/<slug>/files…`). Shapes mirror
- * server/workspace-fs; components may not import server code, so they are restated here.
+ * The browser's side of the file routes (`/api/workspaces/<slug>/files…`); the shapes are the
+ * wire contract's (server/shared/wire/files.ts).
  */
 
-export interface DirEntry {
-  name: string;
-  path: string;
-  kind: "dir" | "file" | "symlink" | "other";
-  target?: "dir" | "file" | "other";
-  broken?: boolean;
-  size?: number;
-  ignored?: boolean;
-  heavy?: boolean;
-}
+import type { DirListing, FileRead, NameSearchResult } from "@/server/shared/wire/files";
 
-export interface DirListing {
-  path: string;
-  entries: DirEntry[];
-  total: number;
-  truncated: boolean;
-}
-
-export type FileRead =
-  | { path: string; size: number; version: string; kind: "text"; content: string }
-  | { path: string; size: number; version: string; kind: "binary" | "too_large" };
-
-export interface NameSearchResult {
-  matches: { path: string; kind: "dir" | "file" }[];
-  stopped?: "results" | "directories" | "time";
-}
+export type { DirEntry, DirListing, FileRead, NameSearchResult } from "@/server/shared/wire/files";
 
 /** A failed request, with the server's code and message (and, for a save conflict, the file now). */
 export class FilesRequestError extends Error {

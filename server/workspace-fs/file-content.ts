@@ -3,6 +3,7 @@
  * opened for reading), a size cap on what goes to a browser, binary detection, and the sha256
  * of the bytes as the file's version (what a save must name to overwrite it).
  */
+import type { FileRead } from "@/server/shared/wire/files";
 import { createHash } from "node:crypto";
 import { constants, type Stats } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
@@ -35,9 +36,7 @@ export function looksBinary(sample: Uint8Array): boolean {
   }
 }
 
-export type FileRead =
-  | { path: string; size: number; version: string; kind: "text"; content: string }
-  | { path: string; size: number; version: string; kind: "binary" | "too_large" };
+export type { FileRead } from "@/server/shared/wire/files";
 
 /** Versions of unchanged files, by identity and change time, so polling does not re-hash. */
 const versionCache = new Map<string, { stamp: string; version: string }>();

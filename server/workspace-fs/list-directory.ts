@@ -3,6 +3,7 @@
  * `.gitignore`d entries and heavy folders (`node_modules`, `.git`, …) marked so the browser
  * shows them collapsed and never expands them on its own.
  */
+import type { DirEntry, DirListing } from "@/server/shared/wire/files";
 import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
@@ -30,27 +31,7 @@ export const heavyDirectoryNames: ReadonlySet<string> = new Set([
 /** The most entries one listing returns; the rest are counted, not sent. */
 export const maxListEntries = 10_000;
 
-export interface DirEntry {
-  name: string;
-  /** workspace-relative */
-  path: string;
-  kind: "dir" | "file" | "symlink" | "other";
-  /** for a symlink: what it points to, when that is inside the workspace */
-  target?: "dir" | "file" | "other";
-  /** a symlink whose target is outside the workspace or missing */
-  broken?: boolean;
-  size?: number;
-  ignored?: boolean;
-  heavy?: boolean;
-}
-
-export interface DirListing {
-  path: string;
-  entries: DirEntry[];
-  /** entries in the folder, including any not sent */
-  total: number;
-  truncated: boolean;
-}
+export type { DirEntry, DirListing } from "@/server/shared/wire/files";
 
 /** The `.gitignore` rules that apply inside `relDir` (root's first), read fresh each time. */
 export async function loadIgnoreRules(root: string, relDir: string): Promise<IgnoreRules[]> {

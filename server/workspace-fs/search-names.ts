@@ -3,6 +3,7 @@
  * folders and symlinks (no loops, no escapes), stopping at a result count, a number of folders
  * read and a time budget, and saying so when it stopped early.
  */
+import type { NameMatch, NameSearchResult } from "@/server/shared/wire/files";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { isIgnored, parseGitignore, type IgnoreRules } from "./gitignore";
@@ -20,16 +21,7 @@ const readBatch = 32;
 
 export const defaultNameSearchLimits: NameSearchLimits = { maxResults: 200, maxDirectories: 20_000, budgetMs: 500 };
 
-export interface NameMatch {
-  path: string;
-  kind: "dir" | "file";
-}
-
-export interface NameSearchResult {
-  matches: NameMatch[];
-  /** why the search stopped before walking everything, if it did */
-  stopped?: "results" | "directories" | "time";
-}
+export type { NameMatch, NameSearchResult } from "@/server/shared/wire/files";
 
 /**
  * Paths whose file name contains `query` (case-insensitive), shallow paths first. A query with
