@@ -1,4 +1,5 @@
 "use client";
+import { networkErrorMessage } from "@/components/network-error";
 
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
@@ -12,7 +13,11 @@ export interface MemberRow {
 
 const roles = ["owner", "editor", "viewer"] as const;
 
-async function request(url: string, method: string, body?: unknown): Promise<{ status: number; data?: unknown; message?: string }> {
+async function request(
+  url: string,
+  method: string,
+  body?: unknown,
+): Promise<{ status: number; data?: unknown; message?: string }> {
   try {
     const res = await fetch(url, {
       method,
@@ -23,7 +28,7 @@ async function request(url: string, method: string, body?: unknown): Promise<{ s
     if (res.ok) return { status: res.status, data: parsed?.data };
     return { status: res.status, message: parsed?.error?.message ?? `Request failed (${res.status}).` };
   } catch {
-    return { status: 0, message: "Could not reach Conduit. Check your connection and try again." };
+    return { status: 0, message: networkErrorMessage };
   }
 }
 
@@ -51,7 +56,7 @@ export function MembersPanel(props: { slug: string; members: MemberRow[]; canMan
       failure = await action();
     } catch {
       // fetch throws when the request never got an answer (offline, server restarting)
-      failure = "The server could not be reached. Check your connection and try again.";
+      failure = networkErrorMessage;
     } finally {
       setBusy(false);
     }
@@ -96,7 +101,11 @@ export function MembersPanel(props: { slug: string; members: MemberRow[]; canMan
     if (!offer) return;
     setBusy(true);
     setError(undefined);
-    const result = await request("/api/invitations", "POST", { email: offer.email, workspaceSlug: slug, role: offer.role });
+    const result = await request("/api/invitations", "POST", {
+      email: offer.email,
+      workspaceSlug: slug,
+      role: offer.role,
+    });
     setBusy(false);
     if (result.message) return setError(result.message);
     setInvited({ email: offer.email, link: (result.data as { link: string }).link });
@@ -222,11 +231,21 @@ export function MembersPanel(props: { slug: string; members: MemberRow[]; canMan
         </p>
       )}
       {offer && (
-        <div data-testid="member-invite-offer" role="status" className="flex flex-wrap items-center gap-3 rounded border border-amber-200 bg-amber-50 p-3 text-sm dark:border-amber-800 dark:bg-amber-950">
+        <div
+          data-testid="member-invite-offer"
+          role="status"
+          className="flex flex-wrap items-center gap-3 rounded border border-amber-200 bg-amber-50 p-3 text-sm dark:border-amber-800 dark:bg-amber-950"
+        >
           <span className="flex-1">
             No account with {offer.email} — invite them as {offer.role}?
           </span>
-          <button type="button" data-testid="member-invite" className="btn" disabled={busy} onClick={() => void onInvite()}>
+          <button
+            type="button"
+            data-testid="member-invite"
+            className="btn"
+            disabled={busy}
+            onClick={() => void onInvite()}
+          >
             Create invitation link
           </button>
           <button type="button" className="btn-quiet" onClick={() => setOffer(undefined)}>
@@ -235,7 +254,10 @@ export function MembersPanel(props: { slug: string; members: MemberRow[]; canMan
         </div>
       )}
       {invited && (
-        <div role="status" className="space-y-1 rounded border border-indigo-200 bg-indigo-50 p-3 text-sm dark:border-indigo-800 dark:bg-indigo-950">
+        <div
+          role="status"
+          className="space-y-1 rounded border border-indigo-200 bg-indigo-50 p-3 text-sm dark:border-indigo-800 dark:bg-indigo-950"
+        >
           <p>Send this link to {invited.email}; it is shown only once and works once:</p>
           <code data-testid="member-invite-link" className="block break-all font-mono text-xs select-all">
             {invited.link}

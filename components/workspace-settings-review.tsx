@@ -1,4 +1,5 @@
 "use client";
+import { networkErrorMessage } from "@/components/network-error";
 
 import { useState } from "react";
 
@@ -19,7 +20,13 @@ interface ReviewedFile {
  * trusted. Sessions run without them (no allow rules, no hooks; CLAUDE.md is still read) until an
  * owner trusts these exact contents; a later change to the files ends the trust by itself.
  */
-export function WorkspaceSettingsReview(props: { slug: string; files: ReviewedFile[]; grantsAnything: boolean; digest: string; trusted: boolean }) {
+export function WorkspaceSettingsReview(props: {
+  slug: string;
+  files: ReviewedFile[];
+  grantsAnything: boolean;
+  digest: string;
+  trusted: boolean;
+}) {
   const present = props.files.filter((f) => f.present);
   const [trusted, setTrusted] = useState(props.trusted);
   const [busy, setBusy] = useState(false);
@@ -34,14 +41,17 @@ export function WorkspaceSettingsReview(props: { slug: string; files: ReviewedFi
         headers: { "content-type": "application/json" },
         ...(trust ? { body: JSON.stringify({ digest: props.digest }) } : {}),
       });
-      const body = (await res.json().catch(() => null)) as { data?: { trusted: boolean }; error?: { message?: string } } | null;
+      const body = (await res.json().catch(() => null)) as {
+        data?: { trusted: boolean };
+        error?: { message?: string };
+      } | null;
       if (!res.ok || !body?.data) {
         setError(body?.error?.message ?? `The server answered ${res.status}.`);
         return;
       }
       setTrusted(body.data.trusted);
     } catch {
-      setError("The server could not be reached. Try again.");
+      setError(networkErrorMessage);
     } finally {
       setBusy(false);
     }
@@ -58,42 +68,57 @@ export function WorkspaceSettingsReview(props: { slug: string; files: ReviewedFi
       <h2 className="text-sm font-medium text-zinc-500">Claude settings in this workspace</h2>
       {present.length === 0 ? (
         <p className="text-sm text-zinc-500">
-          No <code className="font-mono">.claude/settings.json</code>, <code className="font-mono">settings.local.json</code> or{" "}
-          <code className="font-mono">.mcp.json</code> here.
+          No <code className="font-mono">.claude/settings.json</code>,{" "}
+          <code className="font-mono">settings.local.json</code> or <code className="font-mono">.mcp.json</code> here.
         </p>
       ) : (
         <>
           {trusted ? (
             <p className="text-sm text-amber-700 dark:text-amber-400">
-              Trusted: new sessions load these files as they are now, so the rules below skip Conduit&apos;s approvals and the
-              hooks run. Any change to the files ends the trust until an owner reviews them again.
+              Trusted: new sessions load these files as they are now, so the rules below skip Conduit&apos;s approvals
+              and the hooks run. Any change to the files ends the trust until an owner reviews them again.
             </p>
           ) : (
             <p className="text-sm text-zinc-600 dark:text-zinc-400">
-              Not loaded: sessions here run without these files, so their allow rules do not skip Conduit&apos;s approvals and
-              their hooks do not run. <code className="font-mono">CLAUDE.md</code> is still read. Trusting them would add:
+              Not loaded: sessions here run without these files, so their allow rules do not skip Conduit&apos;s
+              approvals and their hooks do not run. <code className="font-mono">CLAUDE.md</code> is still read. Trusting
+              them would add:
             </p>
           )}
           <ul className="space-y-2 text-sm">
             {present.map((f) => (
-              <li key={f.file} data-testid="workspace-settings-file" data-file={f.file} className="rounded border border-zinc-200 p-2 dark:border-zinc-800">
+              <li
+                key={f.file}
+                data-testid="workspace-settings-file"
+                data-file={f.file}
+                className="rounded border border-zinc-200 p-2 dark:border-zinc-800"
+              >
                 <div className="font-mono">{f.file}</div>
                 {f.problem && <div className="text-amber-700 dark:text-amber-400">{f.problem}</div>}
                 {f.allow.length > 0 && (
                   <div>
                     runs without asking:{" "}
                     {f.allow.map((rule) => (
-                      <code key={rule} data-testid="workspace-settings-allow" className="mr-1 rounded bg-zinc-100 px-1 font-mono dark:bg-zinc-800">
+                      <code
+                        key={rule}
+                        data-testid="workspace-settings-allow"
+                        className="mr-1 rounded bg-zinc-100 px-1 font-mono dark:bg-zinc-800"
+                      >
                         {rule}
                       </code>
                     ))}
                   </div>
                 )}
-                {f.defaultMode && <div>default mode: <code className="font-mono">{f.defaultMode}</code></div>}
+                {f.defaultMode && (
+                  <div>
+                    default mode: <code className="font-mono">{f.defaultMode}</code>
+                  </div>
+                )}
                 {f.hooks.map((hook, i) => (
                   <div key={i} data-testid="workspace-settings-hook">
                     runs on {hook.event}
-                    {hook.matcher ? ` (${hook.matcher})` : ""}: <code className="font-mono break-all">{hook.command}</code>
+                    {hook.matcher ? ` (${hook.matcher})` : ""}:{" "}
+                    <code className="font-mono break-all">{hook.command}</code>
                   </div>
                 ))}
                 {f.mcpServers.length > 0 && <div>starts MCP servers: {f.mcpServers.join(", ")}</div>}
@@ -103,16 +128,32 @@ export function WorkspaceSettingsReview(props: { slug: string; files: ReviewedFi
           </ul>
           <div className="flex items-center gap-3">
             {trusted ? (
-              <button type="button" data-testid="workspace-settings-untrust" className="btn-quiet" disabled={busy} onClick={() => void change(false)}>
+              <button
+                type="button"
+                data-testid="workspace-settings-untrust"
+                className="btn-quiet"
+                disabled={busy}
+                onClick={() => void change(false)}
+              >
                 {busy ? "Saving…" : "Stop trusting"}
               </button>
             ) : (
-              <button type="button" data-testid="workspace-settings-trust" className="btn" disabled={busy} onClick={() => void change(true)}>
+              <button
+                type="button"
+                data-testid="workspace-settings-trust"
+                className="btn"
+                disabled={busy}
+                onClick={() => void change(true)}
+              >
                 {busy ? "Saving…" : "Trust these settings"}
               </button>
             )}
             {error && (
-              <span role="alert" data-testid="workspace-settings-error" className="text-sm text-red-600 dark:text-red-400">
+              <span
+                role="alert"
+                data-testid="workspace-settings-error"
+                className="text-sm text-red-600 dark:text-red-400"
+              >
                 {error}
               </span>
             )}

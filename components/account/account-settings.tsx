@@ -1,4 +1,5 @@
 "use client";
+import { networkErrorMessage } from "@/components/network-error";
 
 import { signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
@@ -6,12 +7,16 @@ import { useState, type FormEvent } from "react";
 
 async function send(url: string, method: string, body: unknown): Promise<string | undefined> {
   try {
-    const res = await fetch(url, { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const res = await fetch(url, {
+      method,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     if (res.ok) return undefined;
     const parsed = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
     return parsed?.error?.message ?? `Request failed (${res.status}).`;
   } catch {
-    return "Could not reach Conduit. Check your connection and try again.";
+    return networkErrorMessage;
   }
 }
 
@@ -36,7 +41,10 @@ export function AccountSettings({ email, name, hasPassword }: { email: string; n
     const form = new FormData(formEl);
     const newPassword = String(form.get("newPassword") ?? "");
     setPwState({ busy: true });
-    const error = await send("/api/account/password", "POST", { currentPassword: String(form.get("currentPassword") ?? ""), newPassword });
+    const error = await send("/api/account/password", "POST", {
+      currentPassword: String(form.get("currentPassword") ?? ""),
+      newPassword,
+    });
     if (error) return setPwState({ busy: false, error });
     // the change voided every cookie of the account, this one too: sign in again with the new password
     const result = await signIn("credentials", { email, password: newPassword, redirect: false });
@@ -56,7 +64,14 @@ export function AccountSettings({ email, name, hasPassword }: { email: string; n
         <div className="flex flex-wrap items-end gap-3">
           <label className="min-w-48 flex-1 space-y-1 text-sm">
             <span>Shown to other members</span>
-            <input data-testid="account-name" name="name" defaultValue={name} required maxLength={100} className="field" />
+            <input
+              data-testid="account-name"
+              name="name"
+              defaultValue={name}
+              required
+              maxLength={100}
+              className="field"
+            />
           </label>
           <button data-testid="account-name-save" type="submit" className="btn" disabled={nameState.busy}>
             {nameState.busy ? "Saving…" : "Save name"}
@@ -89,8 +104,18 @@ export function AccountSettings({ email, name, hasPassword }: { email: string; n
         </label>
         <label className="block space-y-1 text-sm">
           <span>New password</span>
-          <input data-testid="account-password-new" name="newPassword" type="password" autoComplete="new-password" required minLength={10} className="field" />
-          <span className="block text-xs text-zinc-500">At least 10 characters, mixing letters with digits or symbols.</span>
+          <input
+            data-testid="account-password-new"
+            name="newPassword"
+            type="password"
+            autoComplete="new-password"
+            required
+            minLength={10}
+            className="field"
+          />
+          <span className="block text-xs text-zinc-500">
+            At least 10 characters, mixing letters with digits or symbols.
+          </span>
         </label>
         {pwState.error && (
           <p data-testid="account-password-error" role="status" className="text-sm text-red-600 dark:text-red-400">
@@ -98,7 +123,11 @@ export function AccountSettings({ email, name, hasPassword }: { email: string; n
           </p>
         )}
         {pwState.saved && (
-          <p data-testid="account-password-saved" role="status" className="text-sm text-emerald-700 dark:text-emerald-400">
+          <p
+            data-testid="account-password-saved"
+            role="status"
+            className="text-sm text-emerald-700 dark:text-emerald-400"
+          >
             Password changed. Other sessions were signed out.
           </p>
         )}

@@ -1,4 +1,5 @@
 "use client";
+import { networkErrorMessage } from "@/components/network-error";
 
 import { signIn } from "next-auth/react";
 import { useState } from "react";
@@ -7,7 +8,13 @@ import { useState } from "react";
  * "Continue with GitHub". `before` runs first (the invitation page stores its token for the
  * callback); its failure message is shown instead of leaving for GitHub.
  */
-export function GitHubButton({ callbackUrl, before }: { callbackUrl: string; before?: () => Promise<string | undefined> }) {
+export function GitHubButton({
+  callbackUrl,
+  before,
+}: {
+  callbackUrl: string;
+  before?: () => Promise<string | undefined>;
+}) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
 
@@ -23,7 +30,7 @@ export function GitHubButton({ callbackUrl, before }: { callbackUrl: string; bef
       }
       await signIn("github", { callbackUrl });
     } catch {
-      setError("Could not reach Conduit. Check your connection and try again.");
+      setError(networkErrorMessage);
       setBusy(false);
     }
   }
@@ -35,7 +42,13 @@ export function GitHubButton({ callbackUrl, before }: { callbackUrl: string; bef
         or
         <span className="h-px flex-1 bg-zinc-200 dark:bg-zinc-700" />
       </div>
-      <button data-testid="signin-github" type="button" className="btn-quiet w-full border border-zinc-300 dark:border-zinc-700" disabled={busy} onClick={() => void onClick()}>
+      <button
+        data-testid="signin-github"
+        type="button"
+        className="btn-quiet w-full border border-zinc-300 dark:border-zinc-700"
+        disabled={busy}
+        onClick={() => void onClick()}
+      >
         {busy ? "Opening GitHub…" : "Continue with GitHub"}
       </button>
       {error && (

@@ -1,4 +1,5 @@
 "use client";
+import { networkErrorMessage } from "@/components/network-error";
 
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
@@ -22,7 +23,11 @@ const roles = ["owner", "editor", "viewer"] as const;
 const instanceOnly = "none";
 const lifetimes = [1, 3, 7, 14, 30] as const;
 
-async function send(url: string, method: string, body?: unknown): Promise<{ ok: true; data: unknown } | { ok: false; message: string }> {
+async function send(
+  url: string,
+  method: string,
+  body?: unknown,
+): Promise<{ ok: true; data: unknown } | { ok: false; message: string }> {
   try {
     const res = await fetch(url, {
       method,
@@ -33,7 +38,7 @@ async function send(url: string, method: string, body?: unknown): Promise<{ ok: 
     if (res.ok) return { ok: true, data: parsed?.data };
     return { ok: false, message: parsed?.error?.message ?? `Request failed (${res.status}).` };
   } catch {
-    return { ok: false, message: "Could not reach Conduit. Check your connection and try again." };
+    return { ok: false, message: networkErrorMessage };
   }
 }
 
@@ -41,7 +46,12 @@ async function send(url: string, method: string, body?: unknown): Promise<{ ok: 
 function relative(iso: string, now: number): string {
   const ms = new Date(iso).getTime() - now;
   const abs = Math.abs(ms);
-  const [n, unit] = abs >= 86_400_000 ? [Math.round(abs / 86_400_000), "day"] : abs >= 3_600_000 ? [Math.round(abs / 3_600_000), "hour"] : [Math.max(1, Math.round(abs / 60_000)), "minute"];
+  const [n, unit] =
+    abs >= 86_400_000
+      ? [Math.round(abs / 86_400_000), "day"]
+      : abs >= 3_600_000
+        ? [Math.round(abs / 3_600_000), "hour"]
+        : [Math.max(1, Math.round(abs / 60_000)), "minute"];
   const text = `${n} ${unit}${n === 1 ? "" : "s"}`;
   return ms >= 0 ? `in ${text}` : `${text} ago`;
 }
@@ -81,7 +91,11 @@ export function InvitationsPanel(props: {
     const form = new FormData(formEl);
     const email = String(form.get("email") ?? "");
     const chosenRole = String(form.get("role") ?? "editor");
-    const slug = admin ? (chosenRole === instanceOnly ? null : String(form.get("workspace") ?? "") || null) : (workspaceSlug ?? null);
+    const slug = admin
+      ? chosenRole === instanceOnly
+        ? null
+        : String(form.get("workspace") ?? "") || null
+      : (workspaceSlug ?? null);
     setBusy(true);
     setError(undefined);
     setCreated(undefined);
@@ -129,7 +143,13 @@ export function InvitationsPanel(props: {
         </label>
         <label className="space-y-1 text-sm">
           <span>Role</span>
-          <select data-testid="invite-role" name="role" value={role} onChange={(e) => setRole(e.target.value)} className="field">
+          <select
+            data-testid="invite-role"
+            name="role"
+            value={role}
+            onChange={(e) => setRole(e.target.value)}
+            className="field"
+          >
             {(!admin || (workspaces?.length ?? 0) > 0) &&
               roles.map((r) => (
                 <option key={r} value={r}>
@@ -166,12 +186,19 @@ export function InvitationsPanel(props: {
         </button>
       </form>
       {created && (
-        <div className="space-y-2 rounded border border-indigo-200 bg-indigo-50 p-3 text-sm dark:border-indigo-800 dark:bg-indigo-950" role="status">
+        <div
+          className="space-y-2 rounded border border-indigo-200 bg-indigo-50 p-3 text-sm dark:border-indigo-800 dark:bg-indigo-950"
+          role="status"
+        >
           <p>
-            Invitation link for <strong>{created.email}</strong>. Copy it now and send it to them: it is shown only once and works once.
+            Invitation link for <strong>{created.email}</strong>. Copy it now and send it to them: it is shown only once
+            and works once.
           </p>
           <div className="flex items-center gap-2">
-            <code data-testid="invite-link" className="flex-1 break-all rounded bg-white p-2 font-mono text-xs select-all dark:bg-zinc-900">
+            <code
+              data-testid="invite-link"
+              className="flex-1 break-all rounded bg-white p-2 font-mono text-xs select-all dark:bg-zinc-900"
+            >
               {created.link}
             </code>
             <button type="button" className="btn-quiet" onClick={() => void onCopy(created.link)}>
@@ -202,7 +229,13 @@ export function InvitationsPanel(props: {
           </thead>
           <tbody>
             {invitations.map((inv) => (
-              <tr key={inv.id} data-testid="invite-row" data-email={inv.email} data-status={inv.status} className="border-t border-zinc-200 dark:border-zinc-800">
+              <tr
+                key={inv.id}
+                data-testid="invite-row"
+                data-email={inv.email}
+                data-status={inv.status}
+                className="border-t border-zinc-200 dark:border-zinc-800"
+              >
                 <td className="py-2">{inv.email}</td>
                 {admin && <td>{inv.workspace?.name ?? "—"}</td>}
                 <td>{inv.role ?? "account only"}</td>
@@ -221,7 +254,13 @@ export function InvitationsPanel(props: {
                 </td>
                 <td className="text-right">
                   {inv.status === "pending" && (
-                    <button type="button" data-testid="invite-revoke" className="btn-quiet py-1" disabled={busy} onClick={() => void onRevoke(inv.id)}>
+                    <button
+                      type="button"
+                      data-testid="invite-revoke"
+                      className="btn-quiet py-1"
+                      disabled={busy}
+                      onClick={() => void onRevoke(inv.id)}
+                    >
                       Revoke
                     </button>
                   )}

@@ -1,4 +1,5 @@
 "use client";
+import { networkErrorMessage } from "@/components/network-error";
 
 import { signIn } from "next-auth/react";
 import { useState, type FormEvent } from "react";
@@ -6,12 +7,16 @@ import { GitHubButton } from "@/components/account/github-button";
 
 async function post(url: string, body: unknown): Promise<{ ok: true; data: unknown } | { ok: false; message: string }> {
   try {
-    const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     const parsed = (await res.json().catch(() => null)) as { data?: unknown; error?: { message?: string } } | null;
     if (res.ok) return { ok: true, data: parsed?.data };
     return { ok: false, message: parsed?.error?.message ?? `Request failed (${res.status}).` };
   } catch {
-    return { ok: false, message: "Could not reach Conduit. Check your connection and try again." };
+    return { ok: false, message: networkErrorMessage };
   }
 }
 
@@ -45,7 +50,11 @@ export function InviteAccept(props: {
         return;
       }
       const password = String(form.get("password") ?? "");
-      const created = await post("/api/invitations/accept", { token, password, name: String(form.get("name") ?? "") || undefined });
+      const created = await post("/api/invitations/accept", {
+        token,
+        password,
+        name: String(form.get("name") ?? "") || undefined,
+      });
       if (!created.ok) return setError(created.message);
       const result = await signIn("credentials", { email, password, redirect: false });
       if (!result || result.error) {
@@ -66,7 +75,12 @@ export function InviteAccept(props: {
       </p>
       <label className="block space-y-1 text-sm">
         <span>Email</span>
-        <input data-testid="invite-accept-email" value={email} readOnly className="field bg-zinc-100 dark:bg-zinc-800" />
+        <input
+          data-testid="invite-accept-email"
+          value={email}
+          readOnly
+          className="field bg-zinc-100 dark:bg-zinc-800"
+        />
       </label>
       {!signedIn && (
         <>
@@ -76,8 +90,18 @@ export function InviteAccept(props: {
           </label>
           <label className="block space-y-1 text-sm">
             <span>Password</span>
-            <input data-testid="invite-accept-password" name="password" type="password" autoComplete="new-password" required minLength={10} className="field" />
-            <span className="block text-xs text-zinc-500">At least 10 characters, mixing letters with digits or symbols.</span>
+            <input
+              data-testid="invite-accept-password"
+              name="password"
+              type="password"
+              autoComplete="new-password"
+              required
+              minLength={10}
+              className="field"
+            />
+            <span className="block text-xs text-zinc-500">
+              At least 10 characters, mixing letters with digits or symbols.
+            </span>
           </label>
         </>
       )}

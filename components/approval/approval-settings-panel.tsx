@@ -1,4 +1,5 @@
 "use client";
+import { networkErrorMessage } from "@/components/network-error";
 
 import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent } from "react";
@@ -48,7 +49,7 @@ export function ApprovalSettingsPanel(props: {
     try {
       failure = await failureOf(await request());
     } catch {
-      failure = "The server could not be reached. Try again.";
+      failure = networkErrorMessage;
     }
     setBusy(undefined);
     if (failure) {

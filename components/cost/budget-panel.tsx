@@ -1,4 +1,5 @@
 "use client";
+import { networkErrorMessage } from "@/components/network-error";
 
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
@@ -31,7 +32,7 @@ export function BudgetPanel(props: { slug: string; limitUsd: number | null; spen
       });
     } catch {
       // the request never got an answer (offline, server restarting): the button works again
-      setError("The server could not be reached. Check your connection and try again.");
+      setError(networkErrorMessage);
       return;
     } finally {
       setBusy(false);

@@ -3,6 +3,7 @@
  * wire contract's (server/shared/wire/files.ts).
  */
 
+import { networkErrorMessage } from "@/components/network-error";
 import type { DirListing, FileRead, NameSearchResult } from "@/server/shared/wire/files";
 
 export type { DirEntry, DirListing, FileRead, NameSearchResult } from "@/server/shared/wire/files";
@@ -28,7 +29,7 @@ async function call<T>(url: string, init?: RequestInit): Promise<T> {
   try {
     res = await fetch(url, { cache: "no-store", ...init });
   } catch {
-    throw new FilesRequestError(0, "network", "The server could not be reached. Check your connection and try again.");
+    throw new FilesRequestError(0, "network", networkErrorMessage);
   }
   const body = (await res.json().catch(() => null)) as {
     data?: T;
