@@ -1,6 +1,6 @@
 "use client";
-import { networkErrorMessage } from "@/components/network-error";
 
+import { networkErrorMessage } from "@/components/network-error";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 

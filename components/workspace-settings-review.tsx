@@ -1,6 +1,6 @@
 "use client";
-import { networkErrorMessage } from "@/components/network-error";
 
+import { networkErrorMessage } from "@/components/network-error";
 import { useState } from "react";
 
 /** One settings file as the review sees it (structurally the domain's SettingsFileReview). */

@@ -1,6 +1,6 @@
 "use client";
-import { networkErrorMessage } from "@/components/network-error";
 
+import { networkErrorMessage } from "@/components/network-error";
 import { signIn } from "next-auth/react";
 import { useState } from "react";
 
