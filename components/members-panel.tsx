@@ -1,6 +1,7 @@
 "use client";
 
 import { networkErrorMessage } from "@/components/network-error";
+import { sendForError, sendJson } from "@/components/send-json";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 
@@ -13,28 +14,7 @@ export interface MemberRow {
 
 const roles = ["owner", "editor", "viewer"] as const;
 
-async function request(
-  url: string,
-  method: string,
-  body?: unknown,
-): Promise<{ status: number; data?: unknown; message?: string }> {
-  try {
-    const res = await fetch(url, {
-      method,
-      headers: body ? { "content-type": "application/json" } : undefined,
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const parsed = (await res.json().catch(() => null)) as { data?: unknown; error?: { message?: string } } | null;
-    if (res.ok) return { status: res.status, data: parsed?.data };
-    return { status: res.status, message: parsed?.error?.message ?? `Request failed (${res.status}).` };
-  } catch {
-    return { status: 0, message: networkErrorMessage };
-  }
-}
-
-async function send(url: string, method: string, body?: unknown): Promise<string | undefined> {
-  return (await request(url, method, body)).message;
-}
+const send = sendForError;
 
 export function MembersPanel(props: { slug: string; members: MemberRow[]; canManage: boolean; currentUserId: string }) {
   const { slug, members, canManage, currentUserId } = props;
@@ -85,14 +65,14 @@ export function MembersPanel(props: { slug: string; members: MemberRow[]; canMan
     setInvited(undefined);
     setBusy(true);
     setError(undefined);
-    const result = await request(base, "POST", { email, role });
+    const result = await sendJson(base, "POST", { email, role });
     setBusy(false);
     if (result.status === 404) {
       // the caller manages this workspace, so not_found here means: no account uses that email
       setOffer({ email, role });
       return;
     }
-    if (result.message) return setError(result.message);
+    if (!result.ok) return setError(result.message);
     formEl.reset();
     router.refresh();
   }
@@ -101,14 +81,14 @@ export function MembersPanel(props: { slug: string; members: MemberRow[]; canMan
     if (!offer) return;
     setBusy(true);
     setError(undefined);
-    const result = await request("/api/invitations", "POST", {
+    const result = await sendJson<{ link: string }>("/api/invitations", "POST", {
       email: offer.email,
       workspaceSlug: slug,
       role: offer.role,
     });
     setBusy(false);
-    if (result.message) return setError(result.message);
-    setInvited({ email: offer.email, link: (result.data as { link: string }).link });
+    if (!result.ok) return setError(result.message);
+    setInvited({ email: offer.email, link: result.data.link });
     setOffer(undefined);
     router.refresh();
   }

@@ -1,24 +1,11 @@
 "use client";
 
-import { networkErrorMessage } from "@/components/network-error";
+import { sendForError } from "@/components/send-json";
 import { signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 
-async function send(url: string, method: string, body: unknown): Promise<string | undefined> {
-  try {
-    const res = await fetch(url, {
-      method,
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    if (res.ok) return undefined;
-    const parsed = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
-    return parsed?.error?.message ?? `Request failed (${res.status}).`;
-  } catch {
-    return networkErrorMessage;
-  }
-}
+const send = sendForError;
 
 /** Name and password of the signed-in person. */
 export function AccountSettings({ email, name, hasPassword }: { email: string; name: string; hasPassword: boolean }) {

@@ -1,6 +1,6 @@
 "use client";
 
-import { networkErrorMessage } from "@/components/network-error";
+import { sendJson } from "@/components/send-json";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 
@@ -23,24 +23,7 @@ const roles = ["owner", "editor", "viewer"] as const;
 const instanceOnly = "none";
 const lifetimes = [1, 3, 7, 14, 30] as const;
 
-async function send(
-  url: string,
-  method: string,
-  body?: unknown,
-): Promise<{ ok: true; data: unknown } | { ok: false; message: string }> {
-  try {
-    const res = await fetch(url, {
-      method,
-      headers: body ? { "content-type": "application/json" } : undefined,
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const parsed = (await res.json().catch(() => null)) as { data?: unknown; error?: { message?: string } } | null;
-    if (res.ok) return { ok: true, data: parsed?.data };
-    return { ok: false, message: parsed?.error?.message ?? `Request failed (${res.status}).` };
-  } catch {
-    return { ok: false, message: networkErrorMessage };
-  }
-}
+const send = sendJson;
 
 /** "in 3 days" / "2 hours ago", coarse on purpose. */
 function relative(iso: string, now: number): string {

@@ -1,23 +1,10 @@
 "use client";
 
+import { sendForError } from "@/components/send-json";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 
-/** Sends a JSON request; the error message to show, or undefined on success. */
-async function send(url: string, method: string, body: unknown): Promise<string | undefined> {
-  try {
-    const res = await fetch(url, {
-      method,
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    if (res.ok) return undefined;
-    const parsed = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
-    return parsed?.error?.message ?? `Request failed (${res.status}).`;
-  } catch {
-    return "Cannot reach the server. Check the connection and try again.";
-  }
-}
+const send = sendForError;
 
 /**
  * The buttons of one row of the admin's user list: make or unmake admin, disable (after a
