@@ -20,3 +20,19 @@ export function FilterSelect(props: {
     </label>
   );
 }
+
+/** A labelled date `<input>` of a GET filter form (history, reports, audit log). */
+export function FilterDate(props: { label: string; name: string; value: string | undefined; testId?: string }) {
+  return (
+    <label className="space-y-1 text-sm">
+      <span className="block text-xs text-zinc-500">{props.label}</span>
+      <input
+        data-testid={props.testId}
+        type="date"
+        name={props.name}
+        defaultValue={props.value}
+        className="field py-1.5"
+      />
+    </label>
+  );
+}

@@ -2,7 +2,7 @@
 
 import { useMemo } from "react";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { FilterSelect } from "@/components/filter-select";
+import { FilterDate, FilterSelect } from "@/components/filter-select";
 import { formatCount, formatUsd } from "@/components/format/money";
 import type { Report, ReportRow } from "@/server/shared/wire/report";
 
@@ -48,20 +48,8 @@ export function ReportView(props: {
         className="card flex flex-wrap items-end gap-3"
         aria-label="Report range"
       >
-        <label className="space-y-1 text-sm">
-          <span className="block text-xs text-zinc-500">From</span>
-          <input
-            type="date"
-            name="from"
-            defaultValue={params.from}
-            className="field py-1.5"
-            data-testid="report-from"
-          />
-        </label>
-        <label className="space-y-1 text-sm">
-          <span className="block text-xs text-zinc-500">To (inclusive)</span>
-          <input type="date" name="to" defaultValue={params.to} className="field py-1.5" data-testid="report-to" />
-        </label>
+        <FilterDate label="From" name="from" value={params.from} testId="report-from" />
+        <FilterDate label="To (inclusive)" name="to" value={params.to} testId="report-to" />
         <FilterSelect
           label="Per"
           name="groupBy"

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { FilterSelect } from "@/components/filter-select";
+import { FilterDate, FilterSelect } from "@/components/filter-select";
 import { formatUsd } from "@/components/format/money";
 import { checkHistoryFilters, historyStatuses } from "./filters";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
@@ -79,20 +79,8 @@ export default async function HistoryPage({
           options={[["", "any model"], ...models.map((m) => [m, m] as const)]}
           testId="history-filter-model"
         />
-        <label className="space-y-1 text-sm">
-          <span className="block text-xs text-zinc-500">From</span>
-          <input
-            data-testid="history-from"
-            type="date"
-            name="from"
-            defaultValue={params.from}
-            className="field py-1.5"
-          />
-        </label>
-        <label className="space-y-1 text-sm">
-          <span className="block text-xs text-zinc-500">To</span>
-          <input data-testid="history-to" type="date" name="to" defaultValue={params.to} className="field py-1.5" />
-        </label>
+        <FilterDate label="From" name="from" value={params.from} testId="history-from" />
+        <FilterDate label="To" name="to" value={params.to} testId="history-to" />
         <button type="submit" data-testid="history-submit" className="btn py-1.5">
           Search
         </button>

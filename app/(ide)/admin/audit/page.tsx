@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { FilterSelect } from "@/components/filter-select";
+import { FilterDate, FilterSelect } from "@/components/filter-select";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import { requireAdminPage } from "@/server/web/admin";
 import { parseAuditParams, readAuditLog, type AuditParams } from "@/server/web/admin-audit";
@@ -74,26 +74,8 @@ export default async function AdminAuditPage({
           options={actions}
           testId="audit-filter-action"
         />
-        <label className="space-y-1 text-sm">
-          <span className="block text-xs text-zinc-500">From</span>
-          <input
-            data-testid="audit-filter-from"
-            type="date"
-            name="from"
-            defaultValue={params.from}
-            className="field py-1.5"
-          />
-        </label>
-        <label className="space-y-1 text-sm">
-          <span className="block text-xs text-zinc-500">To</span>
-          <input
-            data-testid="audit-filter-to"
-            type="date"
-            name="to"
-            defaultValue={params.to}
-            className="field py-1.5"
-          />
-        </label>
+        <FilterDate label="From" name="from" value={params.from} testId="audit-filter-from" />
+        <FilterDate label="To" name="to" value={params.to} testId="audit-filter-to" />
         <button type="submit" data-testid="audit-filter-submit" className="btn py-1.5">
           Filter
         </button>
