@@ -52,24 +52,30 @@ async function onMigrated(url: string, exercise: (db: Db) => Promise<void>): Pro
 }
 
 /**
- * One test, run on a freshly migrated database of each provider: a SQLite file, and a scratch
- * PostgreSQL database (skipped only with CONDUIT_SKIP_PG=1, an explicit opt-out; without
- * PostgreSQL and without it, the test fails).
+ * One test, run against a database of each provider: a fresh SQLite file, and a scratch
+ * PostgreSQL database; `run` gets the database's URL.
  */
-export function itOnBothProviders(subject: string, name: string, exercise: (db: Db) => Promise<void>): void {
+export function itOnBothDatabases(subject: string, name: string, run: (url: string) => Promise<void>): void {
   describe(`${subject} on SQLite`, () => {
     it(name, async () => {
       const temp = makeTempDir();
       try {
-        await onMigrated(`file:${path.join(temp.dir, "conduit.db")}`, exercise);
+        await run(`file:${path.join(temp.dir, "conduit.db")}`);
       } finally {
         temp.remove();
       }
     });
   });
+  // Skipped only with CONDUIT_SKIP_PG=1, an explicit opt-out: without PostgreSQL and without it,
+  // the test fails (pgTests.serverUrl throws), so a missing server is never silently skipped.
   describe.skipIf(pgTests.skip)(`${subject} on PostgreSQL`, () => {
     it(name, async () => {
-      await withScratchPgDatabase(pgTests.serverUrl(), (url) => onMigrated(url, exercise));
+      await withScratchPgDatabase(pgTests.serverUrl(), run);
     });
   });
+}
+
+/** One test on a freshly migrated database of each provider, with a client of it. */
+export function itOnBothProviders(subject: string, name: string, exercise: (db: Db) => Promise<void>): void {
+  itOnBothDatabases(subject, name, (url) => onMigrated(url, exercise));
 }

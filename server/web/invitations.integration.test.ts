@@ -1,10 +1,9 @@
 // Invitations and sign-up policy against a real, migrated database (SQLite and PostgreSQL): the
 // web services read the process-wide client, so each test points DATABASE_URL at its database.
-import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect } from "vitest";
 import { closeDb, getDb } from "@/server/db/client";
-import { deployMigrations, withScratchPgDatabase } from "@/server/db/migrations";
-import { makeTempDir, pgTests } from "@/server/db/test-support";
+import { deployMigrations } from "@/server/db/migrations";
+import { itOnBothDatabases } from "@/server/db/test-support";
 import { AppError } from "@/server/shared/errors/app-error";
 import { createAccount } from "./accounts";
 import type { CurrentUser } from "./auth";
@@ -29,19 +28,9 @@ async function onDatabase(url: string, exercise: () => Promise<void>): Promise<v
   }
 }
 
-/** One test on a fresh SQLite file and on a scratch PostgreSQL database. */
+/** One test on a fresh SQLite file and on a scratch PostgreSQL database (the process-wide client). */
 function onBoth(name: string, exercise: () => Promise<void>): void {
-  it(`${name} (SQLite)`, async () => {
-    const temp = makeTempDir("conduit-invitations-");
-    try {
-      await onDatabase(`file:${path.join(temp.dir, "conduit.db")}`, exercise);
-    } finally {
-      temp.remove();
-    }
-  });
-  it.skipIf(pgTests.skip)(`${name} (PostgreSQL)`, async () => {
-    await withScratchPgDatabase(pgTests.serverUrl(), (url) => onDatabase(url, exercise));
-  });
+  itOnBothDatabases("invitations", name, (url) => onDatabase(url, exercise));
 }
 
 /** An admin, a workspace owned by a second user, and the CurrentUser views of both. */
