@@ -9,6 +9,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { freePorts } from "../e2e/support/fresh-clone";
 
 const root = path.resolve(import.meta.dirname, "..");
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "conduit-start-"));
@@ -38,13 +39,8 @@ describe("npm start refuses to start, naming why", () => {
     const port = (taken.address() as net.AddressInfo).port;
     try {
       // the other ports: whatever the kernel says is free now (3000 may be taken on this machine)
-      const free = await new Promise<number>((resolve) => {
-        const probe = net.createServer().listen(0, "127.0.0.1", () => {
-          const p = (probe.address() as net.AddressInfo).port;
-          probe.close(() => resolve(p));
-        });
-      });
-      const { status, out } = start({ CONDUIT_SIDECAR_PORT: String(port), PORT: String(free), CONDUIT_NEXT_PORT: String(free + 1), CONDUIT_MODEL_PORT: String(free + 2) });
+      const [edge, web, model] = await freePorts(3);
+      const { status, out } = start({ CONDUIT_SIDECAR_PORT: String(port), PORT: String(edge), CONDUIT_NEXT_PORT: String(web), CONDUIT_MODEL_PORT: String(model) });
       expect(status).toBe(1);
       expect(out.trim().split("\n").pop()).toBe(
         `[conduit] failed: sidecar — port ${port} on 127.0.0.1 (CONDUIT_SIDECAR_PORT) is already in use by another program; stop that program or set CONDUIT_SIDECAR_PORT to another port`,

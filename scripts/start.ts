@@ -217,7 +217,8 @@ function acceptsTcp(port: number): Promise<boolean> {
 async function main(): Promise<void> {
   process.on("SIGINT", () => void shutdown(0));
   process.on("SIGTERM", () => void shutdown(0));
-  const settings = resolveStartSettings(parseEnv(withDotEnv(root, process.env)), root);
+  const environment = withDotEnv(root, process.env);
+  const settings = resolveStartSettings(parseEnv(environment), root);
   const { env } = settings;
   const sqlite = settings.databaseUrl.startsWith("file:");
   say(
@@ -235,7 +236,7 @@ async function main(): Promise<void> {
     seen.set(p.port, p.variable);
   }
   for (const p of ports) await checkPortFree(p);
-  const childEnv = childEnvironment(settings, { inherited: withDotEnv(root, process.env), secret: env.NEXTAUTH_SECRET ?? ensureSecret(settings.dataDir), dev });
+  const childEnv = childEnvironment(settings, { inherited: environment, secret: env.NEXTAUTH_SECRET ?? ensureSecret(settings.dataDir), dev });
 
   const migrating = Date.now();
   say(`migrating the database (${sqlite ? "SQLite" : `PostgreSQL at ${redactUrl(settings.databaseUrl)}`})`);

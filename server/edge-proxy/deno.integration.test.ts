@@ -4,22 +4,13 @@
  * but PORT set and refuses a bad value naming it.
  */
 import { spawn, spawnSync } from "node:child_process";
-import net from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { freePorts } from "../../e2e/support/fresh-clone";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const deno = path.join(root, "node_modules", ".bin", "deno");
 const args = ["run", "--node-modules-dir=manual", "--unstable-sloppy-imports", "--allow-net", "--allow-env", "--allow-read", "server/edge-proxy/deno.ts"];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", ...extra } as Record<string, string> as NodeJS.ProcessEnv;
@@ -27,7 +18,7 @@ function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 
 describe("the edge under Deno", () => {
   it("starts with only PORT set and answers its health check", async () => {
-    const port = await freePort();
+    const [port] = await freePorts(1);
     const child = spawn(deno, args, { cwd: root, env: baseEnv({ PORT: String(port) }), stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.on("data", (c: Buffer) => (output += c.toString()));
