@@ -13,6 +13,7 @@ import type { GitCommitResult, GitFileDiff, GitStatus, WorktreeView } from "@/se
 import { commitWorkspaceFiles, discardWorkspaceChange, maxCommitPaths, type DiscardResult } from "@/server/workspace-git/commit-files";
 import { readGitFileDiff } from "@/server/workspace-git/file-diff";
 import { readGitStatus } from "@/server/workspace-git/git-status";
+import { findCheckout } from "@/server/workspace-git/open-repository";
 import { listWorktreeChanges, mergeSessionWorktree, readWorktreeFileDiff, removeSessionWorktree, WorktreeConflictError, type SessionWorktree } from "@/server/workspace-git/session-worktree";
 import { maxRelativePathLength, type WorkspaceRoot } from "@/server/workspace-fs/workspace-path";
 import { errorResponse } from "@/server/web/http";
@@ -48,6 +49,12 @@ async function audit(actorId: string, workspaceId: string, action: string, objec
 export async function getGitStatus(userId: string, slug: string): Promise<GitStatus> {
   const ws = await requireWorkspaceAccess(userId, slug, "read");
   return readGitStatus(await rootOf(ws));
+}
+
+/** Whether the workspace is a repository Conduit runs git in (the new-session form offers a worktree then). */
+export async function isGitWorkspace(userId: string, slug: string): Promise<boolean> {
+  const ws = await requireWorkspaceAccess(userId, slug, "read");
+  return (await findCheckout(await rootOf(ws))) !== undefined;
 }
 
 export async function getGitDiff(userId: string, slug: string, query: z.infer<typeof ZDiffQuery>): Promise<GitFileDiff> {
