@@ -147,3 +147,18 @@ export function gitErrorResponse(err: unknown): Response {
   }
   return errorResponse(err);
 }
+
+/**
+ * For the session-delete (and archive) code: removes the session's worktree and branch if it
+ * has one still open, and marks it closed. The caller has already checked the person's right;
+ * a session without a worktree is a no-op. Call before deleting the row (the row names the path).
+ */
+export async function releaseSessionWorktree(sessionId: string): Promise<void> {
+  const row = await getDb().session.findUnique({
+    where: { id: sessionId },
+    select: { worktreePath: true, worktreeBranch: true, worktreeClosedAt: true, workspace: { select: { rootPath: true } } },
+  });
+  if (!row?.worktreePath || !row.worktreeBranch || row.worktreeClosedAt) return;
+  await removeSessionWorktree({ root: row.workspace.rootPath }, { path: row.worktreePath, branch: row.worktreeBranch });
+  await getDb().session.update({ where: { id: sessionId }, data: { worktreeClosedAt: new Date() } });
+}

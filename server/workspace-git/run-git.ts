@@ -22,6 +22,15 @@ export const fixedGitConfig: readonly string[] = [
   "core.pager=cat",
   "commit.gpgSign=false",
   "tag.gpgSign=false",
+  // commands a repository's config could otherwise make git run: signature checks, external diff, ssh
+  "merge.verifySignatures=false",
+  "gpg.program=/bin/false",
+  "diff.external=",
+  "core.sshCommand=/bin/false",
+  "submodule.recurse=false",
+  // no background housekeeping left behind in the server process
+  "gc.auto=0",
+  "maintenance.auto=false",
   "protocol.allow=never",
   "core.quotePath=false",
   "advice.detachedHead=false",

@@ -8,11 +8,12 @@ import path from "node:path";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, say } from "@/server/model-server/scenario";
-import { listWorktreeChanges, mergeSessionWorktree, removeSessionWorktree, WorktreeConflictError, type SessionWorktree } from "@/server/workspace-git/session-worktree";
+import { listWorktreeChanges, mergeSessionWorktree, WorktreeConflictError, type SessionWorktree } from "@/server/workspace-git/session-worktree";
 import { startCliEnv, type CliEnv } from "@/test/cli-env";
 import { createSessionFixtures, type SessionFixtures } from "@/test/session-fixtures";
 import { SessionHub } from "./session-hub";
 import { createSessionRunner } from "./session-runner";
+import { releaseSessionWorktree } from "./session-worktree-start";
 
 const log = pino({ level: "silent" });
 let counter = 0;
@@ -92,8 +93,12 @@ describe("sessions in their own git worktree, real CLI", () => {
       `${fx.owner.name}|Merge ${wt.branch} (session ${id})`,
       `${fx.owner.name}|Session ${id}: work in its worktree`,
     ]);
-    await removeSessionWorktree({ root: cli.cwd }, wt);
+    // what the session-delete code calls: the worktree and branch go, the row says so
+    await releaseSessionWorktree(fx.db, id);
     await expect(stat(wt.path)).rejects.toThrow();
+    expect(git(cli.cwd, "branch", "--list", wt.branch).trim()).toBe("");
+    expect((await fx.db.session.findUniqueOrThrow({ where: { id }, select: { worktreeClosedAt: true } })).worktreeClosedAt).toBeInstanceOf(Date);
+    await releaseSessionWorktree(fx.db, id);
   });
 
   it("reports a conflicting merge, aborts it, and keeps both sides", async () => {
