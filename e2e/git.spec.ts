@@ -121,7 +121,7 @@ test("a session starts in its own worktree; its panel shows the branch and merge
     await owner.getByTestId("files-toggle").click();
     await expect(owner.getByTestId("worktree-branch")).toHaveText(/^conduit\/[A-Za-z0-9]+$/);
     const branch = (await owner.getByTestId("worktree-branch").textContent())!;
-    expect(git(ws.rootPath, "branch", "--list", branch).trim()).toBe(branch);
+    expect(git(ws.rootPath, "branch", "--list", "--format=%(refname:short)", branch).trim()).toBe(branch);
 
     // a change made in the worktree is the branch's, not the workspace checkout's
     const worktreePath = path.join(ws.rootPath, ".conduit", "worktrees", branch.slice("conduit/".length));
