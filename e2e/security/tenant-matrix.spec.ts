@@ -285,6 +285,8 @@ test("socket commands × owner, editor, viewer, non-member: no unexpected allow"
     { event: "session:set-mode", payload: () => ({ sessionId, mode: "default", commandId: commandId() }), expect: steerers },
     { event: "session:interrupt", payload: () => ({ sessionId, commandId: commandId() }), expect: steerers },
     { event: "session:create", payload: () => ({ workspace: slug, mode: "default", commandId: commandId() }), expect: steerers },
+    // in a worktree of its own (the matrix workspace is a repository): the same rights
+    { event: "session:create", payload: () => ({ workspace: slug, mode: "default", worktree: true, commandId: commandId() }), expect: steerers },
     { event: "approval:list", payload: () => ({}), expect: signedIn },
   ];
   const unexpected: string[] = [];
