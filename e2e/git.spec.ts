@@ -132,6 +132,19 @@ test("a session starts in its own worktree; its panel shows the branch and merge
     await owner.getByTestId("worktree-merge").click();
     await expect(owner.getByTestId("worktree-done")).toContainText(`${branch} is in main`);
     expect(await readFile(path.join(ws.rootPath, "a.txt"), "utf8")).toBe("alpha from the session\n");
+
+    // both sides change the same line: the merge is aborted, the file listed, nothing lost
+    await writeFile(path.join(worktreePath, "a.txt"), "the session's second take\n");
+    await writeFile(path.join(ws.rootPath, "a.txt"), "main's second take\n");
+    git(ws.rootPath, "commit", "-q", "-am", "main moves on");
+    const head = git(ws.rootPath, "rev-parse", "HEAD").trim();
+    await owner.getByTestId("worktree-merge").click();
+    await expect(owner.getByTestId("worktree-conflicts")).toHaveText("a.txt");
+    await expect(owner.getByTestId("worktree-error")).toContainText("aborted");
+    expect(git(ws.rootPath, "rev-parse", "HEAD").trim()).toBe(head);
+    expect(git(ws.rootPath, "status", "--porcelain").trim()).toBe("");
+    expect(await readFile(path.join(ws.rootPath, "a.txt"), "utf8")).toBe("main's second take\n");
+    expect(git(ws.rootPath, "show", `${branch}:a.txt`)).toBe("the session's second take\n");
   } finally {
     await owner.context().close();
   }
