@@ -3,8 +3,9 @@
  * unstaged and untracked paths, renames with their old name. `GIT_OPTIONAL_LOCKS=0`: reading the
  * status never rewrites the index under a session working in the same checkout.
  */
+import path from "node:path";
 import type { GitChangeKind, GitFileStatus, GitStatus } from "@/server/shared/wire/git";
-import type { WorkspaceRoot } from "@/server/workspace-fs/workspace-path";
+import { isInside, type WorkspaceRoot } from "@/server/workspace-fs/workspace-path";
 import { findCheckout, gitInOk, type GitCheckout } from "./open-repository";
 import { splitNul } from "./run-git";
 
@@ -73,6 +74,10 @@ export async function statusOfCheckout(checkout: GitCheckout): Promise<Extract<G
     "Cannot read the repository's status",
   );
   const parsed = parsePorcelainV2(splitNul(out));
+  // a workspace nested inside this one is not this one's to show, not even its file names
+  if (checkout.excluded.length > 0) {
+    parsed.files = parsed.files.filter((f) => !checkout.excluded.some((other) => isInside(other, path.join(checkout.topLevel, f.path))));
+  }
   return { repository: true, ...parsed };
 }
 

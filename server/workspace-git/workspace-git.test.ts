@@ -76,6 +76,19 @@ describe("status", () => {
     expect(await readGitStatus({ root: path.join(root, "src") })).toEqual({ repository: false });
   });
 
+  it("leaves a workspace nested inside out of the status and out of reach", async () => {
+    const inner = path.join(root, "inner");
+    await mkdir(inner);
+    await writeFile(path.join(inner, "theirs.txt"), "theirs\n");
+    await writeFile(path.join(root, "mine.txt"), "mine\n");
+    const outer = { root, excluded: [inner] };
+    const status = await readGitStatus(outer);
+    if (!status.repository) throw new Error("expected a repository");
+    expect(status.files.map((f) => f.path)).toEqual(["mine.txt"]);
+    await expect(readGitFileDiff(outer, "inner/theirs.txt")).rejects.toMatchObject({ code: "forbidden" });
+    await expect(commitWorkspaceFiles(outer, { paths: ["inner/theirs.txt"], message: "m", author })).rejects.toMatchObject({ code: "forbidden" });
+  });
+
   it("refuses a .git file pointing outside the workspace", async () => {
     const other = path.join(dir, `other-${Math.random().toString(36).slice(2)}`);
     await mkdir(other);
@@ -102,6 +115,12 @@ describe("diff against HEAD", () => {
     await expect(readGitFileDiff(ws, "../secret.txt")).rejects.toMatchObject({ code: "invalid_payload" });
     await expect(readGitFileDiff(ws, path.join(dir, "secret.txt"))).rejects.toMatchObject({ code: "invalid_payload" });
     await expect(readGitFileDiff(ws, "escape.txt")).rejects.toMatchObject({ code: "forbidden" });
+    // through a symlinked folder that leads out: refused before git sees the path
+    await symlink(dir, path.join(root, "updir"));
+    await expect(commitWorkspaceFiles(ws, { paths: ["updir/secret.txt"], message: "m", author })).rejects.toMatchObject({ code: "forbidden" });
+    await expect(discardWorkspaceChange(ws, { path: "updir/secret.txt", confirmDelete: true })).rejects.toMatchObject({ code: "forbidden" });
+    await expect(discardWorkspaceChange(ws, { path: "/etc/passwd", confirmDelete: true })).rejects.toMatchObject({ code: "invalid_payload" });
+    expect(await readFile(path.join(dir, "secret.txt"), "utf8")).toBe("secret\n");
   });
 
   it("answers 409 not a repository outside one", async () => {
