@@ -25,6 +25,8 @@ export interface TestSidecarOptions {
   approvals?: boolean;
   /** With the revocation sweep on its default one-second timer, as main.ts runs it. */
   revocationSweep?: boolean;
+  /** Decides the hub's permission questions itself (instead of the approval service). */
+  decidePermission?: SessionPermissionDecider;
   /** With per-turn snapshots of the workspace (the Changes view) and the take-back commands. */
   snapshots?: boolean;
   /** Wraps the approval service's decider (a benchmark times it). */
@@ -62,7 +64,8 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
   const approvals = options.approvals
     ? new ApprovalService({ db: fx.db, log, notify: notifyUsersOf(server.io) })
     : undefined;
-  const decider = approvals && (options.wrapDecider?.(approvals.decidePermission) ?? approvals.decidePermission);
+  const decider =
+    options.decidePermission ?? (approvals && (options.wrapDecider?.(approvals.decidePermission) ?? approvals.decidePermission));
   const snapshots = options.snapshots ? new TurnSnapshots({ db: fx.db, dataDir: fx.dataDir, log }) : undefined;
   const hub = new SessionHub({
     db: fx.db,

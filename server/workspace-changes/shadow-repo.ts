@@ -176,24 +176,30 @@ export class ShadowRepo {
       }
       // Only this process writes here: a lock left by a crash would stop every later snapshot.
       await rm(path.join(this.gitDir, "index.lock"), { force: true });
-      // Set every time: an older repository gets the current settings too.
-      const settings: [string, string][] = [
-        ["core.bare", "false"],
-        ["core.autocrlf", "false"],
-        ["core.safecrlf", "false"],
-        ["core.symlinks", "true"],
-        ["core.quotePath", "false"],
+      // Written every time (one file, no git process per key): an older repository gets the current settings too.
+      const config = [
+        "[core]",
+        "\trepositoryformatversion = 0",
+        "\tbare = false",
+        "\tfilemode = true",
+        "\tautocrlf = false",
+        "\tsafecrlf = false",
+        "\tsymlinks = true",
+        "\tquotePath = false",
         // above this size a file is stored whole and treated as binary by diff (listed, not diffed)
-        ["core.bigFileThreshold", "1m"],
-        ["core.untrackedCache", "true"],
-        ["core.fsmonitor", "false"],
-        ["index.version", "4"],
-        ["index.skipHash", "true"],
-        ["gc.auto", "0"],
-        ["advice.addEmbeddedRepo", "false"],
-        ["advice.addIgnoredFile", "false"],
+        "\tbigFileThreshold = 1m",
+        "\tuntrackedCache = true",
+        "\tfsmonitor = false",
+        "[index]",
+        "\tversion = 4",
+        "\tskipHash = true",
+        "[gc]",
+        "\tauto = 0",
+        "[advice]",
+        "\taddEmbeddedRepo = false",
+        "\taddIgnoredFile = false",
       ];
-      for (const [key, value] of settings) await this.git(["config", key, value], { noWorkTree: true });
+      await writeFile(path.join(this.gitDir, "config"), `${config.join("\n")}\n`);
       await mkdir(path.join(this.gitDir, "info"), { recursive: true });
       const excludes = ["# Conduit: never snapshotted", ...[...heavyDirectoryNames].map((name) => `${name}/`), ".*.conduit-*.tmp"];
       await writeFile(path.join(this.gitDir, "info", "exclude"), `${excludes.join("\n")}\n`);

@@ -349,7 +349,7 @@ export class SessionHub {
         // the before-turn snapshot runs while a child starts; it never throws
         const snapshotted = this.deps.turnSnapshots?.promptDelivered(snapshotSessionOf(entry), stored.record.seq);
         const runner = await this.ensureRunner(entry, entry.conversationStarted);
-        await snapshotted;
+        await snapshotted?.();
         await runner.prompt({ uuid, text });
       } catch (err) {
         this.endTurnSnapshot(entry);
@@ -559,6 +559,7 @@ export class SessionHub {
 
   private async startRunner(entry: SessionEntry, resume: boolean): Promise<SessionRunner> {
     const configDir = path.join(this.deps.configRoot, entry.workspace.id);
+    this.deps.turnSnapshots?.warm(snapshotSessionOf(entry));
     // 0700: a CLI config dir holds that workspace's transcripts.
     await mkdir(configDir, { recursive: true, mode: 0o700 });
     const mode = ZPermissionMode.safeParse(entry.mode);

@@ -65,11 +65,12 @@ export class TurnSnapshots {
   constructor(private readonly deps: TurnSnapshotsDeps) {}
 
   /**
-   * A prompt is about to reach the CLI. Opens the session's turn with a before-snapshot (a prompt
-   * sent while a turn is open joins that turn). Never throws; waits at most `beforeWaitMs`.
+   * A prompt is on its way to the CLI. Opens the session's turn with a before-snapshot (a prompt
+   * sent while a turn is open joins that turn) and returns the wait for it: the caller awaits it
+   * just before the prompt is written; it never throws and lasts at most `beforeWaitMs`.
    */
-  async promptDelivered(session: SnapshotSession, promptSeq: number): Promise<void> {
-    if (this.closed || this.open.has(session.sessionId)) return;
+  promptDelivered(session: SnapshotSession, promptSeq: number): () => Promise<void> {
+    if (this.closed || this.open.has(session.sessionId)) return async () => undefined;
     const repo = this.repoOf(session);
     const before = repo.snapshot(`before prompt ${promptSeq} of session ${session.sessionId}`).catch((err: unknown) => {
       this.deps.log.warn({ err, sessionId: session.sessionId }, "the before-turn snapshot failed; this turn's changes are unknown");
@@ -77,18 +78,31 @@ export class TurnSnapshots {
     });
     const turn: OpenTurn = { session, promptSeq, before, late: false };
     this.open.set(session.sessionId, turn);
-    let timer: NodeJS.Timeout | undefined;
-    const waited = await Promise.race([
-      before.then(() => true),
-      new Promise<false>((resolve) => {
-        timer = setTimeout(() => resolve(false), this.deps.beforeWaitMs ?? 2_000);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (!waited) {
-      turn.late = true;
-      this.deps.log.warn({ sessionId: session.sessionId }, "the before-turn snapshot was too slow; this turn's changes are unknown");
-    }
+    return async () => {
+      let timer: NodeJS.Timeout | undefined;
+      const waited = await Promise.race([
+        before.then(() => true),
+        new Promise<false>((resolve) => {
+          timer = setTimeout(() => resolve(false), this.deps.beforeWaitMs ?? 2_000);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (!waited) {
+        turn.late = true;
+        this.deps.log.warn({ sessionId: session.sessionId }, "the before-turn snapshot was too slow; this turn's changes are unknown");
+      }
+    };
+  }
+
+  /**
+   * A session's child is starting: the workspace's first snapshot (which hashes every file) is
+   * taken now, in the background, so the first prompt's snapshot only looks for changes.
+   */
+  warm(session: SnapshotSession): void {
+    if (this.closed) return;
+    this.repoOf(session)
+      .snapshot(`baseline for session ${session.sessionId}`)
+      .catch((err: unknown) => this.deps.log.warn({ err, sessionId: session.sessionId }, "the baseline snapshot failed"));
   }
 
   /**
