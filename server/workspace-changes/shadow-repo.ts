@@ -41,9 +41,14 @@ export class ShadowRepo {
   /** The index holds exactly the latest snapshot's tree (known only after a snapshot in this process). */
   private indexIsLatest = false;
 
+  /**
+   * `readOnly`: this process only reads (the web app): it never creates, configures or unlocks
+   * the repository, whose writer is the sidecar.
+   */
   constructor(
     readonly gitDir: string,
     readonly workTree: string,
+    readonly readOnly = false,
   ) {}
 
   /**
@@ -51,6 +56,7 @@ export class ShadowRepo {
    * latest snapshot, returns that one (no new commit).
    */
   snapshot(message = "snapshot"): Promise<string> {
+    if (this.readOnly) return Promise.reject(new Error("a read-only shadow repository takes no snapshots"));
     return this.exclusive(async () => {
       await this.init();
       // --ignore-errors: an unreadable file is left out, the rest is still snapshotted
@@ -165,8 +171,9 @@ export class ShadowRepo {
   }
 
   private init(): Promise<void> {
+    if (this.readOnly) return Promise.resolve();
     this.ready ??= (async () => {
-      const exists = await stat(path.join(this.gitDir, "HEAD")).then(
+      const exists = await stat(path.join(/*turbopackIgnore: true*/ this.gitDir, "HEAD")).then(
         () => true,
         () => false,
       );
@@ -258,14 +265,19 @@ function gitEnv(): Record<string, string> {
 
 const repos = new Map<string, ShadowRepo>();
 
-/** The shadow repository of a workspace; one object per repository in this process. */
-export function shadowRepoOf(dataDir: string, workspaceId: string, workTree: string): ShadowRepo {
+/**
+ * The shadow repository of a workspace; one object per repository in this process (its writer
+ * lock is per object). The web app asks for `readOnly` ones.
+ */
+export function shadowRepoOf(dataDir: string, workspaceId: string, workTree: string, options: { readOnly?: boolean } = {}): ShadowRepo {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(workspaceId)) throw new Error("bad workspace id");
-  const gitDir = path.resolve(dataDir, "shadow", `${workspaceId}.git`);
-  let repo = repos.get(gitDir);
+  const gitDir = path.resolve(/*turbopackIgnore: true*/ dataDir, "shadow", `${workspaceId}.git`);
+  const readOnly = options.readOnly ?? false;
+  const key = `${readOnly ? "r" : "w"}:${gitDir}`;
+  let repo = repos.get(key);
   if (!repo || repo.workTree !== workTree) {
-    repo = new ShadowRepo(gitDir, workTree);
-    repos.set(gitDir, repo);
+    repo = new ShadowRepo(gitDir, workTree, readOnly);
+    repos.set(key, repo);
   }
   return repo;
 }
