@@ -73,9 +73,11 @@ export async function readFileChange(
   const workspace = await sessionOf(userId, slug, sessionId);
   const file = parseRelativePath(query.path);
   const scope: ChangeScope = query.turn !== undefined ? { turn: query.turn } : { session: true };
-  const { before, after } = commitsOfScope(await listTurnChanges(getDb(), sessionId), scope);
+  const steps = await listTurnChanges(getDb(), sessionId);
+  // nothing recorded yet: the file has no change to show (both sides absent)
+  if ("session" in scope && !sessionCommits(steps)) return { path: file, before: { kind: "absent" }, after: { kind: "absent" }, hunks: [] };
+  const { before, after } = commitsOfScope(steps, scope);
   const repo = repoOf(workspace);
   const [beforeSide, afterSide] = await Promise.all([snapshotSide(repo, before, file), snapshotSide(repo, after, file)]);
-  if (beforeSide.kind === "absent" && afterSide.kind === "absent") throw new AppError(ErrorCode.notFound, `${file} is not among this change's files.`);
   return { path: file, before: beforeSide, after: afterSide, hunks: hunksOf(beforeSide, afterSide).hunks };
 }

@@ -117,6 +117,8 @@ export interface RewindPreview {
   deletions: number;
   /** Files changed since this session's latest snapshot (by a person or another session). */
   conflicts: string[];
+  /** Why this prompt cannot be rewound to (no snapshot from before it); nothing else is set then. */
+  unavailable?: string;
 }
 
 /** The answer to a confirmed rewind or a revert. */

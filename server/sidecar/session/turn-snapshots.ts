@@ -158,8 +158,8 @@ export class TurnSnapshots {
     input: { scope: ChangeScope; path: string },
     actorId: string,
   ): Promise<{ event: RewindEventPayload | Record<string, unknown>; result: TakeBackResult }> {
-    this.assertIdle(session, status);
     const file = parseRelativePath(input.path);
+    this.assertIdle(session, status);
     const steps = await this.stepsOf(session.sessionId);
     const { before, after } = commitsOfScope(steps, input.scope);
     const repo = this.repoOf(session);
@@ -178,8 +178,8 @@ export class TurnSnapshots {
     input: { scope: ChangeScope; path: string; hunk: number },
     actorId: string,
   ): Promise<{ event: Record<string, unknown>; result: TakeBackResult }> {
-    this.assertIdle(session, status);
     const file = parseRelativePath(input.path);
+    this.assertIdle(session, status);
     const steps = await this.stepsOf(session.sessionId);
     const { before, after } = commitsOfScope(steps, input.scope);
     const repo = this.repoOf(session);
@@ -194,7 +194,13 @@ export class TurnSnapshots {
   /** A rewind's dry run: what going back to before prompt `promptSeq` changes, and the conflicts. */
   async previewRewind(session: SnapshotSession, promptSeq: number): Promise<RewindPreview> {
     const steps = await this.stepsOf(session.sessionId);
-    const target = rewindTarget(steps, promptSeq);
+    let target: string;
+    try {
+      target = rewindTarget(steps, promptSeq);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== ErrorCode.notFound) throw err;
+      return { promptSeq, files: [], insertions: 0, deletions: 0, conflicts: [], unavailable: err.message };
+    }
     const repo = this.repoOf(session);
     const current = await repo.snapshot(`before a rewind of session ${session.sessionId}`);
     return planRewind(repo, { target, current, latest: sessionCommits(steps)?.after ?? null }, promptSeq);
