@@ -156,8 +156,10 @@ async function removeFile(ws: WorkspaceRoot, rel: string): Promise<boolean> {
   let real: string;
   try {
     ({ real } = await resolveEntry(ws, rel));
-  } catch {
-    return false;
+  } catch (err) {
+    // already gone is fine; a path leading outside is not
+    if (err instanceof AppError && err.code === ErrorCode.notFound) return false;
+    throw err;
   }
   const info = await lstat(real).catch(() => undefined);
   if (!info) return false;
