@@ -256,6 +256,8 @@ function gitEnv(): Record<string, string> {
     GIT_CONFIG_GLOBAL: "/dev/null",
     GIT_TERMINAL_PROMPT: "0",
     GIT_OPTIONAL_LOCKS: "0",
+    // a file name is a name, never a pattern (`*`, `:(glob)`)
+    GIT_LITERAL_PATHSPECS: "1",
     GIT_AUTHOR_NAME: "Conduit",
     GIT_AUTHOR_EMAIL: "snapshots@conduit.invalid",
     GIT_COMMITTER_NAME: "Conduit",
