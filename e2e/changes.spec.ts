@@ -71,7 +71,8 @@ test("the Changes tab lists a turn's files, reverts a hunk and a file, and a rew
     await row.click();
     const diff = owner.getByTestId("change-diff");
     await expect(diff).toHaveAttribute("data-path", written);
-    await expect(diff.locator(".monaco-editor").first()).toBeVisible();
+    // Monaco comes from /monaco/vs on first use: slow on a loaded machine
+    await expect(diff.locator(".monaco-editor").first()).toBeVisible({ timeout: 60_000 });
     await expect(owner.getByTestId("change-revert-hunk")).toHaveCount(1);
     await owner.getByTestId("change-revert-hunk").click();
     await expect.poll(() => onDisk(ws, written)).toBe("");
