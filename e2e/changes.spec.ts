@@ -2,7 +2,7 @@
 // acceptEdits session writes a file; the Changes tab lists it with its counts and opens its diff;
 // a hunk and then the whole file are taken back; a viewer reads the same list without the
 // take-back controls; a rewind before the first prompt previews, confirms, and shows in the
-// conversation.
+// conversation and in the history transcript.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
@@ -106,6 +106,19 @@ test("the Changes tab lists a turn's files, reverts a hunk and a file, and a rew
     // the viewer's conversation shows it too
     await viewer.locator("#tab-conversation").click();
     await expect(viewer.getByTestId("notice").filter({ hasText: "rewound the workspace's files" })).toBeVisible();
+
+    // the history transcript shows the same changes, read-only
+    await viewer.goto(`/history/${ws.slug}/${sessionUrl.split("/").pop()!}`);
+    const transcript = viewer.getByTestId("transcript-view");
+    await expect(transcript.getByTestId("notice").filter({ hasText: "This turn changed 1 file (+3 −0)" })).toHaveCount(2);
+    const panel = viewer.getByTestId("changes-panel");
+    await panel.getByTestId("change-scope").selectOption({ index: 1 });
+    const historyRow = panel.locator(`[data-testid="change-file"][data-path="${written}"]`);
+    await expect(historyRow).toHaveAttribute("data-status", "added");
+    await historyRow.click();
+    await expect(panel.getByTestId("change-diff")).toHaveAttribute("data-path", written);
+    await expect(panel.getByTestId("change-revert-file")).toHaveCount(0);
+    await expect(panel.getByTestId("diff-comment-input")).toHaveCount(0);
   } finally {
     await owner.context().close();
     await viewer.context().close();
