@@ -1,6 +1,6 @@
 // Issue 12's Changes view in a browser, against the real CLI and the offline demo model: an
 // acceptEdits session writes a file; the Changes tab lists it with its counts and opens its diff;
-// a hunk and then the whole file are taken back; a viewer reads the same list without the
+// a hunk and then the whole file are taken back; a line comment becomes a prompt; a viewer reads the same list without the
 // take-back controls; a rewind before the first prompt previews, confirms, and shows in the
 // conversation and in the history transcript.
 import { readFile } from "node:fs/promises";
@@ -91,6 +91,21 @@ test("the Changes tab lists a turn's files, reverts a hunk and a file, and a rew
     await sendPrompt(owner, "write it again");
     await expect(owner.getByTestId("turn-end")).toHaveCount(2, { timeout: 60_000 });
     await expect.poll(() => onDisk(ws, written)).toBe(writtenText);
+
+    // review in place: a comment on a line of the diff becomes the next prompt
+    await owner.getByTestId("changes-tab").click();
+    await owner.getByTestId("change-scope").selectOption({ index: 0 });
+    await owner.locator(`[data-testid="change-file"][data-path="${written}"]`).click();
+    await owner.getByTestId("diff-comment-line").fill("3");
+    await owner.getByTestId("diff-comment-input").fill("Make this sentence shorter");
+    await owner.getByTestId("diff-comment-send").click();
+    await owner.locator("#tab-conversation").click();
+    const review = owner.getByTestId("message-user").nth(2);
+    await expect(review).toContainText(`Review comment on ${written}, line 3:`);
+    await expect(review).toContainText("> This file was written by the offline demo model");
+    await expect(review).toContainText("Make this sentence shorter");
+    await expect(owner.getByTestId("turn-end")).toHaveCount(3, { timeout: 60_000 });
+
     await owner.getByTestId("rewind-button").first().click();
     const preview = owner.getByTestId("rewind-preview");
     await expect(preview).toBeVisible();
