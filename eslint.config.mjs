@@ -30,6 +30,11 @@ const layers = [
     patterns: [wall(["@/server/*", "!@/server/shared", "!@/server/workspace-fs", "@/app/*", "@/components/*", "@/generated/*"], "server/workspace-git imports only server/shared and server/workspace-fs")],
   },
   {
+    // a workspace's shadow repository and taking changes back: node I/O and the file layer, nothing of either process
+    files: ["server/workspace-changes/**/*.ts"],
+    patterns: [wall(["@/server/*", "!@/server/shared", "!@/server/workspace-fs", "@/app/*", "@/components/*", "@/generated/*"], "server/workspace-changes imports only server/shared and server/workspace-fs")],
+  },
+  {
     files: ["server/edge-proxy/**/*.ts"],
     patterns: [wall(["@/server/sidecar/*", "@/server/web/*", "@/server/db/*", "@/server/domain/*", "@/app/*", "@/components/*"], "the edge proxy stands alone: it may import server/shared and server/env only")],
   },

@@ -1,8 +1,10 @@
 /**
  * The workspace file layer on a generated workspace of 20,000 files plus a 100,000-entry
  * `node_modules`: the tree's first level, a name search (which must skip node_modules) and
- * opening a 5 MB text file (read, UTF-8 check, sha256). p50 of repeated runs, warm page cache.
- * Last line: `files: tree_first_level_ms=… name_search_ms=… open_5mb_ms=…`.
+ * opening a 5 MB text file (read, UTF-8 check, sha256), and the Changes capture's snapshots of
+ * the workspace's shadow repository (`server/workspace-changes`): one after a turn that changed
+ * 10 files, one after a turn that changed nothing. p50 of repeated runs, warm page cache.
+ * Last line: `files: tree_first_level_ms=… name_search_ms=… open_5mb_ms=… snapshot_turn_ms=… snapshot_noop_ms=…`.
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -11,6 +13,7 @@ import { readWorkspaceFile } from "@/server/workspace-fs/file-content";
 import { listWorkspaceDirectory } from "@/server/workspace-fs/list-directory";
 import { searchWorkspaceNames } from "@/server/workspace-fs/search-names";
 import type { WorkspaceRoot } from "@/server/workspace-fs/workspace-path";
+import { ShadowRepo } from "@/server/workspace-changes/shadow-repo";
 
 async function generate(root: string): Promise<void> {
   for (let p = 0; p < 20; p++) {
@@ -62,8 +65,31 @@ export default async function run(): Promise<void> {
       const r = await readWorkspaceFile(ws, "big.ts");
       if (r.kind !== "text") throw new Error(`big.ts read as ${r.kind}`);
     });
-    console.log(`files: tree_first_level_ms=${tree.toFixed(2)} name_search_ms=${search.toFixed(1)} open_5mb_ms=${open5.toFixed(1)}`);
+    // the shadow repository lives outside the workspace, as DATA_DIR/shadow/<id>.git does
+    const repo = new ShadowRepo(path.join(`${dir}-shadow`, "ws.git"), dir);
+    const first = performance.now();
+    await repo.snapshot("baseline");
+    console.log(`first snapshot (hashes every file) in ${((performance.now() - first) / 1000).toFixed(1)} s`);
+    let round = 0;
+    const turnTimes: number[] = [];
+    for (let i = 0; i < 16; i++) {
+      round += 1;
+      // a turn that changed 10 files: modified in place across packages
+      await Promise.all(
+        Array.from({ length: 10 }, (_, f) => writeFile(path.join(dir, "src", `pkg-${f}`, `mod-${f % 10}`, `file-${f}.ts`), `export const v${f} = ${round};\n`)),
+      );
+      const t0 = performance.now();
+      await repo.snapshot(`turn ${round}`);
+      if (i > 0) turnTimes.push(performance.now() - t0);
+    }
+    turnTimes.sort((a, b) => a - b);
+    const turn = turnTimes[Math.floor(turnTimes.length / 2)]!;
+    const noop = await p50(30, () => repo.snapshot("noop"));
+    console.log(
+      `files: tree_first_level_ms=${tree.toFixed(2)} name_search_ms=${search.toFixed(1)} open_5mb_ms=${open5.toFixed(1)} snapshot_turn_ms=${turn.toFixed(1)} snapshot_noop_ms=${noop.toFixed(1)}`,
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
+    await rm(`${dir}-shadow`, { recursive: true, force: true });
   }
 }

@@ -11,6 +11,8 @@ import { attachApprovalSockets, notifyUsersOf } from "@/server/sidecar/socket/ap
 import { createSocketServer } from "@/server/sidecar/socket/create-socket-server";
 import { RevocationSweep } from "@/server/sidecar/socket/revocation-sweep";
 import { attachSessionSockets } from "@/server/sidecar/socket/session-socket";
+import { TurnSnapshots } from "@/server/sidecar/session/turn-snapshots";
+import { attachChangesSockets } from "@/server/sidecar/socket/changes-socket";
 import type { SessionFixtures } from "./session-fixtures";
 
 /** The token secret and the one allowed Origin of a test sidecar. */
@@ -23,6 +25,10 @@ export interface TestSidecarOptions {
   approvals?: boolean;
   /** With the revocation sweep on its default one-second timer, as main.ts runs it. */
   revocationSweep?: boolean;
+  /** Decides the hub's permission questions itself (instead of the approval service). */
+  decidePermission?: SessionPermissionDecider;
+  /** With per-turn snapshots of the workspace (the Changes view) and the take-back commands. */
+  snapshots?: boolean;
   /** Wraps the approval service's decider (a benchmark times it). */
   wrapDecider?: (decide: SessionPermissionDecider) => SessionPermissionDecider;
   log?: Logger;
@@ -32,6 +38,8 @@ export interface TestSidecar {
   hub: SessionHub;
   /** Present with `approvals: true`. */
   approvals: ApprovalService | undefined;
+  /** Present with `snapshots: true`. */
+  snapshots: TurnSnapshots | undefined;
   /** Present with `revocationSweep: true`. */
   revocations: RevocationSweep | undefined;
   port: number;
@@ -56,9 +64,12 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
   const approvals = options.approvals
     ? new ApprovalService({ db: fx.db, log, notify: notifyUsersOf(server.io) })
     : undefined;
-  const decider = approvals && (options.wrapDecider?.(approvals.decidePermission) ?? approvals.decidePermission);
+  const decider =
+    options.decidePermission ?? (approvals && (options.wrapDecider?.(approvals.decidePermission) ?? approvals.decidePermission));
+  const snapshots = options.snapshots ? new TurnSnapshots({ db: fx.db, dataDir: fx.dataDir, log }) : undefined;
   const hub = new SessionHub({
     db: fx.db,
+    ...(snapshots ? { turnSnapshots: snapshots } : {}),
     configRoot: path.join(fx.dataDir, "claude-config"),
     sidecarId: "test",
     log,
@@ -67,6 +78,7 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
   });
   attachSessionSockets(server.io, { hub, db: fx.db, log });
   if (approvals) attachApprovalSockets(server.io, { service: approvals, db: fx.db, log });
+  if (snapshots) attachChangesSockets(server.io, { hub, snapshots, db: fx.db, log });
   const revocations = options.revocationSweep
     ? new RevocationSweep({ io: server.io, db: fx.db, log, onDeciders: approvals ? (userId, decidesIn) => approvals.withdrawFrom(userId, decidesIn) : undefined })
     : undefined;
@@ -75,6 +87,7 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
   return {
     hub,
     approvals,
+    snapshots,
     revocations,
     port,
     async connect(user) {
@@ -97,6 +110,7 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
       await revocations?.close();
       await server.close();
       await hub.close();
+      await snapshots?.close();
       await approvals?.close();
     },
   };

@@ -8,6 +8,7 @@ import { formatUsd } from "@/components/format/money";
 import { buildConversation } from "@/components/session/conversation";
 import { formatDuration } from "@/components/session/format";
 import { ConversationItemView } from "@/components/session/session-view";
+import { ChangesPanel } from "@/components/changes/changes-panel";
 
 export interface TranscriptViewProps {
   events: WireEvent[];
@@ -16,10 +17,12 @@ export interface TranscriptViewProps {
   live: boolean;
   turnCosts: TranscriptTurnCost[];
   approvals: TranscriptApproval[];
+  /** The session whose file changes are listed (read-only: take-backs are on the live page). */
+  changes?: { slug: string; sessionId: string };
 }
 
 /** A past session read from its event log: the conversation, cost per turn, approvals and who decided them. */
-export function TranscriptView({ events, rootPath, liveHref, live, turnCosts, approvals }: TranscriptViewProps) {
+export function TranscriptView({ events, rootPath, liveHref, live, turnCosts, approvals, changes }: TranscriptViewProps) {
   const conversation = useMemo(() => buildConversation(events), [events]);
   const total = turnCosts.reduce((s, t) => s + t.usd, 0);
   return (
@@ -44,6 +47,13 @@ export function TranscriptView({ events, rootPath, liveHref, live, turnCosts, ap
           ))
         )}
       </section>
+
+      {changes && (
+        <section className="card" aria-label="Files changed">
+          <h2 className="mb-2 text-sm font-medium text-zinc-500">Files changed</h2>
+          <ChangesPanel slug={changes.slug} sessionId={changes.sessionId} socket={undefined} refreshKey="history" readOnly newCommandId={() => ""} />
+        </section>
+      )}
 
       <section className="card overflow-x-auto" aria-label="Cost per turn">
         <h2 className="mb-2 text-sm font-medium text-zinc-500">Cost per turn</h2>

@@ -6,6 +6,7 @@
  * types are skipped (the raw tab still shows them), and nothing here throws on odd input.
  */
 import type { WireEvent } from "@/server/shared/wire/session";
+import { describeChangeEvent } from "@/components/changes/change-notices";
 
 type Json = Record<string, unknown>;
 
@@ -142,6 +143,13 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
       case "interrupt":
         notice(e, "info", `${by} pressed Stop.`);
         break;
+      case "changes":
+      case "revert":
+      case "rewind": {
+        const said = describeChangeEvent(e.kind, p, by);
+        if (said) notice(e, said.tone, said.text, said.detail);
+        break;
+      }
       case "set-mode":
       case "set-model": {
         const what = e.kind === "set-mode" ? "permission mode" : "model";

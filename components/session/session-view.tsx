@@ -22,6 +22,8 @@ import { emptySessionLog, hasGap, reduceSessionLog } from "./session-log";
 import { StatusBadge } from "./status-badge";
 import { ToolCard } from "./tool-card";
 import { SessionApprovals } from "@/components/approval/session-approvals";
+import { ChangesPanel } from "@/components/changes/changes-panel";
+import { RewindDialog } from "@/components/changes/rewind-dialog";
 import { ConnectionNotice, useSocket } from "./use-socket";
 import { ackMessage, command, emitCommand, fact, newCommandId } from "./wire-client";
 
@@ -48,7 +50,8 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
   const [subscribed, setSubscribed] = useState(false);
   const [subscribeError, setSubscribeError] = useState<string>();
   const [loadFullError, setLoadFullError] = useState<string>();
-  const [tab, setTab] = useState<"conversation" | "raw">("conversation");
+  const [tab, setTab] = useState<"conversation" | "raw" | "changes">("conversation");
+  const [rewindSeq, setRewindSeq] = useState<number>();
   const [mode, setMode] = useState({ value: initialSession.mode, seq: 0 });
   const logRef = useRef(log);
   const resubscribe = useRef<() => void>(() => undefined);
@@ -138,6 +141,11 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
   }, [log]);
 
   const conversation = useMemo(() => buildConversation(log.events), [log.events]);
+  // the Changes tab reloads when a turn's changes, a revert or a rewind is logged
+  const changesKey = useMemo(
+    () => String(log.events.findLast((e) => e.kind === "changes" || e.kind === "revert" || e.kind === "rewind")?.seq ?? 0),
+    [log.events],
+  );
 
   // The mode shown is the last one confirmed: by the CLI in the log, by a status fact, or by a set-mode ack.
   useEffect(() => {
@@ -281,13 +289,17 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
         className="flex gap-1 border-b border-zinc-200 text-sm dark:border-zinc-800"
         onKeyDown={(e) => {
           if (e.key !== "ArrowLeft" && e.key !== "ArrowRight") return;
-          const next = tab === "conversation" ? "raw" : "conversation";
+          const order = ["conversation", "changes", "raw"] as const;
+          const next = order[(order.indexOf(tab) + (e.key === "ArrowRight" ? 1 : order.length - 1)) % order.length]!;
           setTab(next);
           document.getElementById(`tab-${next}`)?.focus();
         }}
       >
         <TabButton id="conversation" active={tab === "conversation"} onSelect={() => setTab("conversation")}>
           Conversation
+        </TabButton>
+        <TabButton id="changes" testId="changes-tab" active={tab === "changes"} onSelect={() => setTab("changes")}>
+          Changes
         </TabButton>
         <TabButton id="raw" testId="raw-tab" active={tab === "raw"} onSelect={() => setTab("raw")}>
           Raw <span className="text-xs text-zinc-400 tabular-nums">{log.events.length}</span>
@@ -299,6 +311,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
           <ConversationPane
             conversation={conversation}
             rootPath={workspace.rootPath}
+            onRewind={canWrite ? setRewindSeq : undefined}
             loading={!subscribed && log.events.length === 0 && !subscribeError}
             failed={subscribeError !== undefined && log.events.length === 0}
             onLoadFull={async (seq) => {
@@ -313,7 +326,16 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
             }}
           />
         ) : null}
-        {tab === "conversation" ? (
+        {tab === "changes" ? (
+          <ChangesPanel
+            slug={workspace.slug}
+            sessionId={sessionId}
+            socket={socket ?? undefined}
+            refreshKey={changesKey}
+            onPrompt={canWrite && !dead ? onPrompt : undefined}
+            newCommandId={newCommandId}
+          />
+        ) : tab === "conversation" ? (
           // The caller's pending approvals of this session, decided here without going to the inbox.
           <SessionApprovals sessionId={sessionId} />
         ) : (
@@ -324,6 +346,15 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
         )}
       </div>
 
+      {rewindSeq !== undefined && (
+        <RewindDialog
+          sessionId={sessionId}
+          promptSeq={rewindSeq}
+          socket={socket ?? undefined}
+          newCommandId={newCommandId}
+          onClose={() => setRewindSeq(undefined)}
+        />
+      )}
       <div className="sticky bottom-0 -mx-2 bg-zinc-50/95 px-2 pt-2 pb-4 backdrop-blur dark:bg-zinc-950/95">
         <PromptBox disabledReason={promptRefusal} onSend={onPrompt} demoScenarios={demoScenarios} autoFocus />
       </div>
@@ -533,11 +564,12 @@ function StopButton({
 function ConversationPane(props: {
   conversation: Conversation;
   rootPath: string;
+  onRewind?: (promptSeq: number) => void;
   loading: boolean;
   failed: boolean;
   onLoadFull: (seq: number) => void;
 }) {
-  const { conversation, rootPath, loading, failed, onLoadFull } = props;
+  const { conversation, rootPath, loading, failed, onLoadFull, onRewind } = props;
   const endRef = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
 
@@ -579,7 +611,7 @@ function ConversationPane(props: {
     >
       {conversation.items.map((item) => (
         <li key={item.key}>
-          <ConversationItemView item={item} rootPath={rootPath} onLoadFull={onLoadFull} />
+          <ConversationItemView item={item} rootPath={rootPath} onLoadFull={onLoadFull} onRewind={onRewind} />
         </li>
       ))}
       {conversation.partials.map((p) => (
@@ -640,10 +672,13 @@ export function ConversationItemView({
   item,
   rootPath,
   onLoadFull,
+  onRewind,
 }: {
   item: ConversationItem;
   rootPath: string;
   onLoadFull: (seq: number) => void;
+  /** Offers to rewind the workspace's files to before this prompt (owners and editors). */
+  onRewind?: (promptSeq: number) => void;
 }) {
   switch (item.kind) {
     case "user":
@@ -661,6 +696,18 @@ export function ConversationItemView({
               <span suppressHydrationWarning className="ml-2 font-normal text-indigo-900/50 dark:text-indigo-200/50">
                 {formatRelative(item.at)}
               </span>
+              {onRewind && (
+                <button
+                  type="button"
+                  data-testid="rewind-button"
+                  data-seq={item.seq}
+                  className="float-right font-normal text-indigo-900/60 hover:underline dark:text-indigo-200/60"
+                  title="Put the workspace's files back as they were before this prompt (a preview first)"
+                  onClick={() => onRewind(item.seq)}
+                >
+                  Rewind files
+                </button>
+              )}
             </div>
             <p className="text-sm break-words whitespace-pre-wrap">{item.text}</p>
           </div>

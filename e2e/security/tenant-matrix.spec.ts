@@ -57,6 +57,10 @@ const routeCases: RouteCase[] = [
   { route: "GET /api/workspaces/[slug]/sessions", path: (f) => `/api/workspaces/${f.slug}/sessions`, expect: members },
   { route: "GET /api/workspaces/[slug]/sessions/[session]", path: (f) => `/api/workspaces/${f.slug}/sessions/${f.sessionId}`, expect: members },
   { route: "GET /api/workspaces/[slug]/sessions/[session]/events", path: (f) => `/api/workspaces/${f.slug}/sessions/${f.sessionId}/events`, expect: members },
+  { route: "GET /api/workspaces/[slug]/sessions/[session]/changes", path: (f) => `/api/workspaces/${f.slug}/sessions/${f.sessionId}/changes`, expect: members },
+  { route: "GET /api/workspaces/[slug]/sessions/[session]/changes", path: (f) => `/api/workspaces/${f.otherSlug}/sessions/${f.sessionId}/changes`, expect: nobody },
+  { route: "GET /api/workspaces/[slug]/sessions/[session]/changes/file", path: (f) => `/api/workspaces/${f.slug}/sessions/${f.sessionId}/changes/file?session=1&path=matrix-files/seed.txt`, expect: members },
+  { route: "GET /api/workspaces/[slug]/sessions/[session]/changes/file", path: (f) => `/api/workspaces/${f.otherSlug}/sessions/${f.sessionId}/changes/file?session=1&path=matrix-files/seed.txt`, expect: nobody },
   { route: "GET /api/workspaces/[slug]/budget", path: (f) => `/api/workspaces/${f.slug}/budget`, expect: members },
   { route: "GET /api/workspaces/[slug]/approval-settings", path: (f) => `/api/workspaces/${f.slug}/approval-settings`, expect: members },
   { route: "GET /api/workspaces/[slug]/files", path: (f) => `/api/workspaces/${f.slug}/files?path=matrix-files`, expect: members },
@@ -277,7 +281,12 @@ test("a signed-out client cannot open a socket", async () => {
 test("socket commands × owner, editor, viewer, non-member: no unexpected allow", async () => {
   test.setTimeout(120_000);
   const { sessionId, slug } = fixture;
-  const cases: { event: string; payload: () => unknown; expect: Record<Who, Expect> }[] = [
+  // `authorizedWhen`: an error code that only comes after the role check passed (the payload is
+  // refused on its content), so for allowed roles it counts as allowed
+  const cases: { event: string; payload: () => unknown; expect: Record<Who, Expect>; authorizedWhen?: string }[] = [
+    { event: "session:rewind", payload: () => ({ sessionId, promptSeq: 1, commandId: commandId() }), expect: steerers },
+    { event: "changes:revert-file", payload: () => ({ sessionId, scope: { session: true }, path: "../escape.txt", commandId: commandId() }), expect: steerers, authorizedWhen: "invalid_payload" },
+    { event: "changes:revert-hunk", payload: () => ({ sessionId, scope: { session: true }, path: "../escape.txt", hunk: 0, commandId: commandId() }), expect: steerers, authorizedWhen: "invalid_payload" },
     { event: "session:subscribe", payload: () => ({ sessionId, afterSeq: 0 }), expect: members },
     { event: "session:fetch-event", payload: () => ({ sessionId, seq: 1 }), expect: members },
     { event: "workspace:watch", payload: () => ({ workspace: slug }), expect: members },
@@ -296,7 +305,8 @@ test("socket commands × owner, editor, viewer, non-member: no unexpected allow"
     if (socket instanceof Error) throw new Error(`${who} could not connect: ${socket.message}`);
     try {
       for (const c of cases) {
-        const ack = await emit(socket, c.event, c.payload());
+        const answer = await emit(socket, c.event, c.payload());
+        const ack = !answer.ok && c.expect[who] === "allow" && answer.error.code === c.authorizedWhen ? { ok: true as const, data: undefined } : answer;
         if (c.expect[who] === "deny") recordAttempt({ check: "S4", attack: `${who} ${c.event}`, kind: "access", allowed: ack.ok, detail: ack.ok ? "ok" : ack.error.code });
         if (ack.ok !== (c.expect[who] === "allow")) unexpected.push(`${who} ${c.event} → ${JSON.stringify(ack).slice(0, 200)} (expected ${c.expect[who]})`);
         else if (!ack.ok) {

@@ -26,6 +26,8 @@ import { attachSessionSockets } from "@/server/sidecar/socket/session-socket";
 import { ApprovalService } from "@/server/sidecar/approval/approval-service";
 import { attachApprovalSockets, notifyUsersOf } from "@/server/sidecar/socket/approval-socket";
 import { RevocationSweep } from "@/server/sidecar/socket/revocation-sweep";
+import { TurnSnapshots } from "@/server/sidecar/session/turn-snapshots";
+import { attachChangesSockets } from "@/server/sidecar/socket/changes-socket";
 
 const log = pino({ name: "sidecar", level: getEnv().LOG_LEVEL });
 
@@ -82,8 +84,11 @@ async function main(): Promise<void> {
   const approvals = new ApprovalService({ db, log: log.child({ component: "approvals" }), notify: notifyUsersOf(server.io) });
   const leftovers = await approvals.cancelLeftovers(sidecarId);
   if (leftovers > 0) log.info({ leftovers }, "cancelled approvals left pending by an earlier sidecar");
+  // each turn's file changes, from snapshots of the workspace's shadow repository (DATA_DIR/shadow)
+  const snapshots = new TurnSnapshots({ db, dataDir: path.resolve(env.CONDUIT_DATA_DIR), log: log.child({ component: "snapshots" }) });
   const hub = new SessionHub({
     db,
+    turnSnapshots: snapshots,
     configRoot: path.resolve(env.CONDUIT_DATA_DIR, "claude-config"),
     sidecarId,
     log,
@@ -102,6 +107,7 @@ async function main(): Promise<void> {
 
   attachSessionSockets(server.io, { hub, db, log });
   attachApprovalSockets(server.io, { service: approvals, db, log });
+  attachChangesSockets(server.io, { hub, snapshots, db, log });
   // Disabled accounts, sign-outs and removed members lose their open sockets within about 2 s.
   const revocations = new RevocationSweep({
     io: server.io,
@@ -122,6 +128,7 @@ async function main(): Promise<void> {
       .close()
       .then(() => server.close())
       .then(() => hub.close())
+      .then(() => snapshots.close())
       .then(() => approvals.close())
       .then(() => credentialProxy.close())
       .then(() => checkpointer.close())

@@ -110,7 +110,13 @@ export type WireEventKind =
   | "set-mode"
   | "set-model"
   | "stop"
-  | "decision";
+  | "decision"
+  /** a turn's file changes (server/shared/wire/changes.ts `TurnChangesEventPayload`) */
+  | "changes"
+  /** a person reverted a file or a hunk of the session's changes */
+  | "revert"
+  /** a person rewound the workspace's files to before a prompt (`RewindEventPayload`) */
+  | "rewind";
 
 /** One event-log entry as browsers see it. */
 export interface WireEvent {

@@ -74,6 +74,7 @@ import type {
 } from "./session-runner-contract";
 import { toWireEvent } from "./session-wire-event";
 import { attachSessionWorktree } from "./session-worktree-start";
+import type { SnapshotSession, TurnSnapshots } from "./turn-snapshots";
 
 /**
  * Makes the runner of one session; the hub starts, drives and disposes it. `decidePermission`
@@ -125,6 +126,8 @@ export interface SessionHubDeps {
   now?: () => number;
   /** Page size of `subscribe`; defaults to the wire contract's `subscribePage`. */
   subscribePage?: EventPageLimits;
+  /** Snapshots the workspace around each turn (the Changes view); none: changes are not recorded. */
+  turnSnapshots?: TurnSnapshots;
 }
 
 /** What `subscribe` hands to its `deliver` callback. */
@@ -348,9 +351,13 @@ export class SessionHub {
       const stored = await this.append(entry, "prompt", { text, uuid }, { commandId, actor });
       this.indexText(entry, text);
       try {
+        // the before-turn snapshot runs while a child starts; it never throws
+        const snapshotted = this.deps.turnSnapshots?.promptDelivered(snapshotSessionOf(entry), stored.record.seq);
         const runner = await this.ensureRunner(entry, entry.conversationStarted);
+        await snapshotted?.();
         await runner.prompt({ uuid, text });
       } catch (err) {
+        this.endTurnSnapshot(entry);
         await this.noteFailure(entry, "prompt", stored.record.seq, err);
         throw err;
       }
@@ -436,6 +443,24 @@ export class SessionHub {
       this.persistRow(entry);
       this.emitStatus(entry);
       return { seq: confirmed.seq, model: confirmed.value };
+    });
+  }
+
+  /**
+   * Runs a take-back of the session's file changes (`run` gets the session's status and refuses
+   * while a turn runs) once per `commandId`, and logs it as a `kind` event of the conversation.
+   */
+  takeBack<R extends object>(
+    actor: Actor,
+    sessionId: string,
+    commandId: string,
+    kind: "rewind" | "revert",
+    run: (session: SnapshotSession, status: SessionStatus) => Promise<{ event: unknown; result: R }>,
+  ): Promise<R & { seq: number }> {
+    return this.command(sessionId, commandId, kind, async (entry) => {
+      const { event, result } = await run(snapshotSessionOf(entry), entry.runner?.state.status ?? entry.status);
+      const stored = await this.append(entry, kind, event, { commandId, actor });
+      return { ...result, seq: stored.record.seq };
     });
   }
 
@@ -541,6 +566,7 @@ export class SessionHub {
 
   private async startRunner(entry: SessionEntry, resume: boolean): Promise<SessionRunner> {
     const configDir = path.join(this.deps.configRoot, entry.workspace.id);
+    this.deps.turnSnapshots?.warm(snapshotSessionOf(entry));
     // 0700: a CLI config dir holds that workspace's transcripts.
     await mkdir(configDir, { recursive: true, mode: 0o700 });
     const mode = ZPermissionMode.safeParse(entry.mode);
@@ -679,6 +705,7 @@ export class SessionHub {
               : { type: "process-spawned", claudeSessionId: entry.claudeSessionId },
           );
         } else {
+          this.endTurnSnapshot(entry);
           // Exit code 1 is the CLI's ordinary end after stdin closes with an error turn; it saved its state.
           entry.lastExit = event.signal === null && (event.code === 0 || event.code === 1) ? "graceful" : "crashed";
         }
@@ -690,9 +717,17 @@ export class SessionHub {
     }
   }
 
+  /** The turn is over: its after-snapshot is taken, and its changes logged as a `changes` event. */
+  private endTurnSnapshot(entry: SessionEntry): void {
+    this.deps.turnSnapshots?.turnEnded(entry.id, (payload) => {
+      if (!this.closed) this.appendQuietly(entry, "changes", payload);
+    });
+  }
+
   private appendLine(entry: SessionEntry, raw: string, message: CliMessage): void {
     this.appendRaw(entry, "cli", raw, wirePayloadOf(raw, message));
     if (message.type === "result") {
+      this.endTurnSnapshot(entry);
       entry.conversationStarted = true;
       this.countResult(entry, message);
       if (typeof message.result === "string" && message.result) this.indexText(entry, message.result);
@@ -1046,6 +1081,10 @@ function wirePayloadOf(raw: string, message: CliMessage): unknown {
   if (message.type === "unknown") return message.value;
   if (message.type === "control_request" && message.request.subtype === "unknown") return safeParse(raw);
   return message;
+}
+
+function snapshotSessionOf(entry: SessionEntry): SnapshotSession {
+  return { sessionId: entry.id, workspaceId: entry.workspace.id, rootPath: entry.workspace.rootPath };
 }
 
 function addUsage(tokens: Tokens, result: ResultMessage): void {

@@ -36,6 +36,7 @@ export default async function TranscriptPage({ params }: { params: Promise<{ wor
         live={t.live}
         turnCosts={t.turnCosts}
         approvals={t.approvals}
+        changes={{ slug: t.workspace.slug, sessionId: t.session.id }}
       />
     </div>
   );

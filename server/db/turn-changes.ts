@@ -1,0 +1,71 @@
+/**
+ * TurnChange rows: a session's file changes per turn (and per take-back) as commit pairs of the
+ * workspace's shadow repository (`server/workspace-changes`), with the file list kept as JSON so
+ * the history reads it without the repository.
+ */
+import type { ChangedFile, TurnChangeView } from "@/server/shared/wire/changes";
+import type { Db } from "./client";
+
+/** A stored step of a session's changes. */
+export interface TurnChangeRow {
+  id: string;
+  sessionId: string;
+  kind: TurnChangeView["kind"];
+  promptSeq: number | null;
+  beforeCommit: string | null;
+  afterCommit: string | null;
+  status: TurnChangeView["status"];
+  files: ChangedFile[];
+  createdById: string | null;
+  createdAt: Date;
+}
+
+export interface NewTurnChange {
+  sessionId: string;
+  kind: TurnChangeView["kind"];
+  promptSeq: number | null;
+  beforeCommit: string | null;
+  afterCommit: string | null;
+  status: TurnChangeView["status"];
+  files: readonly ChangedFile[];
+  createdById?: string | null;
+}
+
+export async function insertTurnChange(db: Db, change: NewTurnChange): Promise<TurnChangeRow> {
+  const row = await db.turnChange.create({
+    data: { ...change, files: JSON.stringify(change.files), createdById: change.createdById ?? null },
+  });
+  return rowOf(row);
+}
+
+/** A session's steps, oldest first. */
+export async function listTurnChanges(db: Db, sessionId: string): Promise<TurnChangeRow[]> {
+  const rows = await db.turnChange.findMany({ where: { sessionId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  return rows.map(rowOf);
+}
+
+function rowOf(row: {
+  id: string;
+  sessionId: string;
+  kind: string;
+  promptSeq: number | null;
+  beforeCommit: string | null;
+  afterCommit: string | null;
+  status: string;
+  files: string;
+  createdById: string | null;
+  createdAt: Date;
+}): TurnChangeRow {
+  let files: ChangedFile[] = [];
+  try {
+    files = JSON.parse(row.files) as ChangedFile[];
+  } catch {
+    files = [];
+  }
+  return {
+    ...row,
+    kind: row.kind === "revert" || row.kind === "rewind" ? row.kind : "turn",
+    status: row.status === "ok" ? "ok" : "unknown",
+    files,
+  };
+}

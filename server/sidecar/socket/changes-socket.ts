@@ -1,0 +1,98 @@
+/**
+ * The take-back half of the Changes contract (`server/shared/wire/changes.ts`): revert a file or
+ * a hunk of a session's changes, rewind the workspace's files to before a prompt (a dry run
+ * without `confirm`). Owners and editors only (`steer`), checked on every message; non-members
+ * get the same not_found as a missing session. Each confirmed take-back is one command of the
+ * session (retried ids have no second effect), logged in the conversation and audited.
+ */
+import type { Logger } from "pino";
+import type { Server, Socket } from "socket.io";
+import type { Db } from "@/server/db/client";
+import { findSessionAccess } from "@/server/db/sessions";
+import { canPerform, parseRole, type WorkspaceAction } from "@/server/domain/workspace/roles";
+import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
+import { ChangesCommand, ZRevertFile, ZRevertHunk, ZRewind } from "@/server/shared/wire/changes";
+import type { SocketUser } from "@/server/shared/wire/events";
+import type { Actor, SessionHub } from "@/server/sidecar/session/session-hub";
+import type { TurnSnapshots } from "@/server/sidecar/session/turn-snapshots";
+import { handleCommand } from "./handle-command";
+
+export interface ChangesSocketDeps {
+  hub: SessionHub;
+  snapshots: TurnSnapshots;
+  db: Db;
+  log: Logger;
+}
+
+const sessionNotFound = "No such session, or you are not a member of its workspace.";
+const viewerRefused = "Viewers can read a session's changes but not take them back. Ask a workspace owner for the editor role.";
+
+/** Serves the take-back commands on every socket of `io`. Returns a function that detaches it. */
+export function attachChangesSockets(io: Server, deps: ChangesSocketDeps): () => void {
+  const onConnection = (socket: Socket) => {
+    const user = (socket.data as { user?: SocketUser }).user;
+    if (user) registerChangesHandlers(socket, user, deps);
+  };
+  io.on("connection", onConnection);
+  return () => {
+    io.off("connection", onConnection);
+  };
+}
+
+function registerChangesHandlers(socket: Socket, user: SocketUser, deps: ChangesSocketDeps): void {
+  const { hub, snapshots, db, log } = deps;
+  const actor: Actor = { id: user.id, name: user.name };
+  const authorize = async (sessionId: string, action: WorkspaceAction) => {
+    const access = await findSessionAccess(db, user.id, sessionId);
+    const role = access?.role === undefined ? undefined : parseRole(access.role);
+    if (!access || !role || !canPerform(role, "read")) throw new AppError(ErrorCode.notFound, sessionNotFound);
+    if (!canPerform(role, action)) throw new AppError(ErrorCode.forbidden, viewerRefused);
+    return access;
+  };
+
+  socket.on(
+    ChangesCommand.revertFile,
+    handleCommand(
+      ZRevertFile,
+      async (p) => {
+        await authorize(p.sessionId, "steer");
+        return hub.takeBack(actor, p.sessionId, p.commandId, "revert", (session, status) =>
+          snapshots.revertFile(session, status, { scope: p.scope, path: p.path }, actor.id),
+        );
+      },
+      log,
+    ),
+  );
+  socket.on(
+    ChangesCommand.revertHunk,
+    handleCommand(
+      ZRevertHunk,
+      async (p) => {
+        await authorize(p.sessionId, "steer");
+        return hub.takeBack(actor, p.sessionId, p.commandId, "revert", (session, status) =>
+          snapshots.revertHunk(session, status, { scope: p.scope, path: p.path, hunk: p.hunk }, actor.id),
+        );
+      },
+      log,
+    ),
+  );
+  socket.on(
+    ChangesCommand.rewind,
+    handleCommand(
+      ZRewind,
+      async (p) => {
+        const access = await authorize(p.sessionId, "steer");
+        if (!p.confirm) {
+          return snapshots.previewRewind(
+            { sessionId: p.sessionId, workspaceId: access.workspace.id, rootPath: access.workspace.rootPath },
+            p.promptSeq,
+          );
+        }
+        return hub.takeBack(actor, p.sessionId, p.commandId, "rewind", (session, status) =>
+          snapshots.rewind(session, status, { promptSeq: p.promptSeq, includeConflicts: p.includeConflicts }, actor.id),
+        );
+      },
+      log,
+    ),
+  );
+}

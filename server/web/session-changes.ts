@@ -1,0 +1,83 @@
+/**
+ * A session's file changes for people (issue 12): the steps the sidecar recorded (TurnChange
+ * rows) per turn and for the whole session, and one file's before and after for a diff, read
+ * from the workspace's shadow repository (`server/workspace-changes`; read-only here, the
+ * sidecar alone writes it). Members read; taking changes back is the sidecar's (socket commands).
+ */
+import path from "node:path";
+import { z } from "zod";
+import { getDb } from "@/server/db/client";
+import { listTurnChanges } from "@/server/db/turn-changes";
+import { canPerform } from "@/server/domain/workspace/roles";
+import { getEnv } from "@/server/env/env";
+import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
+import type { ChangeScope, FileChangeDiff, SessionChanges, TurnChangeView } from "@/server/shared/wire/changes";
+import { commitsOfScope, sessionCommits } from "@/server/workspace-changes/change-scope";
+import { shadowRepoOf } from "@/server/workspace-changes/shadow-repo";
+import { hunksOf, snapshotSide } from "@/server/workspace-changes/take-back";
+import { maxRelativePathLength, parseRelativePath } from "@/server/workspace-fs/workspace-path";
+import { requireWorkspaceAccess, type WorkspaceSummary } from "@/server/web/workspaces";
+
+export const ZFileChangeQuery = z
+  .object({
+    path: z.string().min(1).max(maxRelativePathLength),
+    turn: z.string().min(1).max(64).optional(),
+    session: z.enum(["1", "true"]).optional(),
+  })
+  .refine((q) => (q.turn === undefined) !== (q.session === undefined), "name either a turn or the whole session (session=1)");
+
+async function sessionOf(userId: string, slug: string, sessionId: string): Promise<WorkspaceSummary> {
+  const workspace = await requireWorkspaceAccess(userId, slug, "read");
+  const found = await getDb().session.findFirst({ where: { id: sessionId, workspaceId: workspace.id }, select: { id: true } });
+  if (!found) throw new AppError(ErrorCode.notFound, "No such session.");
+  return workspace;
+}
+
+function repoOf(workspace: WorkspaceSummary) {
+  return shadowRepoOf(path.resolve(/*turbopackIgnore: true*/ getEnv().CONDUIT_DATA_DIR), workspace.id, workspace.rootPath, { readOnly: true });
+}
+
+/** Every step of the session's changes, and the whole session's files (first before → latest after). */
+export async function readSessionChanges(userId: string, slug: string, sessionId: string): Promise<SessionChanges> {
+  const workspace = await sessionOf(userId, slug, sessionId);
+  const steps = await listTurnChanges(getDb(), sessionId);
+  const turns: TurnChangeView[] = steps.map((s) => ({
+    id: s.id,
+    kind: s.kind,
+    promptSeq: s.promptSeq,
+    status: s.status,
+    files: s.files,
+    createdAt: s.createdAt.toISOString(),
+  }));
+  const whole = sessionCommits(steps);
+  let session: SessionChanges["session"] = { files: [], status: "none" };
+  if (whole) {
+    try {
+      session = { files: await repoOf(workspace).diff(whole.before, whole.after), status: "ok" };
+    } catch {
+      session = { files: [], status: "unknown" };
+    }
+  } else if (steps.length > 0) {
+    session = { files: [], status: "unknown" };
+  }
+  return { turns, session, canTakeBack: canPerform(workspace.role, "steer") };
+}
+
+/** A file before and after a turn (or the whole session), with the change's hunks. */
+export async function readFileChange(
+  userId: string,
+  slug: string,
+  sessionId: string,
+  query: z.infer<typeof ZFileChangeQuery>,
+): Promise<FileChangeDiff> {
+  const workspace = await sessionOf(userId, slug, sessionId);
+  const file = parseRelativePath(query.path);
+  const scope: ChangeScope = query.turn !== undefined ? { turn: query.turn } : { session: true };
+  const steps = await listTurnChanges(getDb(), sessionId);
+  // nothing recorded yet: the file has no change to show (both sides absent)
+  if ("session" in scope && !sessionCommits(steps)) return { path: file, before: { kind: "absent" }, after: { kind: "absent" }, hunks: [] };
+  const { before, after } = commitsOfScope(steps, scope);
+  const repo = repoOf(workspace);
+  const [beforeSide, afterSide] = await Promise.all([snapshotSide(repo, before, file), snapshotSide(repo, after, file)]);
+  return { path: file, before: beforeSide, after: afterSide, hunks: hunksOf(beforeSide, afterSide).hunks };
+}

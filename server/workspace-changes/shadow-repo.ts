@@ -1,0 +1,298 @@
+/**
+ * A workspace's shadow git repository: `DATA_DIR/shadow/<workspaceId>.git`, run with `--git-dir`
+ * and `--work-tree` so it never reads or writes the workspace's own `.git`. A snapshot is a
+ * commit of the work tree as it is (`.git`, heavy folders such as `node_modules` and
+ * `.gitignore`d paths excluded); two snapshots give exactly what changed between them, whoever
+ * changed it (a file tool, Bash, a person).
+ *
+ * Git is run with `execFile` (no shell), with a fixed environment: no system or global config,
+ * no hooks, no pager, no prompts. Writers (snapshots, restores) run one at a time per repository
+ * in this process: git's index lock would otherwise fail the second.
+ */
+import { execFile } from "node:child_process";
+import { mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { heavyDirectoryNames } from "@/server/workspace-fs/list-directory";
+import { maxDiffedFileBytes, type ChangedFile } from "@/server/shared/wire/changes";
+
+/** The ref that holds the latest snapshot; every earlier one is its ancestor, so none is collected. */
+const headRef = "refs/conduit/snapshots";
+/** Largest blob read whole (restores of big files); diffs stop at {@link maxDiffedFileBytes}. */
+const maxBlobBytes = 512 * 1024 * 1024;
+
+const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+export interface GitResult {
+  stdout: Buffer;
+  stderr: string;
+}
+
+/** A blob of a snapshot, with its git mode (100644, 100755, 120000 symlink). */
+export interface SnapshotBlob {
+  mode: string;
+  size: number;
+}
+
+export class ShadowRepo {
+  private queue: Promise<unknown> = Promise.resolve();
+  private ready: Promise<void> | undefined;
+  /** The latest snapshot and its tree, so an unchanged work tree costs no commit. */
+  private latest: { commit: string; tree: string } | undefined;
+  /** The index holds exactly the latest snapshot's tree (known only after a snapshot in this process). */
+  private indexIsLatest = false;
+
+  /**
+   * `readOnly`: this process only reads (the web app): it never creates, configures or unlocks
+   * the repository, whose writer is the sidecar.
+   */
+  constructor(
+    readonly gitDir: string,
+    readonly workTree: string,
+    readonly readOnly = false,
+  ) {}
+
+  /**
+   * Commits the work tree as it is now and returns the commit; when nothing changed since the
+   * latest snapshot, returns that one (no new commit).
+   */
+  snapshot(message = "snapshot"): Promise<string> {
+    if (this.readOnly) return Promise.reject(new Error("a read-only shadow repository takes no snapshots"));
+    return this.exclusive(async () => {
+      await this.init();
+      // --ignore-errors: an unreadable file is left out, the rest is still snapshotted
+      const added = await this.git(["add", "-A", "-v", "--ignore-errors", "--", "."], { allowFailure: true });
+      if (added.stderr.includes("fatal:")) throw new Error(`git add failed: ${added.stderr.trim()}`);
+      const latest = await this.latestSnapshot();
+      // The fast path: git added and removed nothing, and the index is the latest snapshot's.
+      if (latest && this.indexIsLatest && added.stdout.length === 0) return latest.commit;
+      this.indexIsLatest = false;
+      const tree = (await this.git(["write-tree"])).stdout.toString().trim();
+      if (latest && latest.tree === tree) {
+        this.indexIsLatest = true;
+        return latest.commit;
+      }
+      const args = ["commit-tree", tree, "-m", message];
+      if (latest) args.push("-p", latest.commit);
+      const commit = (await this.git(args)).stdout.toString().trim();
+      await this.writeHeadRef(commit);
+      this.latest = { commit, tree };
+      this.indexIsLatest = true;
+      return commit;
+    });
+  }
+
+  /** The files that differ between two snapshots (`from` null: the empty tree), with line counts. */
+  async diff(from: string | null, to: string): Promise<ChangedFile[]> {
+    await this.init();
+    const out = (
+      await this.git(["diff-tree", "-r", "-z", "--no-renames", "--raw", "--numstat", from ?? emptyTree, to])
+    ).stdout.toString("utf8");
+    const parts = out.split("\0");
+    const raw = new Map<string, { status: ChangedFile["status"]; blobs: string[] }>();
+    const counts = new Map<string, { insertions: number; deletions: number; binary: boolean }>();
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i]!;
+      if (part.startsWith(":")) {
+        // ":100644 100644 <old> <new> M" then the path
+        const [, , oldSha, newSha, letter] = part.slice(1).split(" ");
+        const file = parts[++i]!;
+        const status = letter === "A" ? "added" : letter === "D" ? "deleted" : "modified";
+        raw.set(file, { status, blobs: [oldSha!, newSha!].filter((b) => !/^0+$/.test(b)) });
+      } else if (part.includes("\t")) {
+        const [added, deleted, file] = part.split("\t");
+        if (file === undefined) continue;
+        const binary = added === "-";
+        counts.set(file, { insertions: binary ? 0 : Number(added), deletions: binary ? 0 : Number(deleted), binary });
+      }
+    }
+    const sizes = await this.blobSizes([...raw.values()].flatMap((r) => r.blobs));
+    const files: ChangedFile[] = [];
+    for (const [file, { status, blobs }] of raw) {
+      const count = counts.get(file) ?? { insertions: 0, deletions: 0, binary: false };
+      const large = blobs.some((b) => (sizes.get(b) ?? 0) > maxDiffedFileBytes);
+      files.push({
+        path: file,
+        status,
+        insertions: large ? 0 : count.insertions,
+        deletions: large ? 0 : count.deletions,
+        binary: count.binary && !large,
+        large,
+      });
+    }
+    return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  /** A file's mode and size in a snapshot, or undefined when it is not there. */
+  async stat(commit: string, file: string): Promise<SnapshotBlob | undefined> {
+    await this.init();
+    const out = (await this.git(["ls-tree", "-z", "-l", commit, "--", file])).stdout.toString("utf8");
+    const entry = out.split("\0").find((e) => e.endsWith(`\t${file}`));
+    if (!entry) return undefined;
+    const [meta] = entry.split("\t");
+    const [mode, type, , size] = meta!.trim().split(/\s+/);
+    if (type !== "blob") return undefined;
+    return { mode: mode!, size: Number(size) };
+  }
+
+  /** A file's bytes in a snapshot (undefined when absent); at most `maxBytes`, else an error. */
+  async read(commit: string, file: string, maxBytes = maxBlobBytes): Promise<Buffer | undefined> {
+    const blob = await this.stat(commit, file);
+    if (!blob) return undefined;
+    if (blob.size > maxBytes) throw new Error(`${file} is larger than ${maxBytes} bytes`);
+    return (await this.git(["cat-file", "blob", `${commit}:${file}`], { maxBuffer: maxBytes + 1024 })).stdout;
+  }
+
+  /** Runs `fn` while no other writer of this repository runs. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Points the snapshots ref at `commit` by writing the loose ref file (temp file + rename): one
+   * git process less per snapshot. Safe because this object is the repository's only writer and
+   * its refs are never packed (no gc, no pack-refs).
+   */
+  private async writeHeadRef(commit: string): Promise<void> {
+    const file = path.join(/*turbopackIgnore: true*/ this.gitDir, ...headRef.split("/"));
+    await mkdir(path.dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    await writeFile(tmp, `${commit}\n`);
+    await rename(tmp, file);
+  }
+
+  private async latestSnapshot(): Promise<{ commit: string; tree: string } | undefined> {
+    if (this.latest) return this.latest;
+    const found = await this.git(["rev-parse", "--verify", "-q", `${headRef}^{commit}`], { allowFailure: true });
+    const commit = found.stdout.toString().trim();
+    if (!commit) return undefined;
+    const tree = (await this.git(["rev-parse", `${commit}^{tree}`])).stdout.toString().trim();
+    this.latest = { commit, tree };
+    return this.latest;
+  }
+
+  private async blobSizes(blobs: string[]): Promise<Map<string, number>> {
+    const sizes = new Map<string, number>();
+    if (blobs.length === 0) return sizes;
+    const out = (await this.git(["cat-file", "--batch-check"], { input: `${blobs.join("\n")}\n` })).stdout.toString();
+    for (const line of out.split("\n")) {
+      const [sha, type, size] = line.split(" ");
+      if (sha && type === "blob") sizes.set(sha, Number(size));
+    }
+    return sizes;
+  }
+
+  private init(): Promise<void> {
+    if (this.readOnly) return Promise.resolve();
+    this.ready ??= (async () => {
+      const exists = await stat(path.join(/*turbopackIgnore: true*/ this.gitDir, "HEAD")).then(
+        () => true,
+        () => false,
+      );
+      if (!exists) {
+        await mkdir(path.dirname(this.gitDir), { recursive: true, mode: 0o700 });
+        await this.git(["init", "-q", "--bare", this.gitDir], { noDirs: true });
+      }
+      // Only this process writes here: a lock left by a crash would stop every later snapshot.
+      await rm(path.join(this.gitDir, "index.lock"), { force: true });
+      // Written every time (one file, no git process per key): an older repository gets the current settings too.
+      const config = [
+        "[core]",
+        "\trepositoryformatversion = 0",
+        "\tbare = false",
+        "\tfilemode = true",
+        "\tautocrlf = false",
+        "\tsafecrlf = false",
+        "\tsymlinks = true",
+        "\tquotePath = false",
+        // above this size a file is stored whole and treated as binary by diff (listed, not diffed)
+        "\tbigFileThreshold = 1m",
+        "\tuntrackedCache = true",
+        "\tfsmonitor = false",
+        "[index]",
+        "\tversion = 4",
+        "\tskipHash = true",
+        "[gc]",
+        "\tauto = 0",
+        "[advice]",
+        "\taddEmbeddedRepo = false",
+        "\taddIgnoredFile = false",
+      ];
+      await writeFile(path.join(this.gitDir, "config"), `${config.join("\n")}\n`);
+      await mkdir(path.join(this.gitDir, "info"), { recursive: true });
+      const excludes = ["# Conduit: never snapshotted", ...[...heavyDirectoryNames].map((name) => `${name}/`), ".*.conduit-*.tmp"];
+      await writeFile(path.join(this.gitDir, "info", "exclude"), `${excludes.join("\n")}\n`);
+    })();
+    this.ready.catch(() => {
+      this.ready = undefined;
+    });
+    return this.ready;
+  }
+
+  /** Runs git on this repository; rejects with git's stderr unless `allowFailure`. */
+  git(
+    args: string[],
+    options: { input?: string; maxBuffer?: number; allowFailure?: boolean; noDirs?: boolean; noWorkTree?: boolean } = {},
+  ): Promise<GitResult> {
+    const full = options.noDirs
+      ? args
+      : options.noWorkTree
+        ? ["--git-dir", this.gitDir, ...args]
+        : ["--git-dir", this.gitDir, "--work-tree", this.workTree, ...args];
+    return new Promise((resolve, reject) => {
+      const child = execFile(
+        "git",
+        ["-c", "core.hooksPath=/dev/null", ...full],
+        { cwd: this.workTree, env: gitEnv() as NodeJS.ProcessEnv, encoding: "buffer", maxBuffer: options.maxBuffer ?? 64 * 1024 * 1024 },
+        (err, stdout, stderr) => {
+          const result = { stdout, stderr: stderr.toString("utf8") };
+          if (err && !options.allowFailure) {
+            reject(new Error(`git ${args[0]} failed: ${result.stderr.trim() || err.message}`));
+            return;
+          }
+          resolve(result);
+        },
+      );
+      if (options.input !== undefined) child.stdin?.end(options.input);
+    });
+  }
+}
+
+/** git's environment: nothing of the operator's configuration, the same identity on every commit. */
+function gitEnv(): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+    HOME: "/nonexistent",
+    LC_ALL: "C",
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_OPTIONAL_LOCKS: "0",
+    // a file name is a name, never a pattern (`*`, `:(glob)`)
+    GIT_LITERAL_PATHSPECS: "1",
+    GIT_AUTHOR_NAME: "Conduit",
+    GIT_AUTHOR_EMAIL: "snapshots@conduit.invalid",
+    GIT_COMMITTER_NAME: "Conduit",
+    GIT_COMMITTER_EMAIL: "snapshots@conduit.invalid",
+  };
+}
+
+const repos = new Map<string, ShadowRepo>();
+
+/**
+ * The shadow repository of a workspace; one object per repository in this process (its writer
+ * lock is per object). The web app asks for `readOnly` ones.
+ */
+export function shadowRepoOf(dataDir: string, workspaceId: string, workTree: string, options: { readOnly?: boolean } = {}): ShadowRepo {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(workspaceId)) throw new Error("bad workspace id");
+  const gitDir = path.resolve(/*turbopackIgnore: true*/ dataDir, "shadow", `${workspaceId}.git`);
+  const readOnly = options.readOnly ?? false;
+  const key = `${readOnly ? "r" : "w"}:${gitDir}`;
+  let repo = repos.get(key);
+  if (!repo || repo.workTree !== workTree) {
+    repo = new ShadowRepo(gitDir, workTree, readOnly);
+    repos.set(key, repo);
+  }
+  return repo;
+}
