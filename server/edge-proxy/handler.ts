@@ -2,6 +2,7 @@
 // `node:*` import anywhere in this module's graph, so Deno runs it unchanged.
 import { EDGE_VOUCH_HEADER } from "../shared/edge-vouch";
 import { ErrorCode } from "../shared/errors/app-error";
+import { availableCodings, compressBody, type Coding } from "./compression";
 import { describeError, type EdgeLog } from "./edge-log";
 import { jsonErrorResponse, unavailableResponse, Upstream, wantsJson } from "./edge-responses";
 import { applyForwarding, resolveForwarding, type ClientInfo, type Forwarding } from "./forwarding";
@@ -39,6 +40,11 @@ export interface EdgeHandlerDeps {
    * accept socket requests whose Origin the browser left out (the edge checked them).
    */
   edgeVouch?: string;
+  /**
+   * Compress JS, CSS, HTML, JSON and SVG for browsers that accept it (default: every coding this
+   * runtime's `CompressionStream` has, br then gzip). `false` turns it off.
+   */
+  compression?: false | Map<Coding, string>;
 }
 
 /** What to do with a WebSocket upgrade that the runtime adapter forwards itself. */
@@ -71,6 +77,7 @@ export function createEdgeHandler(deps: EdgeHandlerDeps): EdgeHandler {
   const log: EdgeLog = deps.log ?? (() => {});
   const trustProxy = deps.trustProxy ?? false;
   const timeoutMs = deps.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+  const codings = deps.compression === false ? new Map<Coding, string>() : (deps.compression ?? availableCodings());
   const gate = createRequestGate({
     publicOrigin,
     sessionCookieNames: deps.sessionCookieNames ?? SESSION_COOKIE_NAMES,
@@ -106,6 +113,9 @@ export function createEdgeHandler(deps: EdgeHandlerDeps): EdgeHandler {
     // fetch sets both from the target and the body it streams.
     headers.delete("host");
     headers.delete("content-length");
+    // fetch decodes whatever the upstream encodes, so its compression would be wasted work: the
+    // edge compresses once, for the browser, below.
+    headers.set("accept-encoding", "identity");
     applyForwarding(headers, forwarding);
     const hasBody = req.method !== "GET" && req.method !== "HEAD" && req.body !== null;
 
@@ -144,11 +154,28 @@ export function createEdgeHandler(deps: EdgeHandlerDeps): EdgeHandler {
 
     const out = stripHopByHop(new Headers(res.headers));
     // fetch has already decoded the body, so the upstream's encoding and length are wrong now.
+    const upstreamEncoding = out.get("content-encoding")?.trim().toLowerCase();
     out.delete("content-encoding");
     out.delete("content-length");
     out.delete("set-cookie");
     for (const cookie of res.headers.getSetCookie()) out.append("set-cookie", cookie);
-    return secure(new Response(res.body, { status: res.status, statusText: res.statusText, headers: out }), forwarding);
+    // Length as the upstream stated it (fetch keeps the header) decides "too small to compress".
+    const statedLength = res.headers.get("content-length");
+    if (statedLength !== null && !upstreamEncoding) out.set("content-length", statedLength);
+    const body = compressBody(
+      {
+        method: req.method,
+        requestHeaders: req.headers,
+        status: res.status,
+        headers: out,
+        upstreamEncoded: upstreamEncoding !== undefined && upstreamEncoding !== "identity",
+        stream: upstream === Upstream.sidecar,
+      },
+      res.body,
+      codings,
+    );
+    out.delete("content-length");
+    return secure(new Response(body, { status: res.status, statusText: res.statusText, headers: out }), forwarding);
   }
 
   function health(req: Request): Response {
