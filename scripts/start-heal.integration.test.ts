@@ -10,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePorts, groupAlive } from "../e2e/support/fresh-clone";
+import { parsePrometheus, samplesOf } from "../test/prometheus-text";
 
 const root = path.resolve(import.meta.dirname, "..");
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "conduit-heal-"));
@@ -73,6 +74,28 @@ afterAll(async () => {
 
 const sidecarPid = (text: string) => Number([...text.matchAll(/\[conduit\] sidecar up(?: again)? \([\d.]+ s, pid (\d+)\)/g)].at(-1)![1]);
 
+describe("each part's /metrics", () => {
+  it("is served on the loopback ports in Prometheus text, and the edge answers 404 for it to a proxied request", async () => {
+    const text = async (url: string, headers: Record<string, string> = {}) => {
+      const res = await fetch(url, { headers });
+      return { status: res.status, samples: parsePrometheus(await res.text()) };
+    };
+    const edge = await text(`http://127.0.0.1:${ports.edge}/metrics`);
+    expect(edge.status).toBe(200);
+    expect(samplesOf(edge.samples, "conduit_edge_requests_total").length).toBeGreaterThan(0);
+    const web = await text(`http://127.0.0.1:${ports.web}/metrics`);
+    expect(web.status).toBe(200);
+    expect(web.samples.get('process_resident_memory_bytes{part="web"}')).toBeGreaterThan(0);
+    const sidecar = await text(`http://127.0.0.1:${ports.sidecar}/metrics`);
+    expect(sidecar.status).toBe(200);
+    expect(sidecar.samples.get('conduit_sidecar_live_sessions{part="sidecar"}')).toBe(0);
+    expect(sidecar.samples.has('conduit_credential_proxy_requests{part="sidecar"}')).toBe(true);
+    // what came through a proxy (the web app's own port, as the edge would forward it) is refused
+    const proxied = await fetch(`http://127.0.0.1:${ports.web}/metrics`, { headers: { "x-forwarded-for": "203.0.113.7" } });
+    expect(proxied.status).toBe(404);
+  }, 30_000);
+});
+
 describe("npm start heals", () => {
   it("restarts a sidecar killed with SIGKILL and serves again, naming the live sidecar in /api/health", async () => {
     expect((await health()).status).toBe(200);
@@ -87,7 +110,7 @@ describe("npm start heals", () => {
     expect(handshake.status).toBeLessThan(500);
     const { status, body } = await health();
     expect(status, JSON.stringify(body)).toBe(200);
-    expect(body).toMatchObject({ ok: true, sidecar: { alive: true } });
+    expect(body).toMatchObject({ ok: true, sidecar: { alive: true, pid: sidecarPid(output), liveSessions: 0 } });
     expect(child.exitCode).toBeNull();
   }, 90_000);
 

@@ -34,13 +34,13 @@ describe("the edge's /metrics", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
     const samples = parsePrometheus(await res.text());
-    expect(samples.get('conduit_edge_requests_total{upstream="web",status="2xx"}')).toBe(1);
-    expect(samples.get('conduit_edge_requests_total{upstream="web",status="4xx"}')).toBe(1);
-    expect(samples.get('conduit_edge_requests_total{upstream="edge",status="2xx"}')).toBe(1);
-    expect(samples.get('conduit_edge_requests_total{upstream="sidecar",status="2xx"}')).toBe(1);
+    expect(samples.get('conduit_edge_requests_total{status="2xx",upstream="web"}')).toBe(1);
+    expect(samples.get('conduit_edge_requests_total{status="4xx",upstream="web"}')).toBe(1);
+    expect(samples.get('conduit_edge_requests_total{status="2xx",upstream="edge"}')).toBe(1);
+    expect(samples.get('conduit_edge_requests_total{status="2xx",upstream="sidecar"}')).toBe(1);
     expect(samples.get('conduit_edge_request_duration_seconds_count{upstream="web"}')).toBe(2);
-    expect(samples.get('conduit_edge_request_duration_seconds_bucket{upstream="web",le="+Inf"}')).toBe(2);
-    expect(samples.get('conduit_edge_upgrades_total{upstream="sidecar",result="refused"}')).toBe(1);
+    expect(samples.get('conduit_edge_request_duration_seconds_bucket{le="+Inf",upstream="web"}')).toBe(2);
+    expect(samples.get('conduit_edge_upgrades_total{result="refused",upstream="sidecar"}')).toBe(1);
   });
 
   it("answers 404 from outside and never forwards /metrics to the web app", async () => {
