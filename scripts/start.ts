@@ -201,7 +201,8 @@ function onPartExit(part: Part, child: ChildProcess, how: string): void {
     void shutdown(1);
     return;
   }
-  say(`${part.name} stopped unexpectedly (${how}): ${cause}; restarting in ${seconds(decision.delayMs)} (crash ${decision.crashes} of at most ${DEFAULT_RESTART_POLICY.maxCrashes} within ${seconds(DEFAULT_RESTART_POLICY.windowMs)})`);
+  const why = cause === "no output" ? "" : `: ${cause}`;
+  say(`${part.name} stopped unexpectedly (${how})${why}; restarting in ${seconds(decision.delayMs)} (crash ${decision.crashes} of at most ${DEFAULT_RESTART_POLICY.maxCrashes} within ${seconds(DEFAULT_RESTART_POLICY.windowMs)})`);
   part.restartTimer = setTimeout(() => restartPart(part), decision.delayMs);
 }
 
