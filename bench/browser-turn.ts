@@ -1,0 +1,335 @@
+/**
+ * A turn as a person sees it (issue #13 item 10), against the floor: a whole Conduit (`npm start`:
+ * edge, web, sidecar, the demo model), Chromium, and a bare long-lived CLI with the stream-json
+ * flags on the same scripted model, warm, zero model latency, the two interleaved turn by turn.
+ *
+ *   turn_ms          Ada presses Enter in the prompt box → the reply's text is in her page's DOM
+ *                    (a MutationObserver; in-page clocks)
+ *   bare_turn_ms     the bare CLI: its stdin line → its first `assistant` line
+ *   approval_ms      Ada presses Enter on a prompt that writes a file → the approval card is in
+ *                    Bea's page (another member, another browser context)
+ *   bare_approval_ms the bare CLI: its stdin line → its `can_use_tool` control request
+ *   page_js_kb       the session page's JavaScript before Monaco loads, as sent (compressed), KB
+ *
+ * Medians. Last line: `browser-turn: turn_ms=… bare_turn_ms=… turn_extra_ms=… approval_extra_ms=…
+ * page_js_kb=…` (targets in docs/PERFORMANCE.md). Printed figures, never assertions.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
+import { chromium, type Browser, type Page } from "@playwright/test";
+import { streamJsonFlags } from "../server/sidecar/process/build-cli-args";
+import { resolveClaudeBinary } from "../server/sidecar/process/claude-binary";
+import { killProcessGroup } from "../server/sidecar/process/cli-process";
+import { startConduitInstance, type ConduitInstance } from "../e2e/support/conduit-instance";
+
+const TURNS = Number(process.env.BROWSER_TURN_TURNS ?? 8);
+const PASSWORD = "correct-horse-42";
+const TIMEOUT_MS = 30_000;
+
+function median(values: number[]): number {
+  const sorted = [...values].filter(Number.isFinite).sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length === 0 ? NaN : sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the bare CLI
+
+interface BareCli {
+  /** stdin line → first assistant line, ms; waits for the turn's result. */
+  turn(text: string): Promise<number>;
+  /** stdin line → can_use_tool request, ms; denies it and waits for the result. */
+  approval(text: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+async function startBareCli(modelUrl: string): Promise<BareCli> {
+  const root = await realpath(await mkdtemp(path.join(os.tmpdir(), "conduit-bare-")));
+  const cwd = path.join(root, "workspace");
+  await Promise.all([mkdir(cwd), mkdir(path.join(root, "config")), mkdir(path.join(root, "home"))]);
+  const child: ChildProcessWithoutNullStreams = spawn(resolveClaudeBinary(), [...streamJsonFlags, "--permission-mode", "default"], {
+    cwd,
+    detached: true,
+    stdio: ["pipe", "pipe", "pipe"],
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: path.join(root, "home"),
+      ANTHROPIC_BASE_URL: modelUrl,
+      ANTHROPIC_API_KEY: "sk-ant-bench",
+      CLAUDE_CONFIG_DIR: path.join(root, "config"),
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      DISABLE_TELEMETRY: "1",
+      DISABLE_AUTOUPDATER: "1",
+    } as Record<string, string> as NodeJS.ProcessEnv,
+  });
+  child.stderr.resume();
+  let onMessage: ((message: { type?: string; request_id?: string; request?: { subtype?: string } }) => void) | undefined;
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    try {
+      onMessage?.(JSON.parse(line) as never);
+    } catch {
+      // not JSON
+    }
+  });
+  const send = (text: string) =>
+    child.stdin.write(
+      `${JSON.stringify({ type: "user", message: { role: "user", content: text }, parent_tool_use_id: null, session_id: "", uuid: randomUUID() })}\n`,
+    );
+  const run = (text: string, until: "assistant" | "approval") =>
+    new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`bare CLI: no result within ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
+      let mark: number | undefined;
+      const start = performance.now();
+      onMessage = (message) => {
+        if (until === "assistant" && message.type === "assistant") mark ??= performance.now() - start;
+        if (message.type === "control_request" && message.request?.subtype === "can_use_tool") {
+          if (until === "approval") mark ??= performance.now() - start;
+          child.stdin.write(
+            `${JSON.stringify({ type: "control_response", response: { subtype: "success", request_id: message.request_id, response: { behavior: "deny", message: "benchmark" } } })}\n`,
+          );
+        }
+        if (message.type !== "result") return;
+        clearTimeout(timer);
+        onMessage = undefined;
+        resolve(mark ?? NaN);
+      };
+      send(text);
+    });
+  return {
+    turn: (text) => run(text, "assistant"),
+    approval: (text) => run(text, "approval"),
+    async close() {
+      child.stdin.end();
+      await new Promise((r) => setTimeout(r, 300));
+      killProcessGroup(child.pid!, "SIGKILL");
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// the browsers
+
+async function signedIn(browser: Browser, base: string, email: string, name: string): Promise<Page> {
+  const context = await browser.newContext({ baseURL: base });
+  const res = await context.request.post("/api/signup", { headers: { origin: base }, data: { email, password: PASSWORD, name } });
+  if (res.status() !== 201) throw new Error(`sign-up failed: ${res.status()} ${await res.text()}`);
+  const page = await context.newPage();
+  await page.goto("/signin");
+  await page.getByTestId("signin-email").fill(email);
+  await page.getByTestId("signin-password").fill(PASSWORD);
+  await page.getByTestId("signin-submit").click();
+  await page.waitForURL(/\/workspaces$/);
+  return page;
+}
+
+/** Epoch ms with sub-ms precision, comparable between pages of one machine. */
+const PAGE_CLOCK = "performance.timeOrigin + performance.now()";
+
+/** Ada's page: the time of each Enter in the prompt box, and of the newest reply text appearing. */
+async function instrumentSender(page: Page): Promise<void> {
+  await page.evaluate((clock) => {
+    const w = window as unknown as { __bench: { send: number; reply: number; replies: number } };
+    const now = () => (0, eval)(clock) as number;
+    const replies = () =>
+      [...document.querySelectorAll('[data-testid="message-assistant"]')].filter((e) => (e.textContent ?? "").trim().length > 0).length;
+    w.__bench = { send: 0, reply: 0, replies: replies() };
+    document.addEventListener(
+      "keydown",
+      (e) => {
+        if (e.key === "Enter" && (e.target as Element).matches('[data-testid="prompt-input"]')) {
+          w.__bench.send = now();
+          w.__bench.reply = 0;
+          w.__bench.replies = replies();
+        }
+      },
+      true,
+    );
+    new MutationObserver(() => {
+      if (w.__bench.send === 0 || w.__bench.reply !== 0) return;
+      if (replies() > w.__bench.replies) w.__bench.reply = now();
+    }).observe(document.body, { childList: true, subtree: true, characterData: true });
+  }, PAGE_CLOCK);
+}
+
+/** Bea's page: the time a new pending approval card appears. */
+async function instrumentWatcher(page: Page): Promise<void> {
+  await page.evaluate((clock) => {
+    const w = window as unknown as { __bench: { seen: number; cards: number } };
+    const now = () => (0, eval)(clock) as number;
+    const cards = () => document.querySelectorAll('[data-testid="approval-card"][data-status="pending"]').length;
+    w.__bench = { seen: 0, cards: cards() };
+    new MutationObserver(() => {
+      if (w.__bench.seen === 0 && cards() > w.__bench.cards) w.__bench.seen = now();
+    }).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-status"] });
+  }, PAGE_CLOCK);
+}
+
+async function prompt(page: Page, text: string): Promise<void> {
+  const input = page.getByTestId("prompt-input");
+  await input.fill(text);
+  await input.press("Enter");
+}
+
+async function turnEnds(page: Page): Promise<number> {
+  return page.getByTestId("turn-end").count();
+}
+
+async function waitForTurnEnd(page: Page, before: number): Promise<void> {
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="turn-end"]').length > n, before, { timeout: TIMEOUT_MS });
+}
+
+/** A Conduit turn: Enter → reply text on Ada's screen, ms. */
+async function conduitTurn(ada: Page, text: string): Promise<number> {
+  const before = await turnEnds(ada);
+  await prompt(ada, text);
+  await ada.waitForFunction(() => (window as unknown as { __bench: { reply: number } }).__bench.reply > 0, undefined, { timeout: TIMEOUT_MS });
+  const { send, reply } = await ada.evaluate(() => (window as unknown as { __bench: { send: number; reply: number } }).__bench);
+  await waitForTurnEnd(ada, before);
+  return reply - send;
+}
+
+/** A Conduit approval: Enter on Ada's page → the pending card on Bea's, ms; Bea denies it. */
+async function conduitApproval(ada: Page, bea: Page, text: string): Promise<number> {
+  const before = await turnEnds(ada);
+  await instrumentWatcher(bea);
+  await prompt(ada, text);
+  await bea.waitForFunction(() => (window as unknown as { __bench: { seen: number } }).__bench.seen > 0, undefined, { timeout: TIMEOUT_MS });
+  const { send } = await ada.evaluate(() => (window as unknown as { __bench: { send: number } }).__bench);
+  const { seen } = await bea.evaluate(() => (window as unknown as { __bench: { seen: number } }).__bench);
+  await bea.locator('[data-testid="approval-card"][data-status="pending"]').last().getByTestId("deny-button").click();
+  await waitForTurnEnd(ada, before);
+  return seen - send;
+}
+
+/** The session page's scripts (not Monaco's) as sent and as decoded, KB, from a fresh load. */
+async function pageJavaScript(browser: Browser, base: string, email: string, url: string): Promise<{ sentKb: number; decodedKb: number }> {
+  const context = await browser.newContext({ baseURL: base });
+  try {
+    const page = await context.newPage();
+    await page.goto("/signin");
+    await page.getByTestId("signin-email").fill(email);
+    await page.getByTestId("signin-password").fill(PASSWORD);
+    await page.getByTestId("signin-submit").click();
+    await page.waitForURL(/\/workspaces$/);
+    // a fresh context: nothing cached but what the sign-in pages loaded, so clear the cache first
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Network.clearBrowserCache");
+    await page.goto(url);
+    await page.getByTestId("session-view").waitFor();
+    await page.waitForLoadState("networkidle");
+    const sizes = await page.evaluate(() =>
+      (performance.getEntriesByType("resource") as PerformanceResourceTiming[])
+        .filter((e) => /\.js(\?|$)/.test(e.name) && !e.name.includes("/monaco/"))
+        .map((e) => ({ sent: e.encodedBodySize, decoded: e.decodedBodySize })),
+    );
+    return {
+      sentKb: sizes.reduce((s, e) => s + e.sent, 0) / 1024,
+      decodedKb: sizes.reduce((s, e) => s + e.decoded, 0) / 1024,
+    };
+  } finally {
+    await context.close();
+  }
+}
+
+export interface BrowserTurnResult {
+  turnMs: number;
+  bareTurnMs: number;
+  approvalMs: number;
+  bareApprovalMs: number;
+  pageJsKb: number;
+  pageJsDecodedKb: number;
+}
+
+/** Runs the benchmark and prints its figures; the last line is the headline. */
+export async function run(): Promise<BrowserTurnResult> {
+  let conduit: ConduitInstance | undefined;
+  let browser: Browser | undefined;
+  let bare: BareCli | undefined;
+  try {
+    conduit = await startConduitInstance({ name: "bench-browser-turn", env: { CONDUIT_SIGNUP: "open" }, timeoutMs: 600_000 });
+    const base = conduit.url.replace(/\/$/, "");
+    const modelUrl = /model-server listening on (\S+)/.exec(conduit.output())?.[1];
+    if (!modelUrl) throw new Error("the demo model's URL was not printed");
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-quic"],
+    });
+    const stamp = Date.now().toString(36);
+    const adaEmail = `ada-${stamp}@bench.test`;
+    const ada = await signedIn(browser, base, adaEmail, "Ada");
+    const bea = await signedIn(browser, base, `bea-${stamp}@bench.test`, "Bea");
+    const created = await ada.request.post("/api/workspaces", { headers: { origin: base }, data: { name: `Bench ${stamp}` } });
+    const { data: ws } = (await created.json()) as { data: { slug: string } };
+    const added = await ada.request.post(`/api/workspaces/${ws.slug}/members`, {
+      headers: { origin: base },
+      data: { email: `bea-${stamp}@bench.test`, role: "editor" },
+    });
+    if (added.status() !== 201) throw new Error(`adding Bea failed: ${await added.text()}`);
+    await ada.goto(`/w/${ws.slug}`);
+    await ada.getByTestId("session-new").click();
+    await ada.getByTestId("session-new-mode").selectOption("default");
+    await ada.getByTestId("session-new-submit").click();
+    await ada.getByTestId("session-view").waitFor();
+    const sessionUrl = ada.url();
+    await bea.goto(sessionUrl);
+    await bea.getByTestId("session-view").waitFor();
+    await instrumentSender(ada);
+
+    bare = await startBareCli(modelUrl);
+    // warm: both CLIs started, both pages connected, the code paths run once
+    await conduitTurn(ada, "hello warm-up");
+    await bare.turn("hello warm-up");
+    await conduitApproval(ada, bea, "write warm-up");
+    await bare.approval("write warm-up");
+
+    const turns: number[] = [];
+    const bareTurns: number[] = [];
+    const approvals: number[] = [];
+    const bareApprovals: number[] = [];
+    for (let i = 1; i <= TURNS; i++) {
+      turns.push(await conduitTurn(ada, `hello ${i}`));
+      bareTurns.push(await bare.turn(`hello ${i}`));
+      approvals.push(await conduitApproval(ada, bea, `write ${i}`));
+      bareApprovals.push(await bare.approval(`write ${i}`));
+    }
+    const js = await pageJavaScript(browser, base, adaEmail, sessionUrl);
+    const result: BrowserTurnResult = {
+      turnMs: median(turns),
+      bareTurnMs: median(bareTurns),
+      approvalMs: median(approvals),
+      bareApprovalMs: median(bareApprovals),
+      pageJsKb: js.sentKb,
+      pageJsDecodedKb: js.decodedKb,
+    };
+    const f = (n: number) => n.toFixed(1);
+    console.log(`browser-turn: ${TURNS} warm turns of each kind, interleaved with a bare CLI on the same demo model; medians, ms`);
+    console.log(`  turn      conduit ${f(result.turnMs)}  bare ${f(result.bareTurnMs)}   (all: ${turns.map(f).join(" ")})`);
+    console.log(`  approval  conduit ${f(result.approvalMs)}  bare ${f(result.bareApprovalMs)}   (all: ${approvals.map(f).join(" ")})`);
+    console.log(`  session page JavaScript before Monaco: ${f(result.pageJsKb)} KB sent, ${f(result.pageJsDecodedKb)} KB decoded`);
+    console.log(
+      `browser-turn: turn_ms=${f(result.turnMs)} bare_turn_ms=${f(result.bareTurnMs)} turn_extra_ms=${f(result.turnMs - result.bareTurnMs)} ` +
+        `approval_extra_ms=${f(result.approvalMs - result.bareApprovalMs)} page_js_kb=${f(result.pageJsKb)}`,
+    );
+    return result;
+  } finally {
+    await bare?.close();
+    await browser?.close();
+    await conduit?.stop();
+  }
+}
+
+export default run;
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  run().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}
