@@ -6,6 +6,28 @@ export type Coding = "br" | "gzip";
 /** HTTP token → the `CompressionStream` format name that produces it (Deno calls brotli "brotli"). */
 const FORMAT_CANDIDATES: Record<Coding, readonly string[]> = { br: ["brotli", "br"], gzip: ["gzip"] };
 
+/** Makes the compressor of one response body. */
+export type CompressorFactory = (coding: Coding) => TransformStream<Uint8Array, Uint8Array>;
+
+/** What the edge compresses with: the codings it offers (best first) and how it makes a compressor. */
+export interface CompressionSetup {
+  codings: readonly Coding[];
+  compressor: CompressorFactory;
+}
+
+/**
+ * The runtime's `CompressionStream`, where it has the format (Deno: br and gzip; Node 20: gzip).
+ * It cannot flush mid-stream: a streamed page arrives when it ends (Node uses node-compression.ts).
+ */
+export function webCompression(): CompressionSetup {
+  const formats = availableCodings();
+  return {
+    codings: [...formats.keys()],
+    compressor: (coding) =>
+      new CompressionStream(formats.get(coding) as CompressionFormat) as unknown as TransformStream<Uint8Array, Uint8Array>,
+  };
+}
+
 /** Below this many bytes the headers cost more than compression saves. */
 export const MIN_COMPRESS_BYTES = 1024;
 
@@ -130,17 +152,16 @@ export function mayCompress(input: CompressionInput): boolean {
 export function compressBody(
   input: CompressionInput,
   body: ReadableStream<Uint8Array> | null,
-  codings: Map<Coding, string>,
+  setup: CompressionSetup,
 ): ReadableStream<Uint8Array> | null {
   if (!body || !mayCompress(input)) return body;
   const { headers } = input;
   varyOnAcceptEncoding(headers);
-  const coding = negotiateCoding(input.requestHeaders.get("accept-encoding"), [...codings.keys()]);
+  const coding = negotiateCoding(input.requestHeaders.get("accept-encoding"), setup.codings);
   if (!coding) return body;
-  const format = codings.get(coding)!;
   headers.set("content-encoding", coding);
   headers.delete("content-length");
   const etag = headers.get("etag");
   if (etag && !etag.startsWith("W/")) headers.set("etag", `W/${etag}`);
-  return body.pipeThrough(new CompressionStream(format as CompressionFormat) as unknown as TransformStream<Uint8Array, Uint8Array>);
+  return body.pipeThrough(setup.compressor(coding));
 }

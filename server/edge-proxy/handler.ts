@@ -2,7 +2,7 @@
 // `node:*` import anywhere in this module's graph, so Deno runs it unchanged.
 import { EDGE_VOUCH_HEADER } from "../shared/edge-vouch";
 import { ErrorCode } from "../shared/errors/app-error";
-import { availableCodings, compressBody, type Coding } from "./compression";
+import { compressBody, webCompression, type CompressionSetup } from "./compression";
 import { describeError, type EdgeLog } from "./edge-log";
 import { createEdgeMetrics, METRICS_CONTENT_TYPE, type EdgeMetrics } from "./edge-metrics";
 import { jsonErrorResponse, unavailableResponse, Upstream, wantsJson } from "./edge-responses";
@@ -43,10 +43,11 @@ export interface EdgeHandlerDeps {
    */
   edgeVouch?: string;
   /**
-   * Compress JS, CSS, HTML, JSON and SVG for browsers that accept it (default: every coding this
-   * runtime's `CompressionStream` has, br then gzip). `false` turns it off.
+   * Compress JS, CSS, HTML, JSON and SVG for browsers that accept it (default: the runtime's
+   * `CompressionStream`, br then gzip where it has them; Node's main.ts passes zlib). `false`
+   * turns it off.
    */
-  compression?: false | Map<Coding, string>;
+  compression?: false | CompressionSetup;
   /** `CONDUIT_METRICS_TOKEN`: lets `/metrics` be read from outside with `Authorization: Bearer`. */
   metricsToken?: string;
   /** Where request counts and latency go; default a fresh set. */
@@ -84,7 +85,8 @@ export function createEdgeHandler(deps: EdgeHandlerDeps): EdgeHandler {
   const trustProxy = deps.trustProxy ?? false;
   const timeoutMs = deps.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
   const metrics = deps.metrics ?? createEdgeMetrics();
-  const codings = deps.compression === false ? new Map<Coding, string>() : (deps.compression ?? availableCodings());
+  const compression: CompressionSetup =
+    deps.compression === false ? { codings: [], compressor: () => new TransformStream() } : (deps.compression ?? webCompression());
   const gate = createRequestGate({
     publicOrigin,
     sessionCookieNames: deps.sessionCookieNames ?? SESSION_COOKIE_NAMES,
@@ -179,7 +181,7 @@ export function createEdgeHandler(deps: EdgeHandlerDeps): EdgeHandler {
         stream: upstream === Upstream.sidecar,
       },
       res.body,
-      codings,
+      compression,
     );
     out.delete("content-length");
     return secure(new Response(body, { status: res.status, statusText: res.statusText, headers: out }), forwarding);
