@@ -129,46 +129,56 @@ async function signedIn(browser: Browser, base: string, email: string, name: str
   return page;
 }
 
-/** Epoch ms with sub-ms precision, comparable between pages of one machine. */
-const PAGE_CLOCK = "performance.timeOrigin + performance.now()";
+// The page scripts are strings: tsx would wrap functions passed to page.evaluate in helpers
+// (`__name`) that do not exist in the page. Times are epoch ms with sub-ms precision
+// (`performance.timeOrigin + performance.now()`), comparable between the pages of one machine.
 
 /** Ada's page: the time of each Enter in the prompt box, and of the newest reply text appearing. */
-async function instrumentSender(page: Page): Promise<void> {
-  await page.evaluate((clock) => {
-    const w = window as unknown as { __bench: { send: number; reply: number; replies: number } };
-    const now = () => (0, eval)(clock) as number;
-    const replies = () =>
-      [...document.querySelectorAll('[data-testid="message-assistant"]')].filter((e) => (e.textContent ?? "").trim().length > 0).length;
-    w.__bench = { send: 0, reply: 0, replies: replies() };
-    document.addEventListener(
-      "keydown",
-      (e) => {
-        if (e.key === "Enter" && (e.target as Element).matches('[data-testid="prompt-input"]')) {
-          w.__bench.send = now();
-          w.__bench.reply = 0;
-          w.__bench.replies = replies();
-        }
-      },
-      true,
-    );
-    new MutationObserver(() => {
-      if (w.__bench.send === 0 || w.__bench.reply !== 0) return;
-      if (replies() > w.__bench.replies) w.__bench.reply = now();
-    }).observe(document.body, { childList: true, subtree: true, characterData: true });
-  }, PAGE_CLOCK);
-}
+const SENDER_SCRIPT = `(() => {
+  const now = () => performance.timeOrigin + performance.now();
+  const replies = () => Array.from(document.querySelectorAll('[data-testid="message-assistant"]'))
+    .filter((e) => (e.textContent || "").trim().length > 0).length;
+  window.__bench = { send: 0, reply: 0, replies: replies() };
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && e.target.matches('[data-testid="prompt-input"]')) {
+      window.__bench.send = now();
+      window.__bench.reply = 0;
+      window.__bench.replies = replies();
+    }
+  }, true);
+  new MutationObserver(() => {
+    if (window.__bench.send === 0 || window.__bench.reply !== 0) return;
+    if (replies() > window.__bench.replies) window.__bench.reply = now();
+  }).observe(document.body, { childList: true, subtree: true, characterData: true });
+})()`;
 
 /** Bea's page: the time a new pending approval card appears. */
+const WATCHER_SCRIPT = `(() => {
+  const now = () => performance.timeOrigin + performance.now();
+  const cards = () => document.querySelectorAll('[data-testid="approval-card"][data-status="pending"]').length;
+  if (window.__benchObserver) window.__benchObserver.disconnect();
+  window.__bench = { seen: 0, cards: cards() };
+  window.__benchObserver = new MutationObserver(() => {
+    if (window.__bench.seen === 0 && cards() > window.__bench.cards) window.__bench.seen = now();
+  });
+  window.__benchObserver.observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-status"] });
+})()`;
+
+async function instrumentSender(page: Page): Promise<void> {
+  await page.evaluate(SENDER_SCRIPT);
+}
+
 async function instrumentWatcher(page: Page): Promise<void> {
-  await page.evaluate((clock) => {
-    const w = window as unknown as { __bench: { seen: number; cards: number } };
-    const now = () => (0, eval)(clock) as number;
-    const cards = () => document.querySelectorAll('[data-testid="approval-card"][data-status="pending"]').length;
-    w.__bench = { seen: 0, cards: cards() };
-    new MutationObserver(() => {
-      if (w.__bench.seen === 0 && cards() > w.__bench.cards) w.__bench.seen = now();
-    }).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-status"] });
-  }, PAGE_CLOCK);
+  await page.evaluate(WATCHER_SCRIPT);
+}
+
+/** Polls `expression` in the page until true (the page's CSP forbids waitForFunction's eval). */
+async function until(page: Page, expression: string): Promise<void> {
+  const deadline = Date.now() + TIMEOUT_MS;
+  while (!(await page.evaluate(expression))) {
+    if (Date.now() > deadline) throw new Error(`not true within ${TIMEOUT_MS} ms: ${expression}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 async function prompt(page: Page, text: string): Promise<void> {
@@ -182,15 +192,15 @@ async function turnEnds(page: Page): Promise<number> {
 }
 
 async function waitForTurnEnd(page: Page, before: number): Promise<void> {
-  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="turn-end"]').length > n, before, { timeout: TIMEOUT_MS });
+  await until(page, `document.querySelectorAll('[data-testid="turn-end"]').length > ${before}`);
 }
 
 /** A Conduit turn: Enter → reply text on Ada's screen, ms. */
 async function conduitTurn(ada: Page, text: string): Promise<number> {
   const before = await turnEnds(ada);
   await prompt(ada, text);
-  await ada.waitForFunction(() => (window as unknown as { __bench: { reply: number } }).__bench.reply > 0, undefined, { timeout: TIMEOUT_MS });
-  const { send, reply } = await ada.evaluate(() => (window as unknown as { __bench: { send: number; reply: number } }).__bench);
+  await until(ada, "window.__bench.reply > 0");
+  const { send, reply } = (await ada.evaluate("window.__bench")) as { send: number; reply: number };
   await waitForTurnEnd(ada, before);
   return reply - send;
 }
@@ -200,9 +210,9 @@ async function conduitApproval(ada: Page, bea: Page, text: string): Promise<numb
   const before = await turnEnds(ada);
   await instrumentWatcher(bea);
   await prompt(ada, text);
-  await bea.waitForFunction(() => (window as unknown as { __bench: { seen: number } }).__bench.seen > 0, undefined, { timeout: TIMEOUT_MS });
-  const { send } = await ada.evaluate(() => (window as unknown as { __bench: { send: number } }).__bench);
-  const { seen } = await bea.evaluate(() => (window as unknown as { __bench: { seen: number } }).__bench);
+  await until(bea, "window.__bench.seen > 0");
+  const { send } = (await ada.evaluate("window.__bench")) as { send: number };
+  const { seen } = (await bea.evaluate("window.__bench")) as { seen: number };
   await bea.locator('[data-testid="approval-card"][data-status="pending"]').last().getByTestId("deny-button").click();
   await waitForTurnEnd(ada, before);
   return seen - send;
@@ -224,11 +234,9 @@ async function pageJavaScript(browser: Browser, base: string, email: string, url
     await page.goto(url);
     await page.getByTestId("session-view").waitFor();
     await page.waitForLoadState("networkidle");
-    const sizes = await page.evaluate(() =>
-      (performance.getEntriesByType("resource") as PerformanceResourceTiming[])
-        .filter((e) => /\.js(\?|$)/.test(e.name) && !e.name.includes("/monaco/"))
-        .map((e) => ({ sent: e.encodedBodySize, decoded: e.decodedBodySize })),
-    );
+    const sizes = (await page.evaluate(`performance.getEntriesByType("resource")
+      .filter((e) => /\\.js(\\?|$)/.test(e.name) && !e.name.includes("/monaco/"))
+      .map((e) => ({ sent: e.encodedBodySize, decoded: e.decodedBodySize }))`)) as { sent: number; decoded: number }[];
     return {
       sentKb: sizes.reduce((s, e) => s + e.sent, 0) / 1024,
       decodedKb: sizes.reduce((s, e) => s + e.decoded, 0) / 1024,
