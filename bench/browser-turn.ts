@@ -23,6 +23,7 @@ import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "@playwright/test";
+import Database from "better-sqlite3";
 import { streamJsonFlags } from "../server/sidecar/process/build-cli-args";
 import { resolveClaudeBinary } from "../server/sidecar/process/claude-binary";
 import { killProcessGroup } from "../server/sidecar/process/cli-process";
@@ -246,6 +247,52 @@ async function pageJavaScript(browser: Browser, base: string, email: string, url
   }
 }
 
+/** Stages of a Conduit turn, ms from the prompt's event (the sidecar's clock, same machine). */
+interface TurnStages {
+  /** CLI's `command_lifecycle started`: the line reached the CLI's stdin and it took it. */
+  started: number;
+  /** `system/init` of the turn, then `system/status requesting` (just before the model request). */
+  init: number;
+  requesting: number;
+  /** The model's first streamed event, stored. */
+  messageStart: number;
+}
+
+/** Reads each prompt's stages from the event log (SQLite file of the instance). */
+function turnStages(databaseFile: string): Map<string, TurnStages> {
+  const db = new Database(databaseFile, { readonly: true });
+  try {
+    const rows = db.prepare("SELECT kind, payload, createdAt FROM SessionEvent ORDER BY sessionId, seq").all() as {
+      kind: string;
+      payload: string;
+      createdAt: string | number;
+    }[];
+    const out = new Map<string, TurnStages>();
+    let current: { text: string; at: number; stages: Partial<TurnStages> } | undefined;
+    for (const row of rows) {
+      const at = typeof row.createdAt === "number" ? row.createdAt : Date.parse(row.createdAt);
+      if (row.kind === "prompt") {
+        current = { text: (JSON.parse(row.payload) as { text: string }).text, at, stages: {} };
+        continue;
+      }
+      if (!current || row.kind !== "cli") continue;
+      const m = JSON.parse(row.payload) as { type?: string; subtype?: string; status?: string; state?: string; event?: { type?: string } };
+      const mark = (key: keyof TurnStages) => (current!.stages[key] ??= at - current!.at);
+      if (m.type === "command_lifecycle" && m.state === "started") mark("started");
+      else if (m.type === "system" && m.subtype === "init") mark("init");
+      else if (m.type === "system" && m.subtype === "status" && m.status === "requesting") mark("requesting");
+      else if (m.type === "stream_event" && m.event?.type === "message_start") mark("messageStart");
+      else if (m.type === "result") {
+        out.set(current.text, { started: NaN, init: NaN, requesting: NaN, messageStart: NaN, ...current.stages });
+        current = undefined;
+      }
+    }
+    return out;
+  } finally {
+    db.close();
+  }
+}
+
 export interface BrowserTurnResult {
   turnMs: number;
   bareTurnMs: number;
@@ -308,6 +355,9 @@ export async function run(): Promise<BrowserTurnResult> {
       bareApprovals.push(await bare.approval(`write ${i}`));
     }
     const js = await pageJavaScript(browser, base, adaEmail, sessionUrl);
+    const stages = turnStages(conduit.databaseFile);
+    const stage = (prefix: string, key: keyof TurnStages) =>
+      median([...Array(TURNS).keys()].map((i) => stages.get(`${prefix} ${i + 1}`)?.[key] ?? NaN));
     const result: BrowserTurnResult = {
       turnMs: median(turns),
       bareTurnMs: median(bareTurns),
@@ -320,6 +370,12 @@ export async function run(): Promise<BrowserTurnResult> {
     console.log(`browser-turn: ${TURNS} warm turns of each kind, interleaved with a bare CLI on the same demo model; medians, ms`);
     console.log(`  turn      conduit ${f(result.turnMs)}  bare ${f(result.bareTurnMs)}   (all: ${turns.map(f).join(" ")})`);
     console.log(`  approval  conduit ${f(result.approvalMs)}  bare ${f(result.bareApprovalMs)}   (all: ${approvals.map(f).join(" ")})`);
+    for (const prefix of ["hello", "write"]) {
+      console.log(
+        `  ${prefix} turns, from the prompt's event: CLI took it ${f(stage(prefix, "started"))}, init ${f(stage(prefix, "init"))}, ` +
+          `model request ${f(stage(prefix, "requesting"))}, model's first event stored ${f(stage(prefix, "messageStart"))}`,
+      );
+    }
     console.log(`  session page JavaScript before Monaco: ${f(result.pageJsKb)} KB sent, ${f(result.pageJsDecodedKb)} KB decoded`);
     console.log(
       `browser-turn: turn_ms=${f(result.turnMs)} bare_turn_ms=${f(result.bareTurnMs)} turn_extra_ms=${f(result.turnMs - result.bareTurnMs)} ` +
