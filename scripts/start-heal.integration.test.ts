@@ -75,7 +75,7 @@ afterAll(async () => {
 const sidecarPid = (text: string) => Number([...text.matchAll(/\[conduit\] sidecar up(?: again)? \([\d.]+ s, pid (\d+)\)/g)].at(-1)![1]);
 
 describe("each part's /metrics", () => {
-  it("is served on the loopback ports in Prometheus text, and the edge answers 404 for it to a proxied request", async () => {
+  it("is served on the loopback ports in Prometheus text; a request that came through a proxy to the web app is refused", async () => {
     const text = async (url: string, headers: Record<string, string> = {}) => {
       const res = await fetch(url, { headers });
       return { status: res.status, samples: parsePrometheus(await res.text()) };
