@@ -45,6 +45,8 @@ function median(values: number[]): number {
 interface BareCli {
   /** stdin line → first assistant line, ms; waits for the turn's result. */
   turn(text: string): Promise<number>;
+  /** stdin line → `system/init` of each turn so far, ms. */
+  inits: number[];
   /** stdin line → can_use_tool request, ms; denies it and waits for the result. */
   approval(text: string): Promise<number>;
   close(): Promise<void>;
@@ -70,7 +72,8 @@ async function startBareCli(modelUrl: string): Promise<BareCli> {
     } as Record<string, string> as NodeJS.ProcessEnv,
   });
   child.stderr.resume();
-  let onMessage: ((message: { type?: string; request_id?: string; request?: { subtype?: string } }) => void) | undefined;
+  let onMessage: ((message: { type?: string; subtype?: string; request_id?: string; request?: { subtype?: string } }) => void) | undefined;
+  const inits: number[] = [];
   createInterface({ input: child.stdout }).on("line", (line) => {
     try {
       onMessage?.(JSON.parse(line) as never);
@@ -87,7 +90,9 @@ async function startBareCli(modelUrl: string): Promise<BareCli> {
       const timer = setTimeout(() => reject(new Error(`bare CLI: no result within ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
       let mark: number | undefined;
       const start = performance.now();
+      let init: number | undefined;
       onMessage = (message) => {
+        if (message.type === "system" && message.subtype === "init") init ??= performance.now() - start;
         if (until === "assistant" && message.type === "assistant") mark ??= performance.now() - start;
         if (message.type === "control_request" && message.request?.subtype === "can_use_tool") {
           if (until === "approval") mark ??= performance.now() - start;
@@ -98,11 +103,13 @@ async function startBareCli(modelUrl: string): Promise<BareCli> {
         if (message.type !== "result") return;
         clearTimeout(timer);
         onMessage = undefined;
+        inits.push(init ?? NaN);
         resolve(mark ?? NaN);
       };
       send(text);
     });
   return {
+    inits,
     turn: (text) => run(text, "assistant"),
     approval: (text) => run(text, "approval"),
     async close() {
@@ -256,6 +263,9 @@ interface TurnStages {
   requesting: number;
   /** The model's first streamed event, stored. */
   messageStart: number;
+  /** The `assistant` line carrying a tool_use, stored; then the Approval row it led to. */
+  toolUse: number;
+  approvalRow: number;
 }
 
 /** Reads each prompt's stages from the event log (SQLite file of the instance). */
@@ -267,6 +277,9 @@ function turnStages(databaseFile: string): Map<string, TurnStages> {
       payload: string;
       createdAt: string | number;
     }[];
+    const approvals = (db.prepare("SELECT createdAt FROM Approval ORDER BY createdAt").all() as { createdAt: string | number }[]).map((a) =>
+      typeof a.createdAt === "number" ? a.createdAt : Date.parse(a.createdAt),
+    );
     const out = new Map<string, TurnStages>();
     let current: { text: string; at: number; stages: Partial<TurnStages> } | undefined;
     for (const row of rows) {
@@ -282,8 +295,11 @@ function turnStages(databaseFile: string): Map<string, TurnStages> {
       else if (m.type === "system" && m.subtype === "init") mark("init");
       else if (m.type === "system" && m.subtype === "status" && m.status === "requesting") mark("requesting");
       else if (m.type === "stream_event" && m.event?.type === "message_start") mark("messageStart");
+      else if (m.type === "assistant" && row.payload.includes('"type":"tool_use"')) mark("toolUse");
       else if (m.type === "result") {
-        out.set(current.text, { started: NaN, init: NaN, requesting: NaN, messageStart: NaN, ...current.stages });
+        const approval = approvals.find((a) => a >= current!.at);
+        if (approval !== undefined && current.stages.toolUse !== undefined) current.stages.approvalRow = approval - current.at;
+        out.set(current.text, { started: NaN, init: NaN, requesting: NaN, messageStart: NaN, toolUse: NaN, approvalRow: NaN, ...current.stages });
         current = undefined;
       }
     }
@@ -373,9 +389,11 @@ export async function run(): Promise<BrowserTurnResult> {
     for (const prefix of ["hello", "write"]) {
       console.log(
         `  ${prefix} turns, from the prompt's event: CLI took it ${f(stage(prefix, "started"))}, init ${f(stage(prefix, "init"))}, ` +
-          `model request ${f(stage(prefix, "requesting"))}, model's first event stored ${f(stage(prefix, "messageStart"))}`,
+          `model request ${f(stage(prefix, "requesting"))}, model's first event stored ${f(stage(prefix, "messageStart"))}` +
+          (prefix === "write" ? `, tool_use line stored ${f(stage(prefix, "toolUse"))}, Approval row ${f(stage(prefix, "approvalRow"))}` : ""),
       );
     }
+    console.log(`  bare CLI, from its stdin line: init ${f(median(bare.inits.slice(2)))} (the warm turns)`);
     console.log(`  session page JavaScript before Monaco: ${f(result.pageJsKb)} KB sent, ${f(result.pageJsDecodedKb)} KB decoded`);
     console.log(
       `browser-turn: turn_ms=${f(result.turnMs)} bare_turn_ms=${f(result.bareTurnMs)} turn_extra_ms=${f(result.turnMs - result.bareTurnMs)} ` +
