@@ -110,7 +110,11 @@ describe("npm start heals", () => {
     expect(handshake.status).toBeLessThan(500);
     const { status, body } = await health();
     expect(status, JSON.stringify(body)).toBe(200);
-    expect(body).toMatchObject({ ok: true, sidecar: { alive: true, pid: sidecarPid(output), liveSessions: 0 } });
+    expect(body).toMatchObject({ ok: true, sidecar: { alive: true, liveSessions: 0 } });
+    // the sidecar answering is the new one (its own loopback /healthz names its pid)
+    const own = (await (await fetch(`http://127.0.0.1:${ports.sidecar}/healthz`)).json()) as { pid: number; sidecarId: string };
+    expect(own.pid).toBe(sidecarPid(output));
+    expect((body as { sidecar: { id: string } }).sidecar.id).toBe(own.sidecarId);
     expect(child.exitCode).toBeNull();
   }, 90_000);
 

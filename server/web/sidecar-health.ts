@@ -1,15 +1,14 @@
 /**
  * What `/api/health` says of the sidecar: asks its loopback `/healthz` (server/sidecar/metrics)
- * which sidecar is alive (its id, its pid) and what it owns (live sessions).
+ * which sidecar is alive (its id) and what it owns (live sessions).
  */
 import { z } from "zod";
 import { getEnv } from "@/server/env/env";
 
 const ZSidecarHealth = z.object({ sidecarId: z.string(), pid: z.number().int(), liveSessions: z.number().int().min(0) });
 
-export type SidecarHealth =
-  | { alive: true; id: string; pid: number; liveSessions: number }
-  | { alive: false };
+/** Public (the health check needs no sign-in): the id and the count, not the process. */
+export type SidecarHealth = { alive: true; id: string; liveSessions: number } | { alive: false };
 
 export async function sidecarHealth(timeoutMs = 1000): Promise<SidecarHealth> {
   try {
@@ -19,7 +18,7 @@ export async function sidecarHealth(timeoutMs = 1000): Promise<SidecarHealth> {
     });
     if (!res.ok) return { alive: false };
     const body = ZSidecarHealth.parse(await res.json());
-    return { alive: true, id: body.sidecarId, pid: body.pid, liveSessions: body.liveSessions };
+    return { alive: true, id: body.sidecarId, liveSessions: body.liveSessions };
   } catch {
     return { alive: false };
   }
