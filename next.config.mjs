@@ -3,7 +3,7 @@ const nextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
   // Native and server-only packages stay outside the bundle.
-  serverExternalPackages: ["argon2", "better-sqlite3", "pino", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "pg"],
+  serverExternalPackages: ["argon2", "better-sqlite3", "pino", "prom-client", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "pg"],
   typescript: { tsconfigPath: "tsconfig.json" },
 };
 

@@ -1,8 +1,11 @@
 /**
  * `npm start`: migrate the database, build the web app if needed, then run edge, web and
  * sidecar (and the offline demo model when no ANTHROPIC_API_KEY is set) as one supervised
- * group. Ctrl-C stops all of them; a part that dies is reported (its name and cause, in one
- * line at the end) and takes the group down with a non-zero exit, never left half-running.
+ * group. Ctrl-C stops all of them. A part that dies while the group starts is reported (its name
+ * and cause, in one line at the end) and takes the group down with a non-zero exit, never left
+ * half-running. Once running, a part that dies is restarted after a growing pause (0.5 s, 1 s,
+ * 2 s … see start-supervisor.ts); a crash loop is reported with the part's last stderr lines and
+ * ends the group the same way.
  *
  * Every part reads the same configuration (server/env, with its defaults); this script hands
  * each one the complete record, so `npm start` works with no variable set at all.
@@ -16,6 +19,7 @@ import { EnvError, parseEnv } from "../server/env/env";
 import { findProjectRoot, redactUrl } from "../server/db/database-url";
 import { deployMigrations } from "./db-migrate";
 import { childEnvironment, portsToBind, resolveStartSettings, withDotEnv } from "./start-settings";
+import { CrashTracker, DEFAULT_RESTART_POLICY, seconds } from "./start-supervisor";
 
 const root = findProjectRoot(path.dirname(new URL(import.meta.url).pathname));
 const dev = process.argv.includes("--dev");
@@ -114,12 +118,24 @@ function checkPortFree(p: { name: string; variable: string; port: number; host: 
 interface Part {
   name: string;
   child: ChildProcess;
+  /** How to start it again. */
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  /** Answers once the part serves. */
+  probe: () => Promise<boolean>;
+  readyTimeoutMs: number;
   /** The last lines the part printed, to name the cause if it dies. */
   recent: string[];
+  /** Its last stderr lines over every run, for a crash loop's report. */
+  stderrTail: string[];
+  crashes: CrashTracker;
+  restartTimer?: NodeJS.Timeout;
 }
 
 const parts: Part[] = [];
 let shuttingDown = false;
+/** Every part answered once: from now on a part that dies is restarted instead of failing the start. */
+let groupReady = false;
 let failure: StartError | undefined;
 
 /** The most telling line a part printed: a pino/JSON error's message, else its last line. */
@@ -141,25 +157,71 @@ function causeOf(part: Part): string {
   return plain.slice(-3).join(" ").trim() || "no output";
 }
 
-function startPart(name: string, args: string[], env: NodeJS.ProcessEnv): Part {
-  const child = spawn(process.execPath, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
-  const part: Part = { name, child, recent: [] };
+const STDERR_TAIL_LINES = 10;
+
+function spawnChild(part: Part): ChildProcess {
+  const child = spawn(process.execPath, part.args, { cwd: root, env: part.env, stdio: ["ignore", "pipe", "pipe"] });
   const prefix = (chunk: Buffer, stream: NodeJS.WriteStream) => {
     for (const line of chunk.toString().split("\n")) {
       if (!line.trim()) continue;
-      stream.write(`[${name}] ${line}\n`);
+      stream.write(`[${part.name}] ${line}\n`);
       part.recent.push(line);
       if (part.recent.length > 30) part.recent.shift();
+      if (stream === process.stderr) {
+        part.stderrTail.push(line);
+        if (part.stderrTail.length > STDERR_TAIL_LINES) part.stderrTail.shift();
+      }
     }
   };
   child.stdout?.on("data", (c: Buffer) => prefix(c, process.stdout));
   child.stderr?.on("data", (c: Buffer) => prefix(c, process.stderr));
-  child.on("exit", (code, signal) => {
-    if (shuttingDown) return;
-    failure ??= new StartError(name, `stopped unexpectedly (${signal ?? `exit code ${code}`}): ${causeOf(part)}`);
-    say(`${name} stopped unexpectedly; stopping the others.`);
+  child.on("exit", (code, signal) => onPartExit(part, child, signal ?? `exit code ${code}`));
+  return child;
+}
+
+/**
+ * A part died. While the group starts, that ends the start (the cause is almost always a setting).
+ * Once it ran, the part is started again after a growing pause; a crash loop ends the group.
+ */
+function onPartExit(part: Part, child: ChildProcess, how: string): void {
+  if (shuttingDown || part.child !== child) return;
+  const cause = causeOf(part);
+  if (!groupReady) {
+    failure ??= new StartError(part.name, `stopped unexpectedly (${how}): ${cause}`);
+    say(`${part.name} stopped unexpectedly; stopping the others.`);
     void shutdown(1);
+    return;
+  }
+  const decision = part.crashes.crashed();
+  if (decision.action === "give-up") {
+    const window = seconds(DEFAULT_RESTART_POLICY.windowMs);
+    say(`${part.name} is in a crash loop (${decision.crashes} crashes within ${window}); its last stderr lines:`);
+    for (const line of part.stderrTail.length > 0 ? part.stderrTail : ["(none)"]) say(`  ${part.name} | ${line}`);
+    failure ??= new StartError(part.name, `crash loop: ${decision.crashes} crashes within ${window}, the last (${how}): ${cause}`);
+    void shutdown(1);
+    return;
+  }
+  const why = cause === "no output" ? "" : `: ${cause}`;
+  say(`${part.name} stopped unexpectedly (${how})${why}; restarting in ${seconds(decision.delayMs)} (crash ${decision.crashes} of at most ${DEFAULT_RESTART_POLICY.maxCrashes} within ${seconds(DEFAULT_RESTART_POLICY.windowMs)})`);
+  part.restartTimer = setTimeout(() => restartPart(part), decision.delayMs);
+}
+
+function restartPart(part: Part): void {
+  part.restartTimer = undefined;
+  if (shuttingDown) return;
+  part.recent = [];
+  part.crashes.started();
+  part.child = spawnChild(part);
+  const started = Date.now();
+  // A restart that dies again is the exit handler's to count; a hung one is killed and counted too.
+  void waitUntilUp(part, part.probe, part.readyTimeoutMs, "up again").catch(() => {
+    if (!shuttingDown && alive(part) && Date.now() - started >= part.readyTimeoutMs) part.child.kill("SIGKILL");
   });
+}
+
+function startPart(name: string, args: string[], env: NodeJS.ProcessEnv, probe: () => Promise<boolean>, readyTimeoutMs: number): Part {
+  const part = { name, args, env, probe, readyTimeoutMs, recent: [], stderrTail: [], crashes: new CrashTracker() } as unknown as Part;
+  part.child = spawnChild(part);
   parts.push(part);
   return part;
 }
@@ -169,6 +231,7 @@ const alive = (p: Part) => p.child.exitCode === null && p.child.signalCode === n
 async function shutdown(code: number): Promise<void> {
   if (shuttingDown) return;
   shuttingDown = true;
+  for (const p of parts) clearTimeout(p.restartTimer);
   const running = parts.filter(alive);
   for (const p of running) p.child.kill("SIGTERM");
   const deadline = Date.now() + 8000;
@@ -180,12 +243,13 @@ async function shutdown(code: number): Promise<void> {
 }
 
 /** Waits until `probe` succeeds; fails early when the part has died. */
-async function waitUntilUp(part: Part, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+async function waitUntilUp(part: Part, probe: () => Promise<boolean>, timeoutMs: number, label = "up"): Promise<void> {
   const started = Date.now();
+  const child = part.child;
   for (;;) {
-    if (!alive(part) || shuttingDown) throw new StartError(part.name, "stopped before it was ready");
+    if (!alive(part) || part.child !== child || shuttingDown) throw new StartError(part.name, "stopped before it was ready");
     if (await probe()) {
-      say(`${part.name} up (${elapsed(started)})`);
+      say(`${part.name} ${label} (${elapsed(started)}, pid ${child.pid})`);
       return;
     }
     if (Date.now() - started > timeoutMs) throw new StartError(part.name, `did not answer within ${timeoutMs / 1000} s`);
@@ -257,19 +321,18 @@ async function main(): Promise<void> {
 
   const tsx = ["--import", "tsx"];
   const starting: Promise<void>[] = [];
+  const launch = (name: string, args: string[], probe: () => Promise<boolean>, timeoutMs: number) => {
+    const part = startPart(name, args, childEnv, probe, timeoutMs);
+    starting.push(waitUntilUp(part, probe, timeoutMs));
+  };
   if (settings.demo) {
-    const model = startPart("model", [...tsx, "server/model-server/main.ts", "--port", String(env.CONDUIT_MODEL_PORT), "--host", "127.0.0.1"], childEnv);
-    starting.push(waitUntilUp(model, () => acceptsTcp(env.CONDUIT_MODEL_PORT), 60_000));
+    launch("model", [...tsx, "server/model-server/main.ts", "--port", String(env.CONDUIT_MODEL_PORT), "--host", "127.0.0.1"], () => acceptsTcp(env.CONDUIT_MODEL_PORT), 60_000);
   }
-  const web = startPart("web", ["node_modules/next/dist/bin/next", dev ? "dev" : "start", "-p", String(env.CONDUIT_NEXT_PORT), "-H", "127.0.0.1"], childEnv);
-  const sidecar = startPart("sidecar", [...tsx, "server/sidecar/main.ts"], childEnv);
-  const edge = startPart("edge", [...tsx, "server/edge-proxy/main.ts"], childEnv);
-  starting.push(
-    waitUntilUp(sidecar, () => acceptsTcp(env.CONDUIT_SIDECAR_PORT), 60_000),
-    waitUntilUp(web, () => answersHttp(`http://127.0.0.1:${env.CONDUIT_NEXT_PORT}/api/health`), 120_000),
-    waitUntilUp(edge, () => answersHttp(`http://127.0.0.1:${env.PORT}/healthz`), 60_000),
-  );
+  launch("web", ["node_modules/next/dist/bin/next", dev ? "dev" : "start", "-p", String(env.CONDUIT_NEXT_PORT), "-H", "127.0.0.1"], () => answersHttp(`http://127.0.0.1:${env.CONDUIT_NEXT_PORT}/api/health`), 120_000);
+  launch("sidecar", [...tsx, "server/sidecar/main.ts"], () => acceptsTcp(env.CONDUIT_SIDECAR_PORT), 60_000);
+  launch("edge", [...tsx, "server/edge-proxy/main.ts"], () => answersHttp(`http://127.0.0.1:${env.PORT}/healthz`), 60_000);
   await Promise.all(starting);
+  groupReady = true;
   say(`ready in ${elapsed()}: open ${settings.publicUrl}`);
 }
 

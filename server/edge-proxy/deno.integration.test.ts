@@ -4,6 +4,9 @@
  * but PORT set and refuses a bad value naming it.
  */
 import { spawn, spawnSync } from "node:child_process";
+import { createServer, request as httpRequest, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { freePorts } from "../../e2e/support/fresh-clone";
@@ -35,6 +38,48 @@ describe("the edge under Deno", () => {
     } finally {
       child.kill("SIGKILL");
       await new Promise((r) => child.once("exit", r));
+    }
+  }, 60_000);
+
+  it("compresses Next's scripts with br (Deno's CompressionStream has it), else gzip", async () => {
+    const script = `console.log(${JSON.stringify("y".repeat(40_000))});\n`;
+    const next = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/javascript", "content-length": Buffer.byteLength(script) });
+      res.end(script);
+    });
+    await new Promise<void>((resolve) => next.listen(0, "127.0.0.1", resolve));
+    const [port] = await freePorts(1);
+    const env = baseEnv({ PORT: String(port), CONDUIT_NEXT_PORT: String((next.address() as AddressInfo).port) });
+    const child = spawn(deno, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+    const get = (acceptEncoding: string) =>
+      new Promise<{ headers: IncomingMessage["headers"]; body: Buffer }>((resolve, reject) => {
+        const req = httpRequest({ host: "127.0.0.1", port, path: "/_next/static/x.js", headers: { "accept-encoding": acceptEncoding } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+        });
+        req.on("error", reject);
+        req.end();
+      });
+    try {
+      const deadline = Date.now() + 50_000;
+      while (Date.now() < deadline && child.exitCode === null) {
+        if ((await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status, () => 0)) === 200) break;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      const br = await get("gzip, deflate, br");
+      expect(br.headers["content-encoding"], output).toBe("br");
+      expect(brotliDecompressSync(br.body).toString()).toBe(script);
+      const gzip = await get("gzip");
+      expect(gzip.headers["content-encoding"]).toBe("gzip");
+      expect(gunzipSync(gzip.body).toString()).toBe(script);
+    } finally {
+      child.kill("SIGKILL");
+      await new Promise((r) => child.once("exit", r));
+      await new Promise((r) => next.close(r));
     }
   }, 60_000);
 

@@ -26,6 +26,7 @@ const handler = createEdgeHandler({
   rateLimit: env.CONDUIT_EDGE_RATE_LIMIT === "on" ? {} : false,
   trustProxy: env.CONDUIT_TRUST_PROXY === "on",
   dev: env.NODE_ENV === "development",
+  ...(env.CONDUIT_METRICS_TOKEN ? { metricsToken: env.CONDUIT_METRICS_TOKEN } : {}),
   ...(env.NEXTAUTH_SECRET ? { edgeVouch: await deriveEdgeVouch(env.NEXTAUTH_SECRET) } : {}),
 });
 

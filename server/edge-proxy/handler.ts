@@ -2,13 +2,16 @@
 // `node:*` import anywhere in this module's graph, so Deno runs it unchanged.
 import { EDGE_VOUCH_HEADER } from "../shared/edge-vouch";
 import { ErrorCode } from "../shared/errors/app-error";
+import { compressBody, webCompression, type CompressionSetup } from "./compression";
 import { describeError, type EdgeLog } from "./edge-log";
+import { createEdgeMetrics, METRICS_CONTENT_TYPE, type EdgeMetrics } from "./edge-metrics";
 import { jsonErrorResponse, unavailableResponse, Upstream, wantsJson } from "./edge-responses";
 import { applyForwarding, resolveForwarding, type ClientInfo, type Forwarding } from "./forwarding";
 import { stripHopByHop } from "./hop-by-hop";
 import { createRequestGate, DEFAULT_RATE_LIMITS, SOCKET_PATH_PREFIX, type RateLimitSettings } from "./request-gate";
 import { applySecurityHeaders, buildContentSecurityPolicy } from "./security-headers";
 import { SESSION_COOKIE_NAMES } from "./session-cookie";
+import { isMetricsPath, mayReadMetrics, METRICS_PATH } from "../shared/metrics-access";
 
 /** Answered by the edge itself, so a supervisor can tell "edge up" from "app up". */
 export const HEALTH_PATH = "/healthz";
@@ -39,6 +42,16 @@ export interface EdgeHandlerDeps {
    * accept socket requests whose Origin the browser left out (the edge checked them).
    */
   edgeVouch?: string;
+  /**
+   * Compress JS, CSS, HTML, JSON and SVG for browsers that accept it (default: the runtime's
+   * `CompressionStream`, br then gzip where it has them; Node's main.ts passes zlib). `false`
+   * turns it off.
+   */
+  compression?: false | CompressionSetup;
+  /** `CONDUIT_METRICS_TOKEN`: lets `/metrics` be read from outside with `Authorization: Bearer`. */
+  metricsToken?: string;
+  /** Where request counts and latency go; default a fresh set. */
+  metrics?: EdgeMetrics;
 }
 
 /** What to do with a WebSocket upgrade that the runtime adapter forwards itself. */
@@ -71,6 +84,9 @@ export function createEdgeHandler(deps: EdgeHandlerDeps): EdgeHandler {
   const log: EdgeLog = deps.log ?? (() => {});
   const trustProxy = deps.trustProxy ?? false;
   const timeoutMs = deps.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+  const metrics = deps.metrics ?? createEdgeMetrics();
+  const compression: CompressionSetup =
+    deps.compression === false ? { codings: [], compressor: () => new TransformStream() } : (deps.compression ?? webCompression());
   const gate = createRequestGate({
     publicOrigin,
     sessionCookieNames: deps.sessionCookieNames ?? SESSION_COOKIE_NAMES,
@@ -106,6 +122,9 @@ export function createEdgeHandler(deps: EdgeHandlerDeps): EdgeHandler {
     // fetch sets both from the target and the body it streams.
     headers.delete("host");
     headers.delete("content-length");
+    // fetch decodes whatever the upstream encodes, so its compression would be wasted work: the
+    // edge compresses once, for the browser, below.
+    headers.set("accept-encoding", "identity");
     applyForwarding(headers, forwarding);
     const hasBody = req.method !== "GET" && req.method !== "HEAD" && req.body !== null;
 
@@ -144,11 +163,28 @@ export function createEdgeHandler(deps: EdgeHandlerDeps): EdgeHandler {
 
     const out = stripHopByHop(new Headers(res.headers));
     // fetch has already decoded the body, so the upstream's encoding and length are wrong now.
+    const upstreamEncoding = out.get("content-encoding")?.trim().toLowerCase();
     out.delete("content-encoding");
     out.delete("content-length");
     out.delete("set-cookie");
     for (const cookie of res.headers.getSetCookie()) out.append("set-cookie", cookie);
-    return secure(new Response(res.body, { status: res.status, statusText: res.statusText, headers: out }), forwarding);
+    // Length as the upstream stated it (fetch keeps the header) decides "too small to compress".
+    const statedLength = res.headers.get("content-length");
+    if (statedLength !== null && !upstreamEncoding) out.set("content-length", statedLength);
+    const body = compressBody(
+      {
+        method: req.method,
+        requestHeaders: req.headers,
+        status: res.status,
+        headers: out,
+        upstreamEncoded: upstreamEncoding !== undefined && upstreamEncoding !== "identity",
+        stream: upstream === Upstream.sidecar,
+      },
+      res.body,
+      compression,
+    );
+    out.delete("content-length");
+    return secure(new Response(body, { status: res.status, statusText: res.statusText, headers: out }), forwarding);
   }
 
   function health(req: Request): Response {
@@ -163,21 +199,47 @@ export function createEdgeHandler(deps: EdgeHandlerDeps): EdgeHandler {
     });
   }
 
-  const handler = async (req: Request, client: ClientInfo = {}): Promise<Response> => {
-    const url = new URL(req.url);
+  /**
+   * `/metrics` is never forwarded (the web app's own is for its loopback port): the edge's
+   * figures for a loopback peer or the token's holder, 404 for everyone else.
+   */
+  function metricsResponse(req: Request, url: URL, client: ClientInfo): Response {
+    // Behind a trusted proxy every peer is the proxy: only the token counts then.
+    const peer = trustProxy ? undefined : client.clientIp;
+    const allowed = mayReadMetrics({ peer, authorization: req.headers.get("authorization"), token: deps.metricsToken });
+    if (!allowed || url.pathname !== METRICS_PATH || (req.method !== "GET" && req.method !== "HEAD")) {
+      return jsonErrorResponse(404, ErrorCode.notFound, "Not found.");
+    }
+    return new Response(req.method === "HEAD" ? null : metrics.render(), {
+      headers: { "content-type": METRICS_CONTENT_TYPE, "cache-control": "no-store" },
+    });
+  }
+
+  async function answer(req: Request, url: URL, client: ClientInfo): Promise<{ res: Response; upstream: "web" | "sidecar" | "edge" }> {
     const forwarding = forwardingFor(url, req, client);
-    if (url.pathname === HEALTH_PATH) return secure(health(req), forwarding);
+    if (url.pathname === HEALTH_PATH) return { res: secure(health(req), forwarding), upstream: "edge" };
+    if (isMetricsPath(url.pathname)) return { res: secure(metricsResponse(req, url, client), forwarding), upstream: "edge" };
     const refused = gate(req, url, forwarding);
-    if (refused) return secure(refused, forwarding);
-    return forward(req, url, forwarding);
+    if (refused) return { res: secure(refused, forwarding), upstream: "edge" };
+    return { res: await forward(req, url, forwarding), upstream: upstreamFor(url) === Upstream.sidecar ? "sidecar" : "web" };
+  }
+
+  const handler = async (req: Request, client: ClientInfo = {}): Promise<Response> => {
+    const started = now();
+    const url = new URL(req.url);
+    const { res, upstream } = await answer(req, url, client);
+    metrics.observe(upstream, res.status, (now() - started) / 1000);
+    return res;
   };
 
   const upgrade = (req: Request, client: ClientInfo = {}): UpgradeDecision => {
     const url = new URL(req.url);
     const forwarding = forwardingFor(url, req, client);
-    const refused = gate(req, url, forwarding);
-    if (refused) return { ok: false, response: refused };
     const upstream = upstreamFor(url);
+    const label = upstream === Upstream.sidecar ? "sidecar" : "web";
+    const refused = gate(req, url, forwarding);
+    metrics.upgrade(label, !refused);
+    if (refused) return { ok: false, response: refused };
     return { ok: true, upstream, target: upstream === Upstream.sidecar ? sidecarOrigin : nextOrigin, forwarding };
   };
 

@@ -5,6 +5,7 @@ import { deriveEdgeVouch } from "@/server/shared/edge-vouch";
 import type { EdgeLogEntry } from "./edge-log";
 import { createEdgeHandler } from "./handler";
 import { startEdgeServer } from "./node-adapter";
+import { nodeCodings, nodeCompressor } from "./node-compression";
 
 function logLine(entry: EdgeLogEntry | { level: "info"; event: string; [key: string]: unknown }): void {
   process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), process: "edge", ...entry })}\n`);
@@ -27,9 +28,12 @@ const handler = createEdgeHandler({
   publicOrigin,
   fetch: globalThis.fetch,
   log: logLine,
+  // zlib, flushed per chunk: streamed pages keep streaming, and br is there under Node too
+  compression: { codings: nodeCodings, compressor: nodeCompressor },
   rateLimit: env.CONDUIT_EDGE_RATE_LIMIT === "on" ? {} : false,
   trustProxy: env.CONDUIT_TRUST_PROXY === "on",
   dev: env.NODE_ENV === "development",
+  ...(env.CONDUIT_METRICS_TOKEN ? { metricsToken: env.CONDUIT_METRICS_TOKEN } : {}),
   // Without the shared secret the sidecar cannot check the vouch: it then refuses socket
   // requests without an Origin, as it did before.
   ...(env.NEXTAUTH_SECRET ? { edgeVouch: await deriveEdgeVouch(env.NEXTAUTH_SECRET) } : {}),

@@ -1,6 +1,6 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { gzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { Server as SocketServer } from "socket.io";
 import { io as connectSocket, type Socket as ClientSocket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -251,6 +251,49 @@ describe("EdgeServer.close", () => {
       socket.disconnect();
       await edge.close();
       await new Promise<void>((resolve) => sidecar.close(() => resolve()));
+    }
+  });
+});
+
+describe("startEdgeServer compression", () => {
+  it("gzips a script over real HTTP, asking the upstream for identity", async () => {
+    const script = `console.log(${JSON.stringify("x".repeat(50_000))});\n`;
+    let askedFor: string | undefined;
+    const next = createServer((req, res) => {
+      askedFor = req.headers["accept-encoding"];
+      res.writeHead(200, { "content-type": "application/javascript; charset=UTF-8", "content-length": Buffer.byteLength(script) });
+      res.end(script);
+    });
+    const nextPort = await listen(next);
+    const edge = await startEdgeServer({
+      port: 0,
+      host: "127.0.0.1",
+      handler: createEdgeHandler({
+        nextOrigin: `http://127.0.0.1:${nextPort}`,
+        sidecarOrigin: `http://127.0.0.1:${await deadPort()}`,
+        publicOrigin: "http://conduit.test",
+        fetch: globalThis.fetch,
+        rateLimit: false,
+      }),
+    });
+    try {
+      const raw = await new Promise<{ headers: IncomingMessage["headers"]; body: Buffer }>((resolve, reject) => {
+        const req = httpRequest({ host: "127.0.0.1", port: edge.port, path: "/_next/static/chunks/main.js", headers: { "accept-encoding": "gzip, deflate, br" } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+        });
+        req.on("error", reject);
+        req.end();
+      });
+      expect(askedFor).toBe("identity");
+      expect(raw.headers["content-encoding"]).toBe("gzip");
+      expect(raw.headers.vary).toBe("Accept-Encoding");
+      expect(raw.body.length).toBeLessThan(1000);
+      expect(gunzipSync(raw.body).toString()).toBe(script);
+    } finally {
+      await edge.close();
+      await closeServer(next);
     }
   });
 });

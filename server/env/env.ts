@@ -54,6 +54,8 @@ export const ZEnv = z.object({
   CONDUIT_SIGNUP: z.enum(["invite", "open", "closed"]).default("invite"),
   /** How CLI children are isolated: bubblewrap when installed (auto), always (bwrap), never (off). */
   CONDUIT_SANDBOX: z.enum(["auto", "bwrap", "off"]).default("auto"),
+  /** Lets `/metrics` be scraped with `Authorization: Bearer <token>` (else loopback only). */
+  CONDUIT_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
 });
 
 export type Env = z.infer<typeof ZEnv>;

@@ -20,6 +20,8 @@ import { startCredentialProxy } from "@/server/sidecar/credential-proxy/credenti
 import { sandboxStatusFile, type SandboxStatus } from "@/server/shared/sandbox-status";
 import { supervisorConfigFromEnv } from "@/server/sidecar/process/supervisor-config";
 import { SessionHub } from "@/server/sidecar/session/session-hub";
+import { eventLogStoreOf, SessionEventWriter } from "@/server/sidecar/session/session-event-writer";
+import { createSidecarMetrics, sidecarHttpRoutes } from "@/server/sidecar/metrics/sidecar-metrics";
 import { createSessionRunner } from "@/server/sidecar/session/session-runner";
 import { createSocketServer } from "@/server/sidecar/socket/create-socket-server";
 import { attachSessionSockets } from "@/server/sidecar/socket/session-socket";
@@ -68,7 +70,14 @@ async function main(): Promise<void> {
   const stale = await markOrphanedSessionsStopped(db, sidecarId);
   if (reaped.reaped.length > 0 || stale > 0) log.info({ reaped: reaped.reaped, survived: reaped.survived, stale }, "cleaned up after an earlier sidecar");
 
-  const admission = createAdmission({ maxLive: env.CONDUIT_SESSION_MAX, minFreeBytes: env.CONDUIT_MIN_FREE_MB * 1024 * 1024 });
+  const admitting = createAdmission({ maxLive: env.CONDUIT_SESSION_MAX, minFreeBytes: env.CONDUIT_MIN_FREE_MB * 1024 * 1024 });
+  let approvalsPending = () => 0;
+  const metrics = createSidecarMetrics({
+    liveSessions: () => admitting.liveCount,
+    approvalsPending: () => approvalsPending(),
+    proxyTotals: () => credentialProxy.totals(),
+  });
+  const admission = metrics.countedAdmission(admitting);
   const supervisor = supervisorConfigFromEnv(env);
   const runnerLog = log.child({ component: "runner" });
   const server = createSocketServer({
@@ -79,15 +88,20 @@ async function main(): Promise<void> {
       return user ? { id: user.id, email: user.email, name: user.name, disabledAt: user.disabledAt, sessionVersion: user.sessionVersion } : undefined;
     },
     log,
+    httpRoutes: sidecarHttpRoutes({ metrics, sidecarId, liveSessions: () => admitting.liveCount, metricsToken: env.CONDUIT_METRICS_TOKEN }),
   });
   // Approvals an earlier run left pending can never be answered: their CLI is gone.
   const approvals = new ApprovalService({ db, log: log.child({ component: "approvals" }), notify: notifyUsersOf(server.io) });
+  approvalsPending = () => approvals.pendingCount;
   const leftovers = await approvals.cancelLeftovers(sidecarId);
   if (leftovers > 0) log.info({ leftovers }, "cancelled approvals left pending by an earlier sidecar");
   // each turn's file changes, from snapshots of the workspace's shadow repository (DATA_DIR/shadow)
   const snapshots = new TurnSnapshots({ db, dataDir: path.resolve(env.CONDUIT_DATA_DIR), log: log.child({ component: "snapshots" }) });
+  // The hub's event writer, with its inserts timed for /metrics (the hub then leaves closing it to us).
+  const writer = new SessionEventWriter(metrics.timedStore(eventLogStoreOf(db)), log);
   const hub = new SessionHub({
     db,
+    writer,
     turnSnapshots: snapshots,
     configRoot: path.resolve(env.CONDUIT_DATA_DIR, "claude-config"),
     sidecarId,
@@ -106,6 +120,8 @@ async function main(): Promise<void> {
   });
 
   attachSessionSockets(server.io, { hub, db, log });
+  // After the socket layer's listener: by now the event has been emitted to its room.
+  hub.onDidEmitEvent((event) => metrics.relay.observe(Math.max(0, Date.now() - Date.parse(event.at)) / 1000));
   attachApprovalSockets(server.io, { service: approvals, db, log });
   attachChangesSockets(server.io, { hub, snapshots, db, log });
   // Disabled accounts, sign-outs and removed members lose their open sockets within about 2 s.
@@ -129,6 +145,7 @@ async function main(): Promise<void> {
       .then(() => server.close())
       .then(() => hub.close())
       .then(() => snapshots.close())
+      .then(() => writer.close())
       .then(() => approvals.close())
       .then(() => credentialProxy.close())
       .then(() => checkpointer.close())

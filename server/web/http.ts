@@ -2,6 +2,7 @@
 import type { z } from "zod";
 import { AppError, ErrorCode, httpStatusFor, toWireError } from "@/server/shared/errors/app-error";
 import { logger } from "@/server/web/logger";
+import { observeRouteHandler } from "@/server/web/web-metrics";
 
 /** A JSON response for a thrown value; unknown errors are logged and reported as internal. */
 export function errorResponse(err: unknown): Response {
@@ -12,11 +13,15 @@ export function errorResponse(err: unknown): Response {
 
 /** Runs a handler, turning any thrown error into its JSON response. */
 export async function handle(fn: () => Promise<Response>): Promise<Response> {
+  const started = performance.now();
+  let res: Response;
   try {
-    return await fn();
+    res = await fn();
   } catch (err) {
-    return errorResponse(err);
+    res = errorResponse(err);
   }
+  observeRouteHandler(res.status, (performance.now() - started) / 1000);
+  return res;
 }
 
 /** Parses a JSON request body against a schema; a mismatch is an `invalid_payload` error. */

@@ -1,5 +1,6 @@
 import { getDb } from "@/server/db/client";
 import { readSandboxStatus } from "@/server/web/sandbox-status";
+import { sidecarHealth } from "@/server/web/sidecar-health";
 
 export const dynamic = "force-dynamic";
 
@@ -8,7 +9,9 @@ export async function GET() {
     await getDb().user.count();
     // Which isolation the sidecar put in force ("unknown" until it has started).
     const sandbox = (await readSandboxStatus())?.mode ?? "unknown";
-    return Response.json({ ok: true, sandbox });
+    // Which sidecar is alive and what it owns; the web app is healthy without it (sessions wait).
+    const sidecar = await sidecarHealth();
+    return Response.json({ ok: true, sandbox, sidecar });
   } catch {
     return Response.json({ ok: false, error: { code: "unavailable", message: "The database is not reachable." } }, { status: 503 });
   }

@@ -277,6 +277,11 @@ export class ApprovalService {
     if (changed) this.sendCounts([userId]);
   }
 
+  /** Questions of this sidecar waiting for an answer (metrics). */
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
   /** The number of pending approvals routed to the user. */
   count(userId: string): ApprovalCount {
     let pending = 0;

@@ -67,6 +67,8 @@ export interface CredentialProxy {
   usageOf(sessionId: string): ProxyUsage;
   /** Live tokens (for tests and metrics). */
   readonly liveTokens: number;
+  /** Every session's requests and bytes since the proxy started (metrics). */
+  totals(): ProxyUsage;
   close(): Promise<void>;
 }
 
@@ -235,6 +237,16 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
           if (revokedOwner.size > 1000) revokedOwner.delete(revokedOwner.keys().next().value as string);
         },
       };
+    },
+    totals() {
+      const sum: ProxyUsage = { requests: 0, bytesUp: 0, bytesDown: 0, refused: 0 };
+      for (const u of usage.values()) {
+        sum.requests += u.requests;
+        sum.bytesUp += u.bytesUp;
+        sum.bytesDown += u.bytesDown;
+        sum.refused += u.refused;
+      }
+      return sum;
     },
     usageOf(sessionId) {
       return { ...(usage.get(sessionId) ?? { requests: 0, bytesUp: 0, bytesDown: 0, refused: 0 }) };

@@ -5,7 +5,7 @@
  * is valid while its account is enabled and its version (`sv`) is the account's current one;
  * the revocation sweep (`revocation-sweep.ts`) applies the same rule to sockets already open.
  */
-import { createServer, type Server as HttpServer } from "node:http";
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import { decode } from "next-auth/jwt";
 import type { Logger } from "pino";
 import { Server, type Socket } from "socket.io";
@@ -23,6 +23,8 @@ export interface SocketServerDeps {
   /** Looks a user up by id, with the account's standing; undefined when the account no longer exists. */
   findUser: (id: string) => Promise<SocketAccount | undefined>;
   log: Logger;
+  /** Answers the sidecar's own loopback routes (health, metrics); false leaves the request to the 404. */
+  httpRoutes?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }
 
 export interface SocketServer {
@@ -43,7 +45,8 @@ export interface SocketData {
 }
 
 export function createSocketServer(deps: SocketServerDeps): SocketServer {
-  const http = createServer((_req, res) => {
+  const http = createServer((req, res) => {
+    if (deps.httpRoutes?.(req, res)) return;
     res.writeHead(404, { "content-type": "application/json" });
     res.end(JSON.stringify({ error: { code: "not_found", message: "Only Socket.IO is served here." } }));
   });

@@ -1,0 +1,417 @@
+/**
+ * A turn as a person sees it (issue #13 item 10), against the floor: a whole Conduit (`npm start`:
+ * edge, web, sidecar, the demo model), Chromium, and a bare long-lived CLI with the stream-json
+ * flags on the same scripted model, warm, zero model latency, the two interleaved turn by turn.
+ *
+ *   turn_ms          Ada presses Enter in the prompt box → the reply's text is in her page's DOM
+ *                    (a MutationObserver; in-page clocks)
+ *   bare_turn_ms     the bare CLI: its stdin line → its first `assistant` line
+ *   approval_ms      Ada presses Enter on a prompt that writes a file → the approval card is in
+ *                    Bea's page (another member, another browser context)
+ *   bare_approval_ms the bare CLI: its stdin line → its `can_use_tool` control request
+ *   page_js_kb       the session page's JavaScript before Monaco loads, as sent (compressed), KB
+ *
+ * Medians. Last line: `browser-turn: turn_ms=… bare_turn_ms=… turn_extra_ms=… approval_extra_ms=…
+ * page_js_kb=…` (targets in docs/PERFORMANCE.md). Printed figures, never assertions.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
+import { chromium, type Browser, type Page } from "@playwright/test";
+import Database from "better-sqlite3";
+import { streamJsonFlags } from "../server/sidecar/process/build-cli-args";
+import { resolveClaudeBinary } from "../server/sidecar/process/claude-binary";
+import { killProcessGroup } from "../server/sidecar/process/cli-process";
+import { startConduitInstance, type ConduitInstance } from "../e2e/support/conduit-instance";
+
+const TURNS = Number(process.env.BROWSER_TURN_TURNS ?? 8);
+const PASSWORD = "correct-horse-42";
+const TIMEOUT_MS = 30_000;
+
+function median(values: number[]): number {
+  const sorted = [...values].filter(Number.isFinite).sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length === 0 ? NaN : sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the bare CLI
+
+interface BareCli {
+  /** stdin line → first assistant line, ms; waits for the turn's result. */
+  turn(text: string): Promise<number>;
+  /** stdin line → `system/init` of each turn so far, ms. */
+  inits: number[];
+  /** stdin line → can_use_tool request, ms; denies it and waits for the result. */
+  approval(text: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+async function startBareCli(modelUrl: string): Promise<BareCli> {
+  const root = await realpath(await mkdtemp(path.join(os.tmpdir(), "conduit-bare-")));
+  const cwd = path.join(root, "workspace");
+  await Promise.all([mkdir(cwd), mkdir(path.join(root, "config")), mkdir(path.join(root, "home"))]);
+  const child: ChildProcessWithoutNullStreams = spawn(resolveClaudeBinary(), [...streamJsonFlags, "--permission-mode", "default"], {
+    cwd,
+    detached: true,
+    stdio: ["pipe", "pipe", "pipe"],
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: path.join(root, "home"),
+      ANTHROPIC_BASE_URL: modelUrl,
+      ANTHROPIC_API_KEY: "sk-ant-bench",
+      CLAUDE_CONFIG_DIR: path.join(root, "config"),
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      DISABLE_TELEMETRY: "1",
+      DISABLE_AUTOUPDATER: "1",
+    } as Record<string, string> as NodeJS.ProcessEnv,
+  });
+  child.stderr.resume();
+  let onMessage: ((message: { type?: string; subtype?: string; request_id?: string; request?: { subtype?: string } }) => void) | undefined;
+  const inits: number[] = [];
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    try {
+      onMessage?.(JSON.parse(line) as never);
+    } catch {
+      // not JSON
+    }
+  });
+  const send = (text: string) =>
+    child.stdin.write(
+      `${JSON.stringify({ type: "user", message: { role: "user", content: text }, parent_tool_use_id: null, session_id: "", uuid: randomUUID() })}\n`,
+    );
+  const run = (text: string, until: "assistant" | "approval") =>
+    new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`bare CLI: no result within ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
+      let mark: number | undefined;
+      const start = performance.now();
+      let init: number | undefined;
+      onMessage = (message) => {
+        if (message.type === "system" && message.subtype === "init") init ??= performance.now() - start;
+        if (until === "assistant" && message.type === "assistant") mark ??= performance.now() - start;
+        if (message.type === "control_request" && message.request?.subtype === "can_use_tool") {
+          if (until === "approval") mark ??= performance.now() - start;
+          child.stdin.write(
+            `${JSON.stringify({ type: "control_response", response: { subtype: "success", request_id: message.request_id, response: { behavior: "deny", message: "benchmark" } } })}\n`,
+          );
+        }
+        if (message.type !== "result") return;
+        clearTimeout(timer);
+        onMessage = undefined;
+        inits.push(init ?? NaN);
+        resolve(mark ?? NaN);
+      };
+      send(text);
+    });
+  return {
+    inits,
+    turn: (text) => run(text, "assistant"),
+    approval: (text) => run(text, "approval"),
+    async close() {
+      child.stdin.end();
+      await new Promise((r) => setTimeout(r, 300));
+      killProcessGroup(child.pid!, "SIGKILL");
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// the browsers
+
+async function signedIn(browser: Browser, base: string, email: string, name: string): Promise<Page> {
+  const context = await browser.newContext({ baseURL: base });
+  const res = await context.request.post("/api/signup", { headers: { origin: base }, data: { email, password: PASSWORD, name } });
+  if (res.status() !== 201) throw new Error(`sign-up failed: ${res.status()} ${await res.text()}`);
+  const page = await context.newPage();
+  await page.goto("/signin");
+  await page.getByTestId("signin-email").fill(email);
+  await page.getByTestId("signin-password").fill(PASSWORD);
+  await page.getByTestId("signin-submit").click();
+  await page.waitForURL(/\/workspaces$/);
+  return page;
+}
+
+// The page scripts are strings: tsx would wrap functions passed to page.evaluate in helpers
+// (`__name`) that do not exist in the page. Times are epoch ms with sub-ms precision
+// (`performance.timeOrigin + performance.now()`), comparable between the pages of one machine.
+
+/** Ada's page: the time of each Enter in the prompt box, and of the newest reply text appearing. */
+const SENDER_SCRIPT = `(() => {
+  const now = () => performance.timeOrigin + performance.now();
+  const replies = () => Array.from(document.querySelectorAll('[data-testid="message-assistant"]'))
+    .filter((e) => (e.textContent || "").trim().length > 0).length;
+  window.__bench = { send: 0, reply: 0, replies: replies() };
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && e.target.matches('[data-testid="prompt-input"]')) {
+      window.__bench.send = now();
+      window.__bench.reply = 0;
+      window.__bench.replies = replies();
+    }
+  }, true);
+  new MutationObserver(() => {
+    if (window.__bench.send === 0 || window.__bench.reply !== 0) return;
+    if (replies() > window.__bench.replies) window.__bench.reply = now();
+  }).observe(document.body, { childList: true, subtree: true, characterData: true });
+})()`;
+
+/** Bea's page: the time a new pending approval card appears. */
+const WATCHER_SCRIPT = `(() => {
+  const now = () => performance.timeOrigin + performance.now();
+  const cards = () => document.querySelectorAll('[data-testid="approval-card"][data-status="pending"]').length;
+  if (window.__benchObserver) window.__benchObserver.disconnect();
+  window.__bench = { seen: 0, cards: cards() };
+  window.__benchObserver = new MutationObserver(() => {
+    if (window.__bench.seen === 0 && cards() > window.__bench.cards) window.__bench.seen = now();
+  });
+  window.__benchObserver.observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-status"] });
+})()`;
+
+async function instrumentSender(page: Page): Promise<void> {
+  await page.evaluate(SENDER_SCRIPT);
+}
+
+async function instrumentWatcher(page: Page): Promise<void> {
+  await page.evaluate(WATCHER_SCRIPT);
+}
+
+/** Polls `expression` in the page until true (the page's CSP forbids waitForFunction's eval). */
+async function until(page: Page, expression: string): Promise<void> {
+  const deadline = Date.now() + TIMEOUT_MS;
+  while (!(await page.evaluate(expression))) {
+    if (Date.now() > deadline) throw new Error(`not true within ${TIMEOUT_MS} ms: ${expression}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+async function prompt(page: Page, text: string): Promise<void> {
+  const input = page.getByTestId("prompt-input");
+  await input.fill(text);
+  await input.press("Enter");
+}
+
+async function turnEnds(page: Page): Promise<number> {
+  return page.getByTestId("turn-end").count();
+}
+
+async function waitForTurnEnd(page: Page, before: number): Promise<void> {
+  await until(page, `document.querySelectorAll('[data-testid="turn-end"]').length > ${before}`);
+}
+
+/** A Conduit turn: Enter → reply text on Ada's screen, ms. */
+async function conduitTurn(ada: Page, text: string): Promise<number> {
+  const before = await turnEnds(ada);
+  await prompt(ada, text);
+  await until(ada, "window.__bench.reply > 0");
+  const { send, reply } = (await ada.evaluate("window.__bench")) as { send: number; reply: number };
+  await waitForTurnEnd(ada, before);
+  return reply - send;
+}
+
+/** A Conduit approval: Enter on Ada's page → the pending card on Bea's, ms; Bea denies it. */
+async function conduitApproval(ada: Page, bea: Page, text: string): Promise<number> {
+  const before = await turnEnds(ada);
+  await instrumentWatcher(bea);
+  await prompt(ada, text);
+  await until(bea, "window.__bench.seen > 0");
+  const { send } = (await ada.evaluate("window.__bench")) as { send: number };
+  const { seen } = (await bea.evaluate("window.__bench")) as { seen: number };
+  await bea.locator('[data-testid="approval-card"][data-status="pending"]').last().getByTestId("deny-button").click();
+  await waitForTurnEnd(ada, before);
+  return seen - send;
+}
+
+/** The session page's scripts (not Monaco's) as sent and as decoded, KB, from a fresh load. */
+async function pageJavaScript(browser: Browser, base: string, email: string, url: string): Promise<{ sentKb: number; decodedKb: number }> {
+  const context = await browser.newContext({ baseURL: base });
+  try {
+    const page = await context.newPage();
+    await page.goto("/signin");
+    await page.getByTestId("signin-email").fill(email);
+    await page.getByTestId("signin-password").fill(PASSWORD);
+    await page.getByTestId("signin-submit").click();
+    await page.waitForURL(/\/workspaces$/);
+    // a fresh context: nothing cached but what the sign-in pages loaded, so clear the cache first
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Network.clearBrowserCache");
+    await page.goto(url);
+    await page.getByTestId("session-view").waitFor();
+    await page.waitForLoadState("networkidle");
+    const sizes = (await page.evaluate(`performance.getEntriesByType("resource")
+      .filter((e) => /\\.js(\\?|$)/.test(e.name) && !e.name.includes("/monaco/"))
+      .map((e) => ({ sent: e.encodedBodySize, decoded: e.decodedBodySize }))`)) as { sent: number; decoded: number }[];
+    return {
+      sentKb: sizes.reduce((s, e) => s + e.sent, 0) / 1024,
+      decodedKb: sizes.reduce((s, e) => s + e.decoded, 0) / 1024,
+    };
+  } finally {
+    await context.close();
+  }
+}
+
+/** Stages of a Conduit turn, ms from the prompt's event (the sidecar's clock, same machine). */
+interface TurnStages {
+  /** CLI's `command_lifecycle started`: the line reached the CLI's stdin and it took it. */
+  started: number;
+  /** `system/init` of the turn, then `system/status requesting` (just before the model request). */
+  init: number;
+  requesting: number;
+  /** The model's first streamed event, stored. */
+  messageStart: number;
+  /** The `assistant` line carrying a tool_use, stored; then the Approval row it led to. */
+  toolUse: number;
+  approvalRow: number;
+}
+
+/** Reads each prompt's stages from the event log (SQLite file of the instance). */
+function turnStages(databaseFile: string): Map<string, TurnStages> {
+  const db = new Database(databaseFile, { readonly: true });
+  try {
+    const rows = db.prepare("SELECT kind, payload, createdAt FROM SessionEvent ORDER BY sessionId, seq").all() as {
+      kind: string;
+      payload: string;
+      createdAt: string | number;
+    }[];
+    const approvals = (db.prepare("SELECT createdAt FROM Approval ORDER BY createdAt").all() as { createdAt: string | number }[]).map((a) =>
+      typeof a.createdAt === "number" ? a.createdAt : Date.parse(a.createdAt),
+    );
+    const out = new Map<string, TurnStages>();
+    let current: { text: string; at: number; stages: Partial<TurnStages> } | undefined;
+    for (const row of rows) {
+      const at = typeof row.createdAt === "number" ? row.createdAt : Date.parse(row.createdAt);
+      if (row.kind === "prompt") {
+        current = { text: (JSON.parse(row.payload) as { text: string }).text, at, stages: {} };
+        continue;
+      }
+      if (!current || row.kind !== "cli") continue;
+      const m = JSON.parse(row.payload) as { type?: string; subtype?: string; status?: string; state?: string; event?: { type?: string } };
+      const mark = (key: keyof TurnStages) => (current!.stages[key] ??= at - current!.at);
+      if (m.type === "command_lifecycle" && m.state === "started") mark("started");
+      else if (m.type === "system" && m.subtype === "init") mark("init");
+      else if (m.type === "system" && m.subtype === "status" && m.status === "requesting") mark("requesting");
+      else if (m.type === "stream_event" && m.event?.type === "message_start") mark("messageStart");
+      else if (m.type === "assistant" && row.payload.includes('"type":"tool_use"')) mark("toolUse");
+      else if (m.type === "result") {
+        const approval = approvals.find((a) => a >= current!.at);
+        if (approval !== undefined && current.stages.toolUse !== undefined) current.stages.approvalRow = approval - current.at;
+        out.set(current.text, { started: NaN, init: NaN, requesting: NaN, messageStart: NaN, toolUse: NaN, approvalRow: NaN, ...current.stages });
+        current = undefined;
+      }
+    }
+    return out;
+  } finally {
+    db.close();
+  }
+}
+
+export interface BrowserTurnResult {
+  turnMs: number;
+  bareTurnMs: number;
+  approvalMs: number;
+  bareApprovalMs: number;
+  pageJsKb: number;
+  pageJsDecodedKb: number;
+}
+
+/** Runs the benchmark and prints its figures; the last line is the headline. */
+export async function run(): Promise<BrowserTurnResult> {
+  let conduit: ConduitInstance | undefined;
+  let browser: Browser | undefined;
+  let bare: BareCli | undefined;
+  try {
+    conduit = await startConduitInstance({ name: "bench-browser-turn", env: { CONDUIT_SIGNUP: "open" }, timeoutMs: 600_000 });
+    const base = conduit.url.replace(/\/$/, "");
+    const modelUrl = /model-server listening on (\S+)/.exec(conduit.output())?.[1];
+    if (!modelUrl) throw new Error("the demo model's URL was not printed");
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-quic"],
+    });
+    const stamp = Date.now().toString(36);
+    const adaEmail = `ada-${stamp}@bench.test`;
+    const ada = await signedIn(browser, base, adaEmail, "Ada");
+    const bea = await signedIn(browser, base, `bea-${stamp}@bench.test`, "Bea");
+    const created = await ada.request.post("/api/workspaces", { headers: { origin: base }, data: { name: `Bench ${stamp}` } });
+    const { data: ws } = (await created.json()) as { data: { slug: string } };
+    const added = await ada.request.post(`/api/workspaces/${ws.slug}/members`, {
+      headers: { origin: base },
+      data: { email: `bea-${stamp}@bench.test`, role: "editor" },
+    });
+    if (added.status() !== 201) throw new Error(`adding Bea failed: ${await added.text()}`);
+    await ada.goto(`/w/${ws.slug}`);
+    await ada.getByTestId("session-new").click();
+    await ada.getByTestId("session-new-mode").selectOption("default");
+    await ada.getByTestId("session-new-submit").click();
+    await ada.getByTestId("session-view").waitFor();
+    const sessionUrl = ada.url();
+    await bea.goto(sessionUrl);
+    await bea.getByTestId("session-view").waitFor();
+    await instrumentSender(ada);
+
+    bare = await startBareCli(modelUrl);
+    // warm: both CLIs started, both pages connected, the code paths run once
+    await conduitTurn(ada, "hello warm-up");
+    await bare.turn("hello warm-up");
+    await conduitApproval(ada, bea, "write warm-up");
+    await bare.approval("write warm-up");
+
+    const turns: number[] = [];
+    const bareTurns: number[] = [];
+    const approvals: number[] = [];
+    const bareApprovals: number[] = [];
+    for (let i = 1; i <= TURNS; i++) {
+      turns.push(await conduitTurn(ada, `hello ${i}`));
+      bareTurns.push(await bare.turn(`hello ${i}`));
+      approvals.push(await conduitApproval(ada, bea, `write ${i}`));
+      bareApprovals.push(await bare.approval(`write ${i}`));
+    }
+    const js = await pageJavaScript(browser, base, adaEmail, sessionUrl);
+    const stages = turnStages(conduit.databaseFile);
+    const stage = (prefix: string, key: keyof TurnStages) =>
+      median([...Array(TURNS).keys()].map((i) => stages.get(`${prefix} ${i + 1}`)?.[key] ?? NaN));
+    const result: BrowserTurnResult = {
+      turnMs: median(turns),
+      bareTurnMs: median(bareTurns),
+      approvalMs: median(approvals),
+      bareApprovalMs: median(bareApprovals),
+      pageJsKb: js.sentKb,
+      pageJsDecodedKb: js.decodedKb,
+    };
+    const f = (n: number) => n.toFixed(1);
+    console.log(`browser-turn: ${TURNS} warm turns of each kind, interleaved with a bare CLI on the same demo model; medians, ms`);
+    console.log(`  turn      conduit ${f(result.turnMs)}  bare ${f(result.bareTurnMs)}   (all: ${turns.map(f).join(" ")})`);
+    console.log(`  approval  conduit ${f(result.approvalMs)}  bare ${f(result.bareApprovalMs)}   (all: ${approvals.map(f).join(" ")})`);
+    for (const prefix of ["hello", "write"]) {
+      console.log(
+        `  ${prefix} turns, from the prompt's event: CLI took it ${f(stage(prefix, "started"))}, init ${f(stage(prefix, "init"))}, ` +
+          `model request ${f(stage(prefix, "requesting"))}, model's first event stored ${f(stage(prefix, "messageStart"))}` +
+          (prefix === "write" ? `, tool_use line stored ${f(stage(prefix, "toolUse"))}, Approval row ${f(stage(prefix, "approvalRow"))}` : ""),
+      );
+    }
+    console.log(`  bare CLI, from its stdin line: init ${f(median(bare.inits.slice(2)))} (the warm turns)`);
+    console.log(`  session page JavaScript before Monaco: ${f(result.pageJsKb)} KB sent, ${f(result.pageJsDecodedKb)} KB decoded`);
+    console.log(
+      `browser-turn: turn_ms=${f(result.turnMs)} bare_turn_ms=${f(result.bareTurnMs)} turn_extra_ms=${f(result.turnMs - result.bareTurnMs)} ` +
+        `approval_extra_ms=${f(result.approvalMs - result.bareApprovalMs)} page_js_kb=${f(result.pageJsKb)}`,
+    );
+    return result;
+  } finally {
+    await bare?.close();
+    await browser?.close();
+    await conduit?.stop();
+  }
+}
+
+export default run;
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  run().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,100 @@
+import { spawn } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { describe, expect, it } from "vitest";
+import { parsePrometheus, samplesOf } from "@/test/prometheus-text";
+import { createAdmission } from "@/server/sidecar/process/admission";
+import { childTrees } from "./process-tree";
+import { createSidecarMetrics, sidecarHttpRoutes } from "./sidecar-metrics";
+
+function fixture() {
+  const totals = { requests: 3, bytesUp: 1200, bytesDown: 5400, refused: 1 };
+  return createSidecarMetrics({
+    liveSessions: () => 2,
+    approvalsPending: () => 4,
+    proxyTotals: () => totals,
+    cliTrees: () => [
+      { pid: 10, processes: 3, rssBytes: 200_000_000 },
+      { pid: 11, processes: 2, rssBytes: 150_000_000 },
+    ],
+  });
+}
+
+describe("sidecar metrics", () => {
+  it("reports sessions, CLI processes and memory, approvals and the credential proxy", async () => {
+    const metrics = fixture();
+    const samples = parsePrometheus(await metrics.registry.metrics());
+    expect(samples.get('conduit_sidecar_live_sessions{part="sidecar"}')).toBe(2);
+    expect(samples.get('conduit_sidecar_cli_processes{part="sidecar"}')).toBe(2);
+    expect(samples.get('conduit_sidecar_cli_rss_bytes{part="sidecar"}')).toBe(350_000_000);
+    expect(samples.get('conduit_sidecar_approvals_pending{part="sidecar"}')).toBe(4);
+    expect(samples.get('conduit_credential_proxy_requests{part="sidecar"}')).toBe(3);
+    expect(samples.get('conduit_credential_proxy_bytes{direction="up",part="sidecar"}')).toBe(1200);
+    expect(samples.get('conduit_credential_proxy_bytes{direction="down",part="sidecar"}')).toBe(5400);
+    expect(samples.get('conduit_credential_proxy_refused{part="sidecar"}')).toBe(1);
+    // the process defaults come along
+    expect(samplesOf(samples, "process_resident_memory_bytes").length).toBe(1);
+  });
+
+  it("times relays and event-log writes, and counts admission refusals by reason", async () => {
+    const metrics = fixture();
+    metrics.relay.observe(0.003);
+    metrics.relay.observe(0.2);
+    const inserted: unknown[] = [];
+    const store = metrics.timedStore({ insert: async (rows) => void inserted.push(...rows), lastSeq: async () => 7 });
+    await store.insert([]);
+    expect(await store.lastSeq("s")).toBe(7);
+    const admission = metrics.countedAdmission(createAdmission({ maxLive: 1, minFreeBytes: 0, freeMemory: () => 1 }));
+    admission.admit("a");
+    expect(() => admission.admit("b")).toThrow(/its limit/);
+    expect(admission.liveCount).toBe(1);
+    const samples = parsePrometheus(await metrics.registry.metrics());
+    expect(samples.get('conduit_sidecar_relay_seconds_count{part="sidecar"}')).toBe(2);
+    expect(samples.get('conduit_sidecar_relay_seconds_bucket{le="0.005",part="sidecar"}')).toBe(1);
+    expect(samples.get('conduit_sidecar_event_log_write_seconds_count{part="sidecar"}')).toBe(1);
+    expect(samples.get('conduit_sidecar_admission_refusals_total{part="sidecar",reason="session_limit"}')).toBe(1);
+  });
+
+  it("serves /metrics and /healthz on the loopback port, nothing else", async () => {
+    const metrics = fixture();
+    const routes = sidecarHttpRoutes({ metrics, sidecarId: "sidecar-a", liveSessions: () => 2, metricsToken: undefined });
+    const server = createServer((req, res) => {
+      if (routes(req, res)) return;
+      res.writeHead(404);
+      res.end();
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const text = await (await fetch(`${base}/metrics`)).text();
+      expect(parsePrometheus(text).get('conduit_sidecar_live_sessions{part="sidecar"}')).toBe(2);
+      expect(await (await fetch(`${base}/healthz`)).json()).toMatchObject({ ok: true, sidecarId: "sidecar-a", liveSessions: 2 });
+      expect((await fetch(`${base}/other`)).status).toBe(404);
+      expect((await fetch(`${base}/metrics`, { method: "POST" })).status).toBe(404);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
+
+describe("childTrees", () => {
+  it("finds a child process tree of this process with its resident memory", async () => {
+    // a shell that runs a grandchild: one tree of two processes
+    const child = spawn("sh", ["-c", "sleep 30 & wait"], { stdio: "ignore", detached: true });
+    try {
+      let tree;
+      for (let i = 0; i < 50 && !(tree?.processes === 2); i++) {
+        tree = childTrees(process.pid).find((t) => t.pid === child.pid);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(tree?.processes).toBe(2);
+      expect(tree!.rssBytes).toBeGreaterThan(100_000);
+    } finally {
+      process.kill(-child.pid!, "SIGKILL");
+    }
+  });
+
+  it("finds nothing where there is no /proc", () => {
+    expect(childTrees(1, "/nonexistent-proc")).toEqual([]);
+  });
+});
