@@ -55,6 +55,7 @@ const routeCases: RouteCase[] = [
   { route: "GET /api/workspaces/[slug]/sessions/[session]", path: (f) => `/api/workspaces/${f.slug}/sessions/${f.sessionId}`, expect: members },
   { route: "GET /api/workspaces/[slug]/sessions/[session]/events", path: (f) => `/api/workspaces/${f.slug}/sessions/${f.sessionId}/events`, expect: members },
   { route: "GET /api/workspaces/[slug]/budget", path: (f) => `/api/workspaces/${f.slug}/budget`, expect: members },
+  { route: "GET /api/workspaces/[slug]/network", path: (f) => `/api/workspaces/${f.slug}/network`, expect: members },
   { route: "GET /api/workspaces/[slug]/approval-settings", path: (f) => `/api/workspaces/${f.slug}/approval-settings`, expect: members },
   { route: "GET /api/workspaces/[slug]/files", path: (f) => `/api/workspaces/${f.slug}/files?path=matrix-files`, expect: members },
   { route: "GET /api/workspaces/[slug]/files/search", path: (f) => `/api/workspaces/${f.slug}/files/search?q=seed`, expect: members },
@@ -94,6 +95,8 @@ const routeCases: RouteCase[] = [
   // since `path` is also called again to describe a denial
   { route: "DELETE /api/workspaces/[slug]/files", path: (f) => `/api/workspaces/${f.slug}/files?path=matrix-files/delete-${deleteRound}.txt`, body: () => ({ attempt: (deleteRound += 1) }), expect: steerers },
   { route: "PUT /api/workspaces/[slug]/budget", path: (f) => `/api/workspaces/${f.slug}/budget`, body: () => ({ monthlyBudgetUsd: 100 }), expect: owners },
+  // open, as it was: the matrix's session must keep starting
+  { route: "PUT /api/workspaces/[slug]/network", path: (f) => `/api/workspaces/${f.slug}/network`, body: () => ({ mode: "open" }), expect: owners },
   { route: "PATCH /api/workspaces/[slug]/members/[userId]", path: (f) => `/api/workspaces/${f.slug}/members/${f.ids.viewer}`, body: () => ({ role: "viewer" }), expect: owners },
   { route: "POST /api/workspaces", path: () => "/api/workspaces", body: () => ({ name: `Matrix ${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}` }), expect: signedIn },
   { route: "DELETE /api/workspaces/[slug]/approval-settings/rules/[ruleId]", path: (f) => `/api/workspaces/${f.slug}/approval-settings/rules/no-such-rule`, expect: nobody },
