@@ -92,6 +92,8 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     }
     const headers: http.OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !hopByHop.has(name)) headers[name] = value;
+    // The Host the check passed, never the client's own: a shared front must not route to another site.
+    headers.host = target.host;
     const outgoing = http.request(
       { host, port: Number(target.port || 80), path: `${target.pathname}${target.search}`, method: req.method, headers, ...(options.lookup ? { lookup: options.lookup } : {}) },
       (answer) => {
