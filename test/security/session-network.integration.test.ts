@@ -126,3 +126,19 @@ describe("the same requests from an `open` workspace (control)", () => {
     expect(rig.attachments).toEqual([]);
   });
 });
+
+describe("a `none` workspace where sessions run without a sandbox", () => {
+  let rig: TenantRig;
+  beforeAll(async () => {
+    rig = await startTenantRig({ sandbox: "off", network: { mode: "none", domains: [] } });
+  });
+  afterAll(async () => {
+    await rig?.close();
+  });
+
+  it("refuses to start the session rather than run it open", async () => {
+    await expect(rig.kit.runner.start()).rejects.toThrow(/network is narrowed, but Conduit runs without a sandbox/);
+    expect(rig.attachments).toEqual([]);
+    expect(rig.proxy.liveTokens).toBe(0);
+  });
+});
