@@ -315,18 +315,18 @@ export async function run(): Promise<TurnOverheadResult> {
   const spawned = summarise(cold.spawn, warm.spawn);
   const ratio = spawned.resultMs / conduit.resultMs;
   const overhead = conduit.resultMs / bare.resultMs;
+  const none = netNone ? summarise(cold.netNone, warm.netNone) : undefined;
   const line = (label: string, s: VariantSummary) =>
     `  ${label.padEnd(22)} first_assistant=${ms(s.firstAssistantMs)} result=${ms(s.resultMs)}` +
     (s.exitMs === undefined ? "" : ` exit=${ms(s.exitMs)}`) +
     `   cold: first_assistant=${ms(s.cold.firstAssistantMs)} result=${ms(s.cold.resultMs)}`;
   console.log(
-    `turn-overhead: ${WARM_TURNS} warm turns per variant after 1 cold one, interleaved A B C; ` +
+    `turn-overhead: ${WARM_TURNS} warm turns per variant after 1 cold one, interleaved A B C${none ? " D" : ""}; ` +
       "median ms from sending the prompt (C: from the spawn; cold: from the spawn) to the first assistant message and to the result",
   );
   console.log(line(`A conduit runner${sandbox.mode === "bwrap" ? "+bwrap" : ""}+proxy`, conduit));
   console.log(line("B bare stdin driver", bare));
   console.log(line("C spawn per message", spawned));
-  const none = netNone ? summarise(cold.netNone, warm.netNone) : undefined;
   if (none) console.log(line("D conduit, network none", none));
   console.log("turn-overhead: headline figures are the warm time-to-result medians");
   if (none) {
