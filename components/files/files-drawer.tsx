@@ -1,10 +1,10 @@
 "use client";
 
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import { FilesPane } from "./files-pane";
 
 /** The Files pane beside a session: a button on the page's edge opens it as a side panel. */
-export function FilesDrawer({ slug, canWrite }: { slug: string; canWrite: boolean }) {
+export function FilesDrawer({ slug, canWrite, children }: { slug: string; canWrite: boolean; children?: ReactNode }) {
   const [open, setOpen] = useState(false);
   return (
     <>
@@ -28,6 +28,7 @@ export function FilesDrawer({ slug, canWrite }: { slug: string; canWrite: boolea
           }
         >
           <FilesPane slug={slug} canWrite={canWrite} />
+          {children && <div className="mt-4 space-y-4">{children}</div>}
         </aside>
       )}
     </>

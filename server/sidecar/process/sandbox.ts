@@ -49,7 +49,7 @@ export interface CliSandbox {
    * The launch that runs `launch` inside the sandbox of a workspace and its CLI config directory;
    * with `network`, in a network namespace of its own.
    */
-  wrap(launch: CliLaunch, dirs: { workspaceRoot: string; configDir: string }, network?: SandboxNetwork): CliLaunch;
+  wrap(launch: CliLaunch, dirs: { workspaceRoot: string; configDir: string; cwd?: string }, network?: SandboxNetwork): CliLaunch;
 }
 
 /** Why a narrowed workspace's session cannot start without a sandbox. */
@@ -141,6 +141,7 @@ export function createBwrapSandbox(options: BwrapSandboxOptions): CliSandbox {
     wrap(launch, dirs, network) {
       const workspaceRoot = existingRealPath("workspace directory", dirs.workspaceRoot);
       const configDir = existingRealPath("CLI config directory", dirs.configDir);
+      const cwd = dirs.cwd === undefined ? workspaceRoot : existingRealPath("session worktree", dirs.cwd);
       // Narrowed: the forwarder (run by the host's node, both read-only) starts the CLI.
       const command =
         network === undefined
@@ -155,13 +156,14 @@ export function createBwrapSandbox(options: BwrapSandboxOptions): CliSandbox {
         system,
         readOnly: command.readOnly,
         workspaceRoot,
+        cwd,
         configDir,
         home: sandboxHome,
         file: command.file,
         args: command.args,
         privateNetwork: network === undefined ? undefined : { socketDir: existingRealPath("socket directory", network.socketDir) },
       });
-      return { file: options.bwrapPath, args, cwd: workspaceRoot, env: sandboxEnv(launch.env, sandboxHome) };
+      return { file: options.bwrapPath, args, cwd, env: sandboxEnv(launch.env, sandboxHome) };
     },
   };
 }
