@@ -1,15 +1,17 @@
 /**
  * What isolation costs at the start of a session and on the model's stream.
  *
- *   spawn: Conduit's argv and environment, the child spawned bare and inside its bubblewrap
- *          sandbox, interleaved bare, sandboxed, bare, …; timed from the spawn (a prompt written
- *          at once) to the `system/init` line, the first line the CLI prints. Each child is
- *          stopped before the next starts.
+ *   spawn: Conduit's argv and environment, the child spawned bare, inside its bubblewrap
+ *          sandbox, and inside the sandbox of a `none` workspace (network unshared, the socket
+ *          directory made and the in-sandbox forwarder started first: the whole per-spawn cost),
+ *          interleaved bare, sandboxed, none, bare, …; timed from the spawn (a prompt written at
+ *          once) to the `system/init` line, the first line the CLI prints. Each child is stopped
+ *          before the next starts.
  *   proxy: the first streamed byte of a `POST /v1/messages` (stream: true) against the scripted
  *          model (in its own process, as `npm start` runs it), direct and through the credential
  *          proxy, interleaved, same keep-alive client.
  *
- * Last line: `spawn: bare_ms=… sandboxed_ms=… proxy_first_byte_extra_ms=…` (medians; the extra
+ * Last line: `spawn: bare_ms=… sandboxed_ms=… sandboxed_none_ms=… proxy_first_byte_extra_ms=…` (medians; the extra
  * is the median through the proxy minus the median direct).
  */
 import { spawn } from "node:child_process";
@@ -23,17 +25,23 @@ import { buildCliArgs } from "../server/sidecar/process/build-cli-args";
 import { buildCliEnv } from "../server/sidecar/process/build-cli-env";
 import { killProcessGroup } from "../server/sidecar/process/cli-process";
 import { chooseSandbox, noSandbox, type CliSandbox } from "../server/sidecar/process/sandbox";
+import { createSessionNetwork, sandboxNetworkOf, type SessionNetwork } from "../server/sidecar/network/session-network";
 import { startCliEnv, userMessage, type CliEnv } from "../test/cli-env";
 
 const SPAWNS = Number(process.env.SPAWN_BENCH_RUNS ?? 10);
 const REQUESTS = Number(process.env.SPAWN_BENCH_REQUESTS ?? 100);
 
 /** Spawn to `system/init`, then stop the child (stdin closed, group killed). */
-async function timeSpawn(cliEnv: CliEnv, sandbox: CliSandbox): Promise<number> {
+async function timeSpawn(cliEnv: CliEnv, sandbox: CliSandbox, network?: SessionNetwork): Promise<number> {
+  const start = performance.now();
+  const attachment = await network?.attach("bench", { mode: "none", domains: [] });
   const args = buildCliArgs({ claudeSessionId: randomUUID(), resume: false, permissionMode: "default" });
   const env = buildCliEnv({ baseEnv: cliEnv.env, configDir: cliEnv.configDir });
-  const launch = sandbox.wrap({ file: cliEnv.cliPath, args, cwd: cliEnv.cwd, env }, { workspaceRoot: cliEnv.cwd, configDir: cliEnv.configDir });
-  const start = performance.now();
+  const launch = sandbox.wrap(
+    { file: cliEnv.cliPath, args, cwd: cliEnv.cwd, env },
+    { workspaceRoot: cliEnv.cwd, configDir: cliEnv.configDir },
+    sandboxNetworkOf(attachment),
+  );
   const child = spawn(launch.file, [...launch.args], { cwd: launch.cwd, env: launch.env as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "pipe"], detached: true });
   child.stderr.resume();
   child.stdin.write(`${JSON.stringify(userMessage("spawn bench"))}\n`);
@@ -54,6 +62,7 @@ async function timeSpawn(cliEnv: CliEnv, sandbox: CliSandbox): Promise<number> {
     child.stdin.end();
     killProcessGroup(child.pid!, "SIGKILL");
     await exited;
+    await attachment?.close();
   }
 }
 
@@ -110,24 +119,28 @@ function median(values: number[]): number {
 const ms = (value: number) => value.toFixed(2);
 
 /** Runs the benchmark and prints its figures; the last line is the headline. */
-export async function run(): Promise<{ bareMs: number; sandboxedMs: number; proxyFirstByteExtraMs: number }> {
+export async function run(): Promise<{ bareMs: number; sandboxedMs: number; sandboxedNoneMs: number; proxyFirstByteExtraMs: number }> {
   const cliEnv = await startCliEnv();
   const { sandbox, warning } = await chooseSandbox("auto", cliEnv.cliPath);
   if (warning !== undefined) console.log(`spawn: WARNING ${warning}; the sandboxed figures are bare ones`);
   const model = await startModelProcess();
   const proxy = await startCredentialProxy({ upstream: model.url, credential: { apiKey: "sk-ant-bench" } });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const network = sandbox.mode === "bwrap" ? createSessionNetwork({ credentialProxyPort: proxy.port }) : undefined;
   const bare: number[] = [];
   const sandboxed: number[] = [];
+  const none: number[] = [];
   const direct: number[] = [];
   const proxied: number[] = [];
   try {
     // One of each untimed first: page cache and the model server's first request.
     await timeSpawn(cliEnv, noSandbox);
     await timeSpawn(cliEnv, sandbox);
+    if (network) await timeSpawn(cliEnv, sandbox, network);
     for (let i = 0; i < SPAWNS; i++) {
       bare.push(await timeSpawn(cliEnv, noSandbox));
       sandboxed.push(await timeSpawn(cliEnv, sandbox));
+      if (network) none.push(await timeSpawn(cliEnv, sandbox, network));
     }
     const token = proxy.issue("bench").token;
     await timeFirstByte(model.url, "sk-ant-bench", agent);
@@ -145,15 +158,16 @@ export async function run(): Promise<{ bareMs: number; sandboxedMs: number; prox
   const result = {
     bareMs: median(bare),
     sandboxedMs: median(sandboxed),
+    sandboxedNoneMs: none.length > 0 ? median(none) : Number.NaN,
     proxyFirstByteExtraMs: median(proxied) - median(direct),
   };
   console.log(
     `spawn: ${SPAWNS} spawns each (bare, ${sandbox.mode === "bwrap" ? "bubblewrap" : "NOT sandboxed"}) interleaved, spawn to system/init; ` +
       `${REQUESTS} streamed requests each, direct and through the credential proxy, to the first byte`,
   );
-  console.log(`  spawn to init      bare p50=${ms(result.bareMs)}  sandboxed p50=${ms(result.sandboxedMs)}`);
+  console.log(`  spawn to init      bare p50=${ms(result.bareMs)}  sandboxed p50=${ms(result.sandboxedMs)}  sandboxed, network none p50=${ms(result.sandboxedNoneMs)}`);
   console.log(`  first streamed byte direct p50=${ms(median(direct))}  proxied p50=${ms(median(proxied))}`);
-  console.log(`spawn: bare_ms=${ms(result.bareMs)} sandboxed_ms=${ms(result.sandboxedMs)} proxy_first_byte_extra_ms=${ms(result.proxyFirstByteExtraMs)}`);
+  console.log(`spawn: bare_ms=${ms(result.bareMs)} sandboxed_ms=${ms(result.sandboxedMs)} sandboxed_none_ms=${ms(result.sandboxedNoneMs)} proxy_first_byte_extra_ms=${ms(result.proxyFirstByteExtraMs)}`);
   return result;
 }
 

@@ -9,12 +9,15 @@
  *   B  a bare stdin driver of one long-lived CLI with the same argv and env: write a JSON line,
  *      JSON.parse stdout lines. The floor.
  *   C  spawn per message: `claude -p <text> --output-format stream-json --verbose --resume <id>`.
+ *   D  A in a `none` workspace (when bwrap works here): the network unshared, the model reached
+ *      through the in-sandbox forwarder and the credential proxy's Unix socket.
  *
  * Timed: from sending the prompt (A, B; from the spawn for C) to the first `assistant` message and
  * to the `result`. Warm turns are summarised by their medians; the first, cold turn of each variant
  * (timed from the spawn) is reported apart. The headline uses the time-to-result medians.
  * Last line: `turn-overhead: conduit_ms=… bare_ms=… spawn_ms=… ratio=… overhead=…` with
- * ratio = spawn_ms / conduit_ms and overhead = conduit_ms / bare_ms.
+ * ratio = spawn_ms / conduit_ms and overhead = conduit_ms / bare_ms; the line before it,
+ * `turn-overhead-netnone: …`, has the same figures with D in A's place.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -26,6 +29,8 @@ import { buildCliEnv } from "../server/sidecar/process/build-cli-env";
 import { killProcessGroup } from "../server/sidecar/process/cli-process";
 import { startCredentialProxy, type CredentialProxy } from "../server/sidecar/credential-proxy/credential-proxy";
 import { chooseSandbox, type CliSandbox } from "../server/sidecar/process/sandbox";
+import { createSessionNetwork, type SessionNetwork } from "../server/sidecar/network/session-network";
+import type { NetworkPolicy } from "../server/domain/workspace/network-policy";
 import { createSessionRunner } from "../server/sidecar/session/session-runner";
 import type { SessionRunner } from "../server/sidecar/session/session-runner-contract";
 import { startCliEnv, type CliEnv } from "../test/cli-env";
@@ -117,11 +122,15 @@ class TurnClock {
   }
 }
 
-function conduitVariant(cliEnv: CliEnv, isolation: { sandbox: CliSandbox; proxy: CredentialProxy }): Variant {
+function conduitVariant(
+  cliEnv: CliEnv,
+  isolation: { sandbox: CliSandbox; proxy: CredentialProxy; network?: { sessions: SessionNetwork; policy: NetworkPolicy } },
+): Variant {
   const clock = new TurnClock();
   const runner: SessionRunner = createSessionRunner(
     {
-      sessionId: "bench-conduit",
+      sessionId: isolation.network ? `bench-conduit-${isolation.network.policy.mode}` : "bench-conduit",
+      ...(isolation.network ? { networkPolicy: async () => isolation.network!.policy } : {}),
       workspaceRoot: cliEnv.cwd,
       configDir: cliEnv.configDir,
       claudeSessionId: randomUUID(),
@@ -139,6 +148,7 @@ function conduitVariant(cliEnv: CliEnv, isolation: { sandbox: CliSandbox; proxy:
       config: { idleCullMs: 0, stallMs: 600_000 },
       sandbox: isolation.sandbox,
       credentials: isolation.proxy,
+      ...(isolation.network ? { network: isolation.network.sessions } : {}),
     },
   );
   runner.onDidEvent((event) => {
@@ -282,17 +292,21 @@ export async function run(): Promise<TurnOverheadResult> {
   const { sandbox, warning } = await chooseSandbox("auto", cliEnv.cliPath);
   if (warning !== undefined) console.log(`turn-overhead: WARNING ${warning}; variant A runs unsandboxed`);
   const proxy = await startCredentialProxy({ upstream: cliEnv.server.url, credential: { apiKey: cliEnv.env.ANTHROPIC_API_KEY } });
-  const variants = { conduit: conduitVariant(cliEnv, { sandbox, proxy }), bare: bareVariant(cliEnv), spawn: spawnVariant(cliEnv) };
-  const names = ["conduit", "bare", "spawn"] as const;
+  const netNone =
+    sandbox.mode === "bwrap"
+      ? conduitVariant(cliEnv, { sandbox, proxy, network: { sessions: createSessionNetwork({ credentialProxyPort: proxy.port }), policy: { mode: "none", domains: [] } } })
+      : undefined;
+  const variants = { conduit: conduitVariant(cliEnv, { sandbox, proxy }), bare: bareVariant(cliEnv), spawn: spawnVariant(cliEnv), ...(netNone ? { netNone } : {}) };
+  const names = (["conduit", "bare", "spawn", "netNone"] as const).filter((name) => name in variants);
   const cold = {} as Record<(typeof names)[number], TurnTiming>;
-  const warm: Record<(typeof names)[number], TurnTiming[]> = { conduit: [], bare: [], spawn: [] };
+  const warm: Record<(typeof names)[number], TurnTiming[]> = { conduit: [], bare: [], spawn: [], netNone: [] };
   try {
-    for (const name of names) cold[name] = await variants[name].cold(`${name} cold turn`);
+    for (const name of names) cold[name] = await variants[name]!.cold(`${name} cold turn`);
     for (let turn = 1; turn <= WARM_TURNS; turn++) {
-      for (const name of names) warm[name].push(await variants[name].warm(`${name} warm turn ${turn}`));
+      for (const name of names) warm[name].push(await variants[name]!.warm(`${name} warm turn ${turn}`));
     }
   } finally {
-    await Promise.all(names.map((name) => variants[name].close()));
+    await Promise.all(names.map((name) => variants[name]!.close()));
     await proxy.close();
     await cliEnv.close();
   }
@@ -301,18 +315,26 @@ export async function run(): Promise<TurnOverheadResult> {
   const spawned = summarise(cold.spawn, warm.spawn);
   const ratio = spawned.resultMs / conduit.resultMs;
   const overhead = conduit.resultMs / bare.resultMs;
+  const none = netNone ? summarise(cold.netNone, warm.netNone) : undefined;
   const line = (label: string, s: VariantSummary) =>
     `  ${label.padEnd(22)} first_assistant=${ms(s.firstAssistantMs)} result=${ms(s.resultMs)}` +
     (s.exitMs === undefined ? "" : ` exit=${ms(s.exitMs)}`) +
     `   cold: first_assistant=${ms(s.cold.firstAssistantMs)} result=${ms(s.cold.resultMs)}`;
   console.log(
-    `turn-overhead: ${WARM_TURNS} warm turns per variant after 1 cold one, interleaved A B C; ` +
+    `turn-overhead: ${WARM_TURNS} warm turns per variant after 1 cold one, interleaved A B C${none ? " D" : ""}; ` +
       "median ms from sending the prompt (C: from the spawn; cold: from the spawn) to the first assistant message and to the result",
   );
   console.log(line(`A conduit runner${sandbox.mode === "bwrap" ? "+bwrap" : ""}+proxy`, conduit));
   console.log(line("B bare stdin driver", bare));
   console.log(line("C spawn per message", spawned));
+  if (none) console.log(line("D conduit, network none", none));
   console.log("turn-overhead: headline figures are the warm time-to-result medians");
+  if (none) {
+    console.log(
+      `turn-overhead-netnone: conduit_ms=${ms(none.resultMs)} bare_ms=${ms(bare.resultMs)} spawn_ms=${ms(spawned.resultMs)} ` +
+        `ratio=${(spawned.resultMs / none.resultMs).toFixed(2)} overhead=${(none.resultMs / bare.resultMs).toFixed(3)}`,
+    );
+  }
   console.log(
     `turn-overhead: conduit_ms=${ms(conduit.resultMs)} bare_ms=${ms(bare.resultMs)} spawn_ms=${ms(spawned.resultMs)} ` +
       `ratio=${ratio.toFixed(2)} overhead=${overhead.toFixed(3)}`,

@@ -64,7 +64,8 @@ function scanForSecrets(files: string[], secrets: Record<string, string>): Findi
 
 function runPlaywright(env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["node_modules/@playwright/test/cli.js", "test", "-c", "e2e/security/playwright.config.ts"], {
+    // extra arguments go to Playwright (`npm run test:security -- network-policy` runs one spec)
+    const child = spawn(process.execPath, ["node_modules/@playwright/test/cli.js", "test", "-c", "e2e/security/playwright.config.ts", ...process.argv.slice(2)], {
       cwd: root,
       env,
       stdio: "inherit",

@@ -28,7 +28,7 @@ import { ConnectionNotice, useSocket } from "./use-socket";
 import { ackMessage, command, emitCommand, fact, newCommandId } from "./wire-client";
 
 export interface SessionViewProps {
-  workspace: { slug: string; name: string; role: "owner" | "editor" | "viewer"; rootPath: string };
+  workspace: { slug: string; name: string; role: "owner" | "editor" | "viewer"; rootPath: string; network?: { label: string; detail: string } };
   /** The session as the database had it when the page was rendered; the subscribe reply replaces it. */
   initialSession: SessionInfo;
   currentUser: { id: string; name: string };
@@ -210,6 +210,11 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
             <StatusBadge status={info.status} testId="session-status" />
           </span>
           <ConnectionNotice state={state} />
+          {workspace.network && (
+            <span data-testid="session-network" title={workspace.network.detail} className="rounded border border-zinc-200 px-1.5 text-xs text-zinc-500 dark:border-zinc-800">
+              {workspace.network.label}
+            </span>
+          )}
           <div className="ml-auto flex flex-wrap items-center gap-2">
             <Presence others={others} />
             <ModeSwitcher

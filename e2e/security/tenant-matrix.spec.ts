@@ -62,6 +62,7 @@ const routeCases: RouteCase[] = [
   { route: "GET /api/workspaces/[slug]/sessions/[session]/changes/file", path: (f) => `/api/workspaces/${f.slug}/sessions/${f.sessionId}/changes/file?session=1&path=matrix-files/seed.txt`, expect: members },
   { route: "GET /api/workspaces/[slug]/sessions/[session]/changes/file", path: (f) => `/api/workspaces/${f.otherSlug}/sessions/${f.sessionId}/changes/file?session=1&path=matrix-files/seed.txt`, expect: nobody },
   { route: "GET /api/workspaces/[slug]/budget", path: (f) => `/api/workspaces/${f.slug}/budget`, expect: members },
+  { route: "GET /api/workspaces/[slug]/network", path: (f) => `/api/workspaces/${f.slug}/network`, expect: members },
   { route: "GET /api/workspaces/[slug]/approval-settings", path: (f) => `/api/workspaces/${f.slug}/approval-settings`, expect: members },
   { route: "GET /api/workspaces/[slug]/files", path: (f) => `/api/workspaces/${f.slug}/files?path=matrix-files`, expect: members },
   { route: "GET /api/workspaces/[slug]/files/search", path: (f) => `/api/workspaces/${f.slug}/files/search?q=seed`, expect: members },
@@ -115,6 +116,8 @@ const routeCases: RouteCase[] = [
   { route: "POST /api/workspaces/[slug]/git/worktrees/[session]/merge", path: (f) => `/api/workspaces/${f.slug}/git/worktrees/${f.sessionId}/merge`, body: () => ({ strategy: "merge" }), expect: nobody },
   { route: "DELETE /api/workspaces/[slug]/git/worktrees/[session]", path: (f) => `/api/workspaces/${f.slug}/git/worktrees/${f.sessionId}`, expect: nobody },
   { route: "PUT /api/workspaces/[slug]/budget", path: (f) => `/api/workspaces/${f.slug}/budget`, body: () => ({ monthlyBudgetUsd: 100 }), expect: owners },
+  // open, as it was: the matrix's session must keep starting
+  { route: "PUT /api/workspaces/[slug]/network", path: (f) => `/api/workspaces/${f.slug}/network`, body: () => ({ mode: "open" }), expect: owners },
   { route: "PATCH /api/workspaces/[slug]/members/[userId]", path: (f) => `/api/workspaces/${f.slug}/members/${f.ids.viewer}`, body: () => ({ role: "viewer" }), expect: owners },
   { route: "POST /api/workspaces", path: () => "/api/workspaces", body: () => ({ name: `Matrix ${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}` }), expect: signedIn },
   { route: "DELETE /api/workspaces/[slug]/approval-settings/rules/[ruleId]", path: (f) => `/api/workspaces/${f.slug}/approval-settings/rules/no-such-rule`, expect: nobody },

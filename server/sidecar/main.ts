@@ -17,6 +17,7 @@ import { claudeVersion, resolveClaudeBinary } from "@/server/sidecar/process/cla
 import { reapOrphans } from "@/server/sidecar/process/reap-orphans";
 import { chooseSandbox } from "@/server/sidecar/process/sandbox";
 import { startCredentialProxy } from "@/server/sidecar/credential-proxy/credential-proxy";
+import { createSessionNetwork } from "@/server/sidecar/network/session-network";
 import { sandboxStatusFile, type SandboxStatus } from "@/server/shared/sandbox-status";
 import { supervisorConfigFromEnv } from "@/server/sidecar/process/supervisor-config";
 import { SessionHub } from "@/server/sidecar/session/session-hub";
@@ -52,6 +53,11 @@ async function main(): Promise<void> {
     log: (fields, message) => log.warn({ component: "credential-proxy", ...fields }, message),
   });
   log.info({ url: credentialProxy.url }, "credential proxy listening");
+  // Narrowed workspaces: each spawn reaches the proxy (and, for an allow-list, a filtering proxy) by Unix sockets.
+  const network = createSessionNetwork({
+    credentialProxyPort: credentialProxy.port,
+    log: (fields, message) => log.warn({ component: "egress-proxy", ...fields }, message),
+  });
   writeSandboxStatus(env.CONDUIT_DATA_DIR, {
     mode: sandbox.mode,
     setting: env.CONDUIT_SANDBOX,
@@ -116,6 +122,7 @@ async function main(): Promise<void> {
         logger: runnerLog,
         sandbox,
         credentials: credentialProxy,
+        network,
       }),
   });
 

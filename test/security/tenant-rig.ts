@@ -7,6 +7,7 @@
 // attack as a command and looks at what came out. Reused by the security suite.
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import type { LookupFunction } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { startModelServer, type ModelServer } from "@/server/model-server/model-server";
@@ -14,6 +15,8 @@ import { callTool, say, type StepContext } from "@/server/model-server/scenario"
 import { resolveClaudeBinary } from "@/server/sidecar/process/claude-binary";
 import { chooseSandbox, noSandbox, type CliSandbox } from "@/server/sidecar/process/sandbox";
 import { startCredentialProxy, type CredentialProxy } from "@/server/sidecar/credential-proxy/credential-proxy";
+import { openNetwork, type NetworkPolicy } from "@/server/domain/workspace/network-policy";
+import { createSessionNetwork, type NetworkAttachment, type SessionNetwork } from "@/server/sidecar/network/session-network";
 import type { CliEnv } from "@/test/cli-env";
 import { createRealRunner, type RunnerKit } from "@/test/fake-cli/runner-kit";
 
@@ -54,6 +57,8 @@ export interface TenantRig {
   proxy: CredentialProxy;
   sandbox: CliSandbox;
   kit: RunnerKit;
+  /** The attachments of the session's narrowed spawns, newest last (empty when open). */
+  attachments: NetworkAttachment[];
   /** Runs `command` through the session's (approved) Bash tool. */
   bash(command: string): Promise<ToolOutcome>;
   /** Reads `file` through the session's (approved) Read tool. */
@@ -68,6 +73,10 @@ export interface TenantRig {
 export interface TenantRigOptions {
   /** Default: bubblewrap as `chooseSandbox("bwrap")` finds it (fails without it). `off` runs the control case. */
   sandbox?: "bwrap" | "off";
+  /** The workspace's network policy; default open. */
+  network?: NetworkPolicy;
+  /** Name resolution of the egress proxy (maps test names to a loopback server). */
+  lookup?: LookupFunction;
 }
 
 const toolTag = "[scenario:tenant-attack]";
@@ -136,7 +145,20 @@ export async function startTenantRig(options: TenantRigOptions = {}): Promise<Te
       ...(process.env.CONDUIT_LEAK_TAG ? { CONDUIT_LEAK_TAG: process.env.CONDUIT_LEAK_TAG } : {}),
     };
     const cliEnv: CliEnv = { env: sidecarEnv, cliPath, cwd: workspace, configDir, server, close: async () => undefined };
-    const kit = createRealRunner(cliEnv, { deps: { sandbox, credentials: proxy } });
+    const attachments: NetworkAttachment[] = [];
+    const sessionNetwork = createSessionNetwork({ credentialProxyPort: proxy.port, ...(options.lookup ? { lookup: options.lookup } : {}) });
+    const network: SessionNetwork = {
+      async attach(sessionId, policy) {
+        const attachment = await sessionNetwork.attach(sessionId, policy);
+        attachments.push(attachment);
+        return attachment;
+      },
+    };
+    const policy = options.network ?? openNetwork;
+    const kit = createRealRunner(cliEnv, {
+      runner: { networkPolicy: async () => policy },
+      deps: { sandbox, credentials: proxy, network },
+    });
     const runTool = async (tool: string, input: Record<string, unknown>): Promise<ToolOutcome> => {
       const result = await kit.turn(`${toolTag} ${JSON.stringify({ tool, input })}`, 30_000);
       const text = (result as { result?: string }).result ?? "";
@@ -155,6 +177,7 @@ export async function startTenantRig(options: TenantRigOptions = {}): Promise<Te
       proxy,
       sandbox,
       kit,
+      attachments,
       bash: (command) => runTool("Bash", { command, description: "security probe" }),
       read: (file) => runTool("Read", { file_path: file }),
       tool: runTool,

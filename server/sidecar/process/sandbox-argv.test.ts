@@ -87,6 +87,29 @@ describe("buildSandboxArgv", () => {
   });
 });
 
+describe("buildSandboxArgv with a private network", () => {
+  const socketDir = "/tmp/conduit-net-abc";
+  const args = buildSandboxArgv({ ...input, privateNetwork: { socketDir } });
+  const options = args.slice(0, args.indexOf("--"));
+
+  it("unshares the network and binds the socket directory at its path, before the workspace", () => {
+    expect(options).toContain("--unshare-net");
+    expect(mounts(options, "--bind")).toEqual([
+      [socketDir, socketDir],
+      [input.configDir, input.configDir],
+      [input.workspaceRoot, input.workspaceRoot],
+    ]);
+    // After the private /tmp, or the tmpfs would cover it.
+    expect(options.indexOf(socketDir)).toBeGreaterThan(options.indexOf("/tmp"));
+  });
+
+  it("keeps the socket directory out of the workspace and the config dir", () => {
+    expect(() => buildSandboxArgv({ ...input, privateNetwork: { socketDir: `${input.workspaceRoot}/s` } })).toThrow(/outside/);
+    expect(() => buildSandboxArgv({ ...input, privateNetwork: { socketDir: input.configDir } })).toThrow(/outside/);
+    expect(() => buildSandboxArgv({ ...input, privateNetwork: { socketDir: "relative" } })).toThrow(/absolute/);
+  });
+});
+
 describe("sandboxEnv", () => {
   it("points HOME and TMPDIR inside and marks the sandbox for the CLI", () => {
     expect(sandboxEnv({ PATH: "/usr/bin", HOME: "/root", TMPDIR: "/var/tmp/x" }, "/home/session")).toEqual({

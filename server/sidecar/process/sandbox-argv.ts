@@ -17,8 +17,10 @@
  *   escalation's SIGTERM to the group reaches it directly.
  * - `--cap-drop ALL`: a session running as root inside has no capability, so it cannot remount,
  *   ptrace or reach past its binds.
- * - the network namespace stays shared: tools need it (WebFetch, package installs) and the CLI
- *   reaches the credential proxy on loopback.
+ * - the network namespace stays shared in an `open` workspace: tools need it (WebFetch, package
+ *   installs) and the CLI reaches the credential proxy on loopback. A narrowed workspace (`none`,
+ *   `allowlist`) gets `--unshare-net`: a loopback of its own and no route out; what it may still
+ *   reach comes in as Unix sockets in `privateNetwork.socketDir` (see `server/sidecar/network`).
  */
 import path from "node:path";
 
@@ -47,6 +49,8 @@ export interface SandboxArgvInput {
   /** The program to run inside and its arguments. */
   file: string;
   args: readonly string[];
+  /** A network namespace of its own (narrowed workspaces), with this directory of sockets bound in at its path. */
+  privateNetwork?: { socketDir: string } | undefined;
 }
 
 /** `/etc` entries a session may see: name service, TLS roots, time, loader, shells. No shadow, no keys. */
@@ -109,6 +113,7 @@ export function buildSandboxArgv(input: SandboxArgvInput): string[] {
     throw new Error(`The workspace (${workspace}) and the CLI config directory (${configDir}) must be apart`);
   }
   const args = ["--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL"];
+  if (input.privateNetwork !== undefined) args.push("--unshare-net");
   for (const entry of input.system) {
     const at = checkedPath("system path", entry.path);
     if (entry.kind === "symlink") args.push("--symlink", entry.target, at);
@@ -120,6 +125,13 @@ export function buildSandboxArgv(input: SandboxArgvInput): string[] {
     args.push("--ro-bind", at, at);
   }
   // Last, so that nothing above can cover them (they may lie under /tmp, as in tests).
+  if (input.privateNetwork !== undefined) {
+    const sockets = checkedPath("socket directory", input.privateNetwork.socketDir);
+    if (isSameOrInside(workspace, sockets) || isSameOrInside(configDir, sockets)) {
+      throw new Error(`The socket directory (${sockets}) must lie outside the workspace and the CLI config directory`);
+    }
+    args.push("--bind", sockets, sockets);
+  }
   args.push("--bind", configDir, configDir, "--bind", workspace, workspace);
   args.push("--chdir", cwd, "--", input.file, ...input.args);
   return args;

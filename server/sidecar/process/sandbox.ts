@@ -31,15 +31,40 @@ export interface CliLaunch {
   env: Record<string, string>;
 }
 
+/**
+ * A narrowed network for one child (see `server/sidecar/network/session-network.ts`): the sandbox
+ * gets a network namespace of its own, `socketDir` bound in, and `forwarderScript` runs first,
+ * turning each Unix socket into a port on the sandbox's loopback before it starts the CLI.
+ */
+export interface SandboxNetwork {
+  socketDir: string;
+  forwards: readonly { port: number; socket: string }[];
+  forwarderScript: string;
+}
+
 /** Wraps the launch of a child in its sandbox (or leaves it as it is). */
 export interface CliSandbox {
   readonly mode: SandboxMode;
-  /** The launch that runs `launch` inside the sandbox of a workspace and its CLI config directory. */
-  wrap(launch: CliLaunch, dirs: { workspaceRoot: string; configDir: string; cwd?: string }): CliLaunch;
+  /**
+   * The launch that runs `launch` inside the sandbox of a workspace and its CLI config directory;
+   * with `network`, in a network namespace of its own.
+   */
+  wrap(launch: CliLaunch, dirs: { workspaceRoot: string; configDir: string; cwd?: string }, network?: SandboxNetwork): CliLaunch;
 }
 
+/** Why a narrowed workspace's session cannot start without a sandbox. */
+export const narrowingNeedsSandbox =
+  "This workspace's network is narrowed, but Conduit runs without a sandbox here (CONDUIT_SANDBOX=off, or bubblewrap is missing), so the narrowing cannot be enforced. The session was not started: ask the operator to enable the sandbox, or an owner to set the network to open.";
+
 /** No isolation: the child runs as the sidecar's user with the sidecar's view of the files. */
-export const noSandbox: CliSandbox = { mode: "off", wrap: (launch) => launch };
+export const noSandbox: CliSandbox = {
+  mode: "off",
+  wrap(launch, _dirs, network) {
+    // Never run a narrowed workspace open: nothing here could narrow it.
+    if (network !== undefined) throw new CliSpawnError(narrowingNeedsSandbox);
+    return launch;
+  },
+};
 
 /** The HOME of a sandboxed child: an empty tmpfs of its own. */
 export const sandboxHome = "/home/session";
@@ -110,22 +135,33 @@ export interface BwrapSandboxOptions {
 export function createBwrapSandbox(options: BwrapSandboxOptions): CliSandbox {
   const system = options.system ?? inspectSystem();
   const readOnly = [path.dirname(realpathSync(options.cliPath)), ...(options.readOnly ?? [])];
+  const nodePath = realpathSync(process.execPath);
   return {
     mode: "bwrap",
-    wrap(launch, dirs) {
+    wrap(launch, dirs, network) {
       const workspaceRoot = existingRealPath("workspace directory", dirs.workspaceRoot);
       const configDir = existingRealPath("CLI config directory", dirs.configDir);
       const cwd = dirs.cwd === undefined ? workspaceRoot : existingRealPath("session worktree", dirs.cwd);
+      // Narrowed: the forwarder (run by the host's node, both read-only) starts the CLI.
+      const command =
+        network === undefined
+          ? { file: launch.file, args: launch.args, readOnly }
+          : {
+              file: nodePath,
+              args: [network.forwarderScript, ...network.forwards.map((f) => `${f.port}=${f.socket}`), "--", launch.file, ...launch.args],
+              readOnly: [...new Set([...readOnly, path.dirname(nodePath), path.dirname(realpathSync(network.forwarderScript))])],
+            };
       const args = buildSandboxArgv({
         bwrapPath: options.bwrapPath,
         system,
-        readOnly,
+        readOnly: command.readOnly,
         workspaceRoot,
         cwd,
         configDir,
         home: sandboxHome,
-        file: launch.file,
-        args: launch.args,
+        file: command.file,
+        args: command.args,
+        privateNetwork: network === undefined ? undefined : { socketDir: existingRealPath("socket directory", network.socketDir) },
       });
       return { file: options.bwrapPath, args, cwd, env: sandboxEnv(launch.env, sandboxHome) };
     },

@@ -8,6 +8,7 @@
  * hub trusts the actor it is given.
  */
 import { settingsStillTrusted } from "@/server/workspace-settings/read-workspace-settings";
+import { networkPolicyOf } from "@/server/domain/workspace/network-policy";
 import { randomUUID } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
@@ -589,6 +590,9 @@ export class SessionHub {
           const ws = await this.deps.db.workspace.findUnique({ where: { id: entry.workspace.id }, select: { trustedSettingsDigest: true } });
           return settingsStillTrusted(entry.worktreePath ?? entry.workspace.rootPath, ws?.trustedSettingsDigest ?? null);
         },
+        // read fresh before every spawn too: an owner narrows the network at any time
+        networkPolicy: async () =>
+          networkPolicyOf(await this.deps.db.workspace.findUniqueOrThrow({ where: { id: entry.workspace.id }, select: { networkPolicy: true, networkDomains: true } })),
       },
       (question) => this.decide(entry, question),
     );

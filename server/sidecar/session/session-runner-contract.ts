@@ -6,6 +6,7 @@
 import type { CanUseToolRequest, CliMessage, PermissionMode } from "@/server/shared/claude-protocol/messages";
 import type { PermissionDecision } from "@/server/shared/claude-protocol/encode";
 import type { SessionState } from "@/server/domain/session/session-state";
+import type { NetworkPolicy } from "@/server/domain/workspace/network-policy";
 
 /** How a runner starts its CLI child. */
 export interface SessionRunnerOptions {
@@ -36,6 +37,8 @@ export interface SessionRunnerOptions {
    * creation would not hold for its next process.
    */
   settingsTrusted?: () => Promise<boolean>;
+  /** The workspace's network policy, asked before every spawn (restarts included); default open. */
+  networkPolicy?: () => Promise<NetworkPolicy>;
 }
 
 /** A permission question from the CLI, handed to the owner of the runner. */

@@ -49,6 +49,8 @@ import {
 } from "@/server/sidecar/process/cli-process";
 import { noSandbox, type CliSandbox } from "@/server/sidecar/process/sandbox";
 import type { SessionCredential } from "@/server/sidecar/credential-proxy/credential-proxy";
+import { openNetwork } from "@/server/domain/workspace/network-policy";
+import { attachSpawnNetwork, sandboxNetworkOf, type NetworkAttachment, type SessionNetwork } from "@/server/sidecar/network/session-network";
 import {
   defaultSupervisorConfig,
   restartDelayMs,
@@ -97,6 +99,8 @@ export interface SessionRunnerDeps {
   sandbox?: CliSandbox;
   /** The credential proxy: each spawn gets its own token, revoked when that child ends. Default: the env's own key. */
   credentials?: { issue(sessionId: string): SessionCredential };
+  /** Narrowed networks (`none`, `allowlist`); without it a narrowed workspace's spawn is refused. */
+  network?: SessionNetwork;
 }
 
 const systemClock: Clock = { now: () => Date.now(), ...globalTimers };
@@ -124,6 +128,8 @@ interface Generation {
   process: CliProcess | undefined;
   /** The child's proxy token; revoked when the child ends or fails to start. */
   credential: SessionCredential | undefined;
+  /** The child's narrowed network; closed when the child ends or fails to start. */
+  network: NetworkAttachment | undefined;
 }
 
 class SupervisedSessionRunner implements SessionRunner {
@@ -333,13 +339,16 @@ class SupervisedSessionRunner implements SessionRunner {
     // rules in a project it has not trusted).
     if (trusted) grantCliProjectTrust(this.options.configDir, this.options.cwd ?? this.options.workspaceRoot);
     else revokeCliProjectGrants(this.options.configDir);
+    // Read fresh before every spawn (an owner narrows at any time); refused rather than run open.
+    const policy = (await this.options.networkPolicy?.()) ?? openNetwork;
+    const network = await attachSpawnNetwork(this.sessionId, policy, this.deps.sandbox ?? noSandbox, this.deps.network);
     const credential = this.deps.credentials?.issue(this.sessionId);
     const env = buildCliEnv({
       baseEnv: this.deps.baseEnv ?? process.env,
       configDir: this.options.configDir,
       allowBypass: this.options.allowBypass,
       isRoot: this.deps.isRoot ?? isRunningAsRoot(),
-      extraEnv: this.deps.extraEnv,
+      extraEnv: { ...this.deps.extraEnv, ...network?.env },
       credentials: credential?.env,
     });
     const newLease = this.lease === undefined;
@@ -351,6 +360,7 @@ class SupervisedSessionRunner implements SessionRunner {
       channel: this.createChannel(() => generation),
       process: undefined,
       credential,
+      network,
     };
     this.current = generation;
     let child: CliProcess;
@@ -358,6 +368,7 @@ class SupervisedSessionRunner implements SessionRunner {
       const launch = (this.deps.sandbox ?? noSandbox).wrap(
         { file: this.deps.cliPath, args, cwd: this.options.cwd ?? this.options.workspaceRoot, env },
         { workspaceRoot: this.options.workspaceRoot, configDir: this.options.configDir, ...(this.options.cwd !== undefined ? { cwd: this.options.cwd } : {}) },
+        sandboxNetworkOf(network),
       );
       child = await spawnCliProcess({
         cliPath: launch.file,
@@ -376,6 +387,7 @@ class SupervisedSessionRunner implements SessionRunner {
       });
     } catch (error) {
       credential?.revoke();
+      void network?.close();
       if (this.current === generation) this.current = undefined;
       generation.channel.close("the CLI did not start");
       if (newLease) this.releaseLease();
@@ -420,6 +432,7 @@ class SupervisedSessionRunner implements SessionRunner {
   private onExit(generation: Generation, exit: CliExit): void {
     // The token dies with its process, whatever happens next.
     generation.credential?.revoke();
+    void generation.network?.close();
     if (this.current !== generation) return;
     // Every line the child printed is delivered before its exit.
     this.onFramedLines(generation, generation.framer.end());

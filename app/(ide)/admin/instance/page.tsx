@@ -45,6 +45,13 @@ export default async function AdminInstancePage() {
         : `in force: none, sessions are NOT isolated${i.sandbox.warning ? ` (${i.sandbox.warning})` : ""}`;
   const proxy = i.sandbox.credentialProxy === null ? "" : i.sandbox.credentialProxy ? "; the operator's credential stays in the credential proxy" : "";
   const sandbox = `${inForce}${proxy}. Setting ${configured}`;
+  // Per-workspace network narrowing (none, allow-list) lives in the sandbox's network namespace.
+  const network =
+    i.sandbox.inForce === "bwrap"
+      ? "owners can narrow their workspace's network (none, or an allow-list of domains); enforced in the sandbox"
+      : i.sandbox.inForce === null
+        ? "enforced only once the sidecar reports a sandbox"
+        : "cannot be enforced without the sandbox: sessions of workspaces whose owners narrowed the network are refused, never run open";
   return (
     <section className="card text-sm" data-testid="admin-instance">
       <dl>
@@ -63,6 +70,9 @@ export default async function AdminInstancePage() {
         </Fact>
         <Fact label="Sandbox" testId="instance-sandbox">
           {sandbox}
+        </Fact>
+        <Fact label="Network narrowing" testId="instance-network">
+          {network}
         </Fact>
         <Fact label="Database" testId="instance-database">
           {i.database.kind} <span className="font-mono text-xs text-zinc-500">{i.database.location}</span>

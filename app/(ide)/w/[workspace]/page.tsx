@@ -7,6 +7,7 @@ import { FilesPane } from "@/components/files/files-pane";
 import { GitPanel } from "@/components/git/git-panel";
 import { MembersPanel } from "@/components/members-panel";
 import { WorkspaceSettingsReview } from "@/components/workspace-settings-review";
+import { WorkspaceNetworkPanel } from "@/components/workspace-network-panel";
 import { SessionList } from "@/components/session/session-list";
 import { canPerform } from "@/server/domain/workspace/roles";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
@@ -18,6 +19,7 @@ import { listSessions } from "@/server/web/sessions";
 import { readSettingsReview } from "@/server/web/workspace-settings";
 import { isGitWorkspace } from "@/server/web/workspace-git";
 import { listMembers } from "@/server/web/workspaces";
+import { readNetworkPolicy } from "@/server/web/network-policy";
 
 export const dynamic = "force-dynamic";
 
@@ -33,7 +35,7 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
     if (err instanceof AppError && err.code === ErrorCode.notFound) notFound();
     throw err;
   });
-  const [members, budget, approvalSettings, invitations, settingsReview, repository] = await Promise.all([
+  const [members, budget, approvalSettings, invitations, settingsReview, repository, network] = await Promise.all([
     listMembers(ws.id),
     readWorkspaceBudget(user.id, ws.slug),
     readApprovalSettings(user.id, ws.slug),
@@ -41,6 +43,7 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
     // Owners review what the workspace's own Claude settings would add (they are not loaded).
     canPerform(ws.role, "manageSettings") ? readSettingsReview(user.id, ws.slug) : undefined,
     isGitWorkspace(user.id, ws.slug).catch(() => false),
+    readNetworkPolicy(user.id, ws.slug),
   ]);
   return (
     <div className="space-y-6" data-testid="workspace-page">
@@ -99,6 +102,13 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
           trusted={settingsReview.trusted}
         />
       )}
+      <WorkspaceNetworkPanel
+        slug={ws.slug}
+        mode={network.mode}
+        domains={network.domains}
+        canEdit={canPerform(ws.role, "manageSettings")}
+        enforceable={network.enforceable}
+      />
       <MembersPanel slug={ws.slug} members={members} canManage={ws.role === "owner"} currentUserId={user.id} />
       {invitations && <InvitationsPanel invitations={invitations} workspaceSlug={ws.slug} renderedAt={new Date().toISOString()} />}
     </div>

@@ -9,6 +9,8 @@ import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import { requirePageUser } from "@/server/web/auth";
 import { isDemoModel } from "@/server/web/demo";
 import { findSession } from "@/server/web/sessions";
+import { readNetworkPolicy } from "@/server/web/network-policy";
+import { describeNetworkPolicy } from "@/server/domain/workspace/network-policy";
 
 export const dynamic = "force-dynamic";
 
@@ -19,11 +21,18 @@ export default async function SessionPage({ params }: { params: Promise<{ worksp
     if (err instanceof AppError && err.code === ErrorCode.notFound) notFound();
     throw err;
   });
+  const network = await readNetworkPolicy(user.id, workspace.slug);
+  const networkDetail =
+    network.mode === "open"
+      ? "Tools in this session reach the network as the server does."
+      : network.mode === "none"
+        ? "Tools in this session have no network (the model still answers)."
+        : `Tools in this session reach only: ${network.domains.join(", ")}`;
   return (
     <>
       <SessionView
         key={session.id}
-        workspace={{ slug: workspace.slug, name: workspace.name, role: workspace.role, rootPath: workspace.rootPath }}
+        workspace={{ slug: workspace.slug, name: workspace.name, role: workspace.role, rootPath: workspace.rootPath, network: { label: describeNetworkPolicy(network), detail: networkDetail } }}
         initialSession={session}
         currentUser={{ id: user.id, name: user.name }}
         demoScenarios={

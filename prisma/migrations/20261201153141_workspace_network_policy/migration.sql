@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Workspace" ADD COLUMN "networkDomains" TEXT;
+ALTER TABLE "Workspace" ADD COLUMN "networkPolicy" TEXT;
