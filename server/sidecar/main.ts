@@ -23,6 +23,7 @@ import { SessionHub } from "@/server/sidecar/session/session-hub";
 import { createSessionRunner } from "@/server/sidecar/session/session-runner";
 import { createSocketServer } from "@/server/sidecar/socket/create-socket-server";
 import { attachSessionSockets } from "@/server/sidecar/socket/session-socket";
+import { attachSessionControlSockets } from "@/server/sidecar/socket/session-controls-socket";
 import { ApprovalService } from "@/server/sidecar/approval/approval-service";
 import { attachApprovalSockets, notifyUsersOf } from "@/server/sidecar/socket/approval-socket";
 import { RevocationSweep } from "@/server/sidecar/socket/revocation-sweep";
@@ -101,6 +102,7 @@ async function main(): Promise<void> {
   });
 
   attachSessionSockets(server.io, { hub, db, log });
+  attachSessionControlSockets(server.io, { hub, db, log });
   attachApprovalSockets(server.io, { service: approvals, db, log });
   // Disabled accounts, sign-outs and removed members lose their open sockets within about 2 s.
   const revocations = new RevocationSweep({
