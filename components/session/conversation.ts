@@ -25,7 +25,16 @@ export interface ApprovalView {
 }
 
 export type ConversationItem =
-  | { kind: "user"; key: string; seq: number; text: string; author: string; at: string }
+  | {
+      kind: "user";
+      key: string;
+      seq: number;
+      text: string;
+      author: string;
+      at: string;
+      /** Images pasted into the prompt (served by the session's image route). */
+      images?: { id: string; mediaType: string; name?: string }[];
+    }
   | { kind: "assistant"; key: string; seq: number; text: string; aborted: boolean; subagent: boolean }
   | { kind: "thinking"; key: string; seq: number; text: string }
   | {
@@ -136,7 +145,8 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
     switch (e.kind) {
       case "prompt": {
         const text = str(p?.text) ?? (typeof e.payload === "string" ? e.payload : "");
-        items.push({ kind: "user", key: String(e.seq), seq: e.seq, text, author: by, at: e.at });
+        const images = promptImagesOf(p?.images);
+        items.push({ kind: "user", key: String(e.seq), seq: e.seq, text, author: by, at: e.at, ...(images ? { images } : {}) });
         break;
       }
       case "interrupt":
@@ -542,4 +552,15 @@ function str(value: unknown): string | undefined {
 
 function num(value: unknown): number | undefined {
   return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+/** The image references of a prompt event (`{id, mediaType, name?}`), if it has any. */
+function promptImagesOf(raw: unknown): { id: string; mediaType: string; name?: string }[] | undefined {
+  if (!Array.isArray(raw) || raw.length === 0) return undefined;
+  const images = raw.flatMap((r) => {
+    const o = typeof r === "object" && r !== null ? (r as Record<string, unknown>) : undefined;
+    if (!o || typeof o.id !== "string" || typeof o.mediaType !== "string") return [];
+    return [{ id: o.id, mediaType: o.mediaType, ...(typeof o.name === "string" ? { name: o.name } : {}) }];
+  });
+  return images.length > 0 ? images : undefined;
 }
