@@ -174,6 +174,27 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
       case "stop":
         notice(e, "info", `${by} stopped the session's CLI.`);
         break;
+      case "set-thinking": {
+        const error = asObject(p?.error);
+        const budget = p?.maxThinkingTokens;
+        if (error) notice(e, "warning", `${by} could not change the thinking budget: ${str(error.message) ?? "refused"}.`);
+        else
+          notice(
+            e,
+            "info",
+            typeof budget === "number"
+              ? `${by} set the thinking budget to ${budget === 0 ? "off" : `${budget} tokens`}.`
+              : `${by} set the thinking budget back to the CLI's default.`,
+          );
+        break;
+      }
+      case "cancel-queued": {
+        const error = asObject(p?.error);
+        if (error) notice(e, "warning", `${by} could not cancel a queued prompt: ${str(error.message) ?? "refused"}.`);
+        else if (p?.cancelled === true) notice(e, "info", `${by} cancelled a queued prompt before it started.`);
+        else notice(e, "info", `${by} tried to cancel a queued prompt, but it had already started.`);
+        break;
+      }
       case "decision": {
         const requestId = str(p?.requestId) ?? str(p?.request_id);
         const verdict = str(p?.behavior) ?? str(p?.decision) ?? str(p?.status) ?? "decided";
