@@ -231,7 +231,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
               }}
             />
             <ModelPicker
-              current={conversation.model ?? info.model}
+              current={controls.currentModel ?? info.model}
               list={controls.models}
               disabledReason={!canWrite ? "Viewers cannot change the model." : dead ? "The session is dead." : undefined}
               onOpen={() => void controls.loadModels()}

@@ -121,7 +121,23 @@ export function useSessionControls(options: {
     return undefined;
   }, [events]);
 
+  /**
+   * The model in force: the latest of the CLI's `init` (the resolved id) and a confirmed switch
+   * (what was asked for, until the next turn's `init` names its resolved id).
+   */
+  const currentModel = useMemo(() => {
+    let model: string | undefined;
+    for (const e of events) {
+      const p = e.payload as Record<string, unknown> | null;
+      if (!p || typeof p !== "object") continue;
+      if (e.kind === "cli" && p.type === "system" && p.subtype === "init" && typeof p.model === "string") model = p.model;
+      else if (e.kind === "set-model" && p.error === undefined && typeof p.model === "string") model = p.model;
+    }
+    return model;
+  }, [events]);
+
   return {
+    currentModel,
     models,
     loadModels,
     context,
