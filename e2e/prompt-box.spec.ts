@@ -161,9 +161,8 @@ test("the model picker switches the model once the CLI confirms; the context met
     await expect(page.getByTestId("notice").filter({ hasText: "switched the model" })).toHaveCount(1);
 
     // a prompt typed while a turn streams is queued, and can be cancelled before it starts
+    // sent right away: the slow answer streams for a few seconds only, and the queue must be seen before it ends
     await sendPrompt(page, "slow please");
-    await expect(page.getByTestId("session-status")).toHaveAttribute("data-status", "running", { timeout: 10_000 }).catch(() => undefined);
-    await expect(page.locator('[data-testid="message-assistant"][data-streaming="true"]')).toHaveCount(1, { timeout: 15_000 });
     await sendPrompt(page, "hello from the queue");
     const queued = page.getByTestId("queued-prompt");
     await expect(queued).toHaveCount(1);
