@@ -113,11 +113,17 @@ test("a pasted image is attached, can be removed, is sent and shows in the conve
     await expect(page.getByTestId("prompt-error")).toContainText("only PNG, JPEG, GIF and WebP");
     await expect(page.getByTestId("prompt-attachment")).toHaveCount(0);
 
-    await pasteFiles(page, [
-      { name: "shot.png", type: "image/png", base64: pngBase64 },
-      { name: "again.png", type: "image/png", base64: pngBase64 },
-    ]);
+    await pasteFiles(page, [{ name: "shot.png", type: "image/png", base64: pngBase64 }]);
+    // a file dropped on the box is attached too
+    await page.getByTestId("prompt-input").evaluate((el, base64) => {
+      const data = new DataTransfer();
+      data.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], "dropped.png", { type: "image/png" }));
+      const box = el.closest("div.rounded-lg")!;
+      box.dispatchEvent(new DragEvent("dragover", { dataTransfer: data, bubbles: true, cancelable: true }));
+      box.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+    }, pngBase64);
     await expect(page.getByTestId("prompt-attachment")).toHaveCount(2);
+    await expect(page.locator('[data-testid="prompt-attachment"][data-name="dropped.png"]')).toHaveCount(1);
     await sendPrompt(page, "hello, what is in these?");
     await expect(page.getByTestId("prompt-attachment")).toHaveCount(0);
     const images = page.getByTestId("message-user").getByTestId("message-image");
