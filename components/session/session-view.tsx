@@ -239,6 +239,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
             />
             <ThinkingSelect
               budget={controls.thinking}
+              adaptive={controls.currentModelInfo?.adaptiveThinking === true}
               disabledReason={!canWrite ? "Viewers cannot change the thinking budget." : dead ? "The session is dead." : undefined}
               onSet={controls.setThinking}
             />

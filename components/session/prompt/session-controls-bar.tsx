@@ -153,10 +153,14 @@ const thinkingChoices: { value: string; label: string; budget: number | null }[]
 /** The thinking budget (`set_max_thinking_tokens`); kept for the session's later CLI children. */
 export function ThinkingSelect(props: {
   budget: number | null | undefined;
+  /** The model in force thinks adaptively: the CLI does not pass a budget to it. */
+  adaptive: boolean;
   disabledReason?: string | undefined;
   onSet: (budget: number | null) => Promise<string | undefined>;
 }) {
-  const { budget, disabledReason, onSet } = props;
+  const { budget, adaptive, disabledReason, onSet } = props;
+  const adaptiveNote =
+    "This model decides how much to think (adaptive thinking); the CLI applies the budget only to models with a fixed thinking budget. It is kept for when you switch to one.";
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<string>();
   const value = budget === undefined || budget === null ? "default" : String(budget);
@@ -171,7 +175,8 @@ export function ThinkingSelect(props: {
         data-testid="thinking-select"
         value={value}
         disabled={disabledReason !== undefined || pending}
-        title={disabledReason ?? "The most tokens Claude may spend thinking per answer"}
+        title={disabledReason ?? (adaptive ? adaptiveNote : "The most tokens Claude may spend thinking per answer")}
+        aria-describedby={adaptive ? "thinking-adaptive" : undefined}
         onChange={async (e) => {
           const choice = thinkingChoices.find((c) => c.value === e.target.value);
           if (!choice) return;
@@ -190,6 +195,11 @@ export function ThinkingSelect(props: {
           </option>
         ))}
       </select>
+      {adaptive && (
+        <span id="thinking-adaptive" data-testid="thinking-adaptive" title={adaptiveNote} className="text-[11px] text-zinc-500">
+          adaptive
+        </span>
+      )}
       {error && (
         <span
           role="alert"

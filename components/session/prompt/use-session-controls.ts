@@ -136,8 +136,11 @@ export function useSessionControls(options: {
     return model;
   }, [events]);
 
+  const currentModelInfo = models?.models.find((m) => m.value === currentModel || m.resolvedModel === currentModel);
+
   return {
     currentModel,
+    currentModelInfo,
     models,
     loadModels,
     context,

@@ -111,6 +111,11 @@ export interface ModelOption {
   resolvedModel?: string;
   displayName: string;
   description?: string;
+  /**
+   * The model thinks adaptively: the CLI 2.1.332 sends `thinking: {type: "adaptive"}` for it
+   * whatever `set_max_thinking_tokens` says (the budget reaches only fixed-budget models).
+   */
+  adaptiveThinking?: boolean;
 }
 
 export interface ModelList {

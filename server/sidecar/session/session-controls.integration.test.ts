@@ -217,6 +217,28 @@ describe("session controls with the real CLI", () => {
     expect(logged).toHaveLength(1);
   });
 
+  it("the thinking budget reaches a fixed-budget model, and a new CLI of the session gets it again", async () => {
+    const thinkingOf = (body: unknown) => JSON.stringify((body as { thinking?: unknown }).thinking ?? null);
+    // Adaptive models (the list's supportsAdaptiveThinking: the default, "sonnet") ignore the budget
+    // in this CLI build; an older model takes it as budget_tokens.
+    const list = await ask<ModelList>(owner, "session:list-models", { sessionId });
+    expect(list.ok && list.data.models.find((m) => m.value === "sonnet")?.adaptiveThinking).toBe(true);
+    expect(
+      await ask(owner, "session:set-model", { sessionId, model: "claude-sonnet-4-5", commandId: commandId() }),
+    ).toMatchObject({ ok: true });
+    let from = cli.server.requests.length;
+    await turn("[scenario:none] think a little");
+    const before = cli.server.requests.slice(from).filter((r) => r.kind === "messages" && r.toolNames.length > 0);
+    expect(thinkingOf(before.at(-1)?.body)).toContain('"budget_tokens":8000');
+    // a new child: stopped, then started again by the next prompt
+    expect(await ask(owner, "session:stop", { sessionId, commandId: commandId() })).toMatchObject({ ok: true });
+    from = cli.server.requests.length;
+    await turn("[scenario:none] still thinking?");
+    const after = cli.server.requests.slice(from).filter((r) => r.kind === "messages" && r.toolNames.length > 0);
+    expect(after.at(-1)?.model).toBe("claude-sonnet-4-5");
+    expect(thinkingOf(after.at(-1)?.body)).toContain('"budget_tokens":8000');
+  });
+
   it("cancels a queued prompt before it starts: the model never sees it", async () => {
     const from = cli.server.requests.length;
     const first = await ask<CommandAccepted>(owner, "session:prompt", {

@@ -6,13 +6,13 @@ describe("the CLI's answers as browsers get them", () => {
   it("keeps the model list's values and names, drops entries without a value", () => {
     expect(
       toModelOptions([
-        { value: "default", resolvedModel: "claude-opus-5-5", displayName: "Default (recommended)", description: "Opus", supportsEffort: true },
+        { value: "default", resolvedModel: "claude-opus-5-5", displayName: "Default (recommended)", description: "Opus", supportsAdaptiveThinking: true },
         { value: "sonnet", displayName: "" },
         { displayName: "no value" },
         "junk",
       ]),
     ).toEqual([
-      { value: "default", resolvedModel: "claude-opus-5-5", displayName: "Default (recommended)", description: "Opus" },
+      { value: "default", resolvedModel: "claude-opus-5-5", displayName: "Default (recommended)", description: "Opus", adaptiveThinking: true },
       { value: "sonnet", displayName: "sonnet" },
     ]);
     expect(toModelOptions(undefined)).toEqual([]);

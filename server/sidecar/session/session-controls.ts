@@ -161,8 +161,11 @@ export class SessionControls {
     this.commands.delete(event.sessionId);
     const budget = this.thinking.get(event.sessionId);
     if (budget === undefined) return;
-    void this.deps.hub
-      .liveRunner(event.sessionId)
+    // The hub adopts a new runner once its start resolves, which may be just after this event is stored.
+    const runnerSoon = async () =>
+      (await this.deps.hub.liveRunner(event.sessionId)) ??
+      (await new Promise((r) => setTimeout(r, 250)).then(() => this.deps.hub.liveRunner(event.sessionId)));
+    void runnerSoon()
       .then((runner) => runner?.control({ subtype: "set_max_thinking_tokens", max_thinking_tokens: budget }))
       .catch((err: unknown) =>
         this.deps.log.warn({ err, sessionId: event.sessionId }, "setting the thinking budget of a new CLI failed"),
@@ -200,6 +203,7 @@ export function toModelOptions(raw: unknown): ModelOption[] {
       displayName: str(m.displayName) ?? value,
       ...(str(m.resolvedModel) ? { resolvedModel: str(m.resolvedModel) } : {}),
       ...(str(m.description) ? { description: str(m.description) } : {}),
+      ...(m.supportsAdaptiveThinking === true ? { adaptiveThinking: true } : {}),
     });
   }
   return models;
