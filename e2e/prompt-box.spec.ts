@@ -167,11 +167,17 @@ test("the model picker switches the model once the CLI confirms; the context met
     await expect(page.getByTestId("notice").filter({ hasText: "switched the model" })).toHaveCount(1);
 
     // a prompt typed while a turn streams is queued, and can be cancelled before it starts
-    // sent right away: the slow answer streams for a few seconds only, and the queue must be seen before it ends
     await sendPrompt(page, "slow please");
+    await expect(page.locator('[data-testid="message-assistant"][data-streaming="true"]')).toHaveCount(1, { timeout: 15_000 });
     await sendPrompt(page, "hello from the queue");
     const queued = page.getByTestId("queued-prompt");
-    await expect(queued).toHaveCount(1);
+    // on a miss, the log's lifecycle lines say whether the CLI queued the prompt at all
+    await expect(queued).toHaveCount(1).catch(async (err: unknown) => {
+      const [, , slug, , id] = new URL(page.url()).pathname.split("/");
+      const body = await (await page.request.get(`/api/workspaces/${slug}/sessions/${id}/events`)).text();
+      console.log(body.split("\n").filter((l) => /command_lifecycle|"kind":"prompt"|"type":"result"|stream_event.*message_start/.test(l)).map((l) => l.slice(0, 260)).join("\n"));
+      throw err;
+    });
     await expect(queued).toContainText("hello from the queue");
     await queued.getByTestId("queued-prompt-cancel").click();
     await expect(queued).toHaveCount(0);
