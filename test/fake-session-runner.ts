@@ -9,8 +9,10 @@ import {
 } from "@/server/domain/session/session-state";
 import { decodeLine } from "@/server/shared/claude-protocol/decode-line";
 import type { PermissionMode } from "@/server/shared/claude-protocol/messages";
+import type { HostControlRequest } from "@/server/shared/claude-protocol/encode";
 import type {
   PermissionDecider,
+  PromptInput,
   RunnerEvent,
   SessionRunner,
   SessionRunnerOptions,
@@ -18,13 +20,15 @@ import type {
 
 export interface FakeRunnerScript {
   /** Called after a prompt is "written"; emit the turn from here (sync or with timers). */
-  onPrompt?: (runner: FakeSessionRunner, input: { uuid: string; text: string }) => void;
+  onPrompt?: (runner: FakeSessionRunner, input: PromptInput) => void;
   /** start() rejects with this. */
   startError?: Error;
   /** setPermissionMode() rejects with this. */
   modeError?: Error;
   /** Delay before prompt() resolves (to test retries in flight). */
   promptDelayMs?: number;
+  /** Answers control() requests. */
+  control?: (request: HostControlRequest) => Record<string, unknown>;
 }
 
 let nextPid = 40_000;
@@ -33,7 +37,7 @@ let nextPid = 40_000;
 export class FakeSessionRunner implements SessionRunner {
   readonly sessionId: string;
   state: SessionState;
-  readonly prompts: { uuid: string; text: string }[] = [];
+  readonly prompts: PromptInput[] = [];
   readonly modes: string[] = [];
   readonly models: (string | undefined)[] = [];
   /** The permission mode a child runs in (options, then each confirmed change). */
@@ -61,7 +65,7 @@ export class FakeSessionRunner implements SessionRunner {
     this.spawn();
   }
 
-  async prompt(input: { uuid: string; text: string }): Promise<void> {
+  async prompt(input: PromptInput): Promise<void> {
     if (!this.state.processRunning) this.spawn();
     if (this.script.promptDelayMs)
       await new Promise<void>((r) => this.later(() => r(), this.script.promptDelayMs ?? 0));
@@ -84,6 +88,14 @@ export class FakeSessionRunner implements SessionRunner {
   async setModel(model: string | undefined): Promise<string> {
     this.models.push(model);
     return model ?? "default";
+  }
+
+  /** Control requests the hub sent, in order; answered by `script.control` (default `{}`). */
+  readonly controls: HostControlRequest[] = [];
+
+  async control(request: HostControlRequest): Promise<Record<string, unknown>> {
+    this.controls.push(request);
+    return this.script.control?.(request) ?? {};
   }
 
   async stop(): Promise<void> {

@@ -13,6 +13,7 @@ import { RevocationSweep } from "@/server/sidecar/socket/revocation-sweep";
 import { attachSessionSockets } from "@/server/sidecar/socket/session-socket";
 import { TurnSnapshots } from "@/server/sidecar/session/turn-snapshots";
 import { attachChangesSockets } from "@/server/sidecar/socket/changes-socket";
+import { attachSessionControlSockets } from "@/server/sidecar/socket/session-controls-socket";
 import type { SessionFixtures } from "./session-fixtures";
 
 /** The token secret and the one allowed Origin of a test sidecar. */
@@ -77,6 +78,7 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
     ...(decider ? { decidePermission: decider } : {}),
   });
   attachSessionSockets(server.io, { hub, db: fx.db, log });
+  attachSessionControlSockets(server.io, { hub, db: fx.db, log });
   if (approvals) attachApprovalSockets(server.io, { service: approvals, db: fx.db, log });
   if (snapshots) attachChangesSockets(server.io, { hub, snapshots, db: fx.db, log });
   const revocations = options.revocationSweep

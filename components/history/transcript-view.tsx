@@ -19,10 +19,12 @@ export interface TranscriptViewProps {
   approvals: TranscriptApproval[];
   /** The session whose file changes are listed (read-only: take-backs are on the live page). */
   changes?: { slug: string; sessionId: string };
+  /** Where the session's prompt images are served. */
+  imageBase?: string;
 }
 
 /** A past session read from its event log: the conversation, cost per turn, approvals and who decided them. */
-export function TranscriptView({ events, rootPath, liveHref, live, turnCosts, approvals, changes }: TranscriptViewProps) {
+export function TranscriptView({ events, rootPath, liveHref, live, turnCosts, approvals, changes, imageBase }: TranscriptViewProps) {
   const conversation = useMemo(() => buildConversation(events), [events]);
   const total = turnCosts.reduce((s, t) => s + t.usd, 0);
   return (
@@ -43,7 +45,7 @@ export function TranscriptView({ events, rootPath, liveHref, live, turnCosts, ap
           <p className="text-sm text-zinc-500">This session has no messages.</p>
         ) : (
           conversation.items.map((item) => (
-            <ConversationItemView key={item.key} item={item} rootPath={rootPath} onLoadFull={() => undefined} />
+            <ConversationItemView key={item.key} item={item} rootPath={rootPath} onLoadFull={() => undefined} imageBase={imageBase} />
           ))
         )}
       </section>

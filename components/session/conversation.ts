@@ -26,7 +26,16 @@ export interface ApprovalView {
 }
 
 export type ConversationItem =
-  | { kind: "user"; key: string; seq: number; text: string; author: string; at: string }
+  | {
+      kind: "user";
+      key: string;
+      seq: number;
+      text: string;
+      author: string;
+      at: string;
+      /** Images pasted into the prompt (served by the session's image route). */
+      images?: { id: string; mediaType: string; name?: string }[];
+    }
   | { kind: "assistant"; key: string; seq: number; text: string; aborted: boolean; subagent: boolean }
   | { kind: "thinking"; key: string; seq: number; text: string }
   | {
@@ -137,7 +146,8 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
     switch (e.kind) {
       case "prompt": {
         const text = str(p?.text) ?? (typeof e.payload === "string" ? e.payload : "");
-        items.push({ kind: "user", key: String(e.seq), seq: e.seq, text, author: by, at: e.at });
+        const images = promptImagesOf(p?.images);
+        items.push({ kind: "user", key: String(e.seq), seq: e.seq, text, author: by, at: e.at, ...(images ? { images } : {}) });
         break;
       }
       case "interrupt":
@@ -172,6 +182,27 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
       case "stop":
         notice(e, "info", `${by} stopped the session's CLI.`);
         break;
+      case "set-thinking": {
+        const error = asObject(p?.error);
+        const budget = p?.maxThinkingTokens;
+        if (error) notice(e, "warning", `${by} could not change the thinking budget: ${str(error.message) ?? "refused"}.`);
+        else
+          notice(
+            e,
+            "info",
+            typeof budget === "number"
+              ? `${by} set the thinking budget to ${budget === 0 ? "off" : `${budget} tokens`}.`
+              : `${by} set the thinking budget back to the CLI's default.`,
+          );
+        break;
+      }
+      case "cancel-queued": {
+        const error = asObject(p?.error);
+        if (error) notice(e, "warning", `${by} could not cancel a queued prompt: ${str(error.message) ?? "refused"}.`);
+        else if (p?.cancelled === true) notice(e, "info", `${by} cancelled a queued prompt before it started.`);
+        else notice(e, "info", `${by} tried to cancel a queued prompt, but it had already started.`);
+        break;
+      }
       case "decision": {
         const requestId = str(p?.requestId) ?? str(p?.request_id);
         const verdict = str(p?.behavior) ?? str(p?.decision) ?? str(p?.status) ?? "decided";
@@ -550,4 +581,15 @@ function str(value: unknown): string | undefined {
 
 function num(value: unknown): number | undefined {
   return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+/** The image references of a prompt event (`{id, mediaType, name?}`), if it has any. */
+function promptImagesOf(raw: unknown): { id: string; mediaType: string; name?: string }[] | undefined {
+  if (!Array.isArray(raw) || raw.length === 0) return undefined;
+  const images = raw.flatMap((r) => {
+    const o = typeof r === "object" && r !== null ? (r as Record<string, unknown>) : undefined;
+    if (!o || typeof o.id !== "string" || typeof o.mediaType !== "string") return [];
+    return [{ id: o.id, mediaType: o.mediaType, ...(typeof o.name === "string" ? { name: o.name } : {}) }];
+  });
+  return images.length > 0 ? images : undefined;
 }

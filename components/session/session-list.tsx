@@ -7,6 +7,7 @@ import type { PermissionModeChoice, SessionView, WatchWorkspaceResult } from "@/
 import { formatCount } from "@/components/format/money";
 import { formatRelative, formatTokens, formatUsd, sessionTitle } from "./format";
 import { modeChoices, modeLabel } from "./modes";
+import { NewSessionModel } from "./prompt/new-session-model";
 import { StatusBadge } from "./status-badge";
 import { ConnectionNotice, useSocket } from "./use-socket";
 import { ackMessage, command, emitCommand, fact, newCommandId } from "./wire-client";
@@ -355,16 +356,7 @@ function NewSession({
           ))}
         </select>
       </label>
-      <label className="space-y-1 text-sm">
-        <span className="block text-xs text-zinc-500">Model (optional)</span>
-        <input
-          data-testid="session-new-model"
-          name="model"
-          maxLength={100}
-          placeholder="CLI default"
-          className="field w-48 py-1.5 font-mono"
-        />
-      </label>
+      <NewSessionModel slug={slug} />
       <label className="space-y-1 text-sm">
         <span className="block text-xs text-zinc-500">Session cap, USD (optional)</span>
         <input

@@ -7,6 +7,7 @@ import type {
   PermissionModeChoice,
   PresenceChanged,
   SessionView as SessionInfo,
+  SetModelResult,
   SetModeResult,
   SubscribeResult,
   Viewer,
@@ -16,7 +17,9 @@ import { buildConversation, type Conversation, type ConversationItem } from "./c
 import { formatDuration, formatRelative, formatTokens, formatUsd, sessionTitle } from "./format";
 import { Markdown } from "./markdown";
 import { modeChoices, modeLabel } from "./modes";
-import { PromptBox, type DemoScenarioHint } from "./prompt-box";
+import { PromptBox, type DemoScenarioHint, type OutgoingImage } from "./prompt/prompt-box";
+import { ContextMeter, ModelPicker, ThinkingSelect } from "./prompt/session-controls-bar";
+import { useSessionControls } from "./prompt/use-session-controls";
 import { RawLog } from "./raw-log";
 import { emptySessionLog, hasGap, reduceSessionLog } from "./session-log";
 import { StatusBadge } from "./status-badge";
@@ -25,6 +28,7 @@ import { SessionApprovals } from "@/components/approval/session-approvals";
 import { ChangesPanel } from "@/components/changes/changes-panel";
 import { RewindDialog } from "@/components/changes/rewind-dialog";
 import { ConnectionNotice, useSocket } from "./use-socket";
+import { PromptImages } from "./prompt/prompt-images";
 import { ackMessage, command, emitCommand, fact, newCommandId } from "./wire-client";
 
 export interface SessionViewProps {
@@ -171,7 +175,13 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
     [socket, sessionId],
   );
 
-  const onPrompt = useCallback(async (text: string) => ackMessage(await send(command.prompt, { text })), [send]);
+  const onPrompt = useCallback(
+    async (text: string, images: OutgoingImage[] = []) =>
+      ackMessage(await send(command.prompt, images.length > 0 ? { text, images } : { text })),
+    [send],
+  );
+  const controls = useSessionControls({ socket, sessionId, events: log.events, ready: subscribed });
+  const imageBase = `/api/workspaces/${encodeURIComponent(workspace.slug)}/sessions/${encodeURIComponent(sessionId)}/images`;
 
   const cost = Math.max(info.costUsd, conversation.costUsd);
   const infoTokens = info.tokens.input + info.tokens.output + info.tokens.cacheRead + info.tokens.cacheWrite;
@@ -232,6 +242,26 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
                 }
                 return ackMessage(ack);
               }}
+            />
+            <ModelPicker
+              current={controls.currentModel ?? info.model}
+              list={controls.models}
+              disabledReason={!canWrite ? "Viewers cannot change the model." : dead ? "The session is dead." : undefined}
+              onOpen={() => void controls.loadModels()}
+              onPick={async (model) => ackMessage(await send<SetModelResult>(command.setModel, { model }))}
+            />
+            <ThinkingSelect
+              budget={controls.thinking}
+              adaptive={controls.currentModelInfo?.adaptiveThinking === true}
+              disabledReason={!canWrite ? "Viewers cannot change the thinking budget." : dead ? "The session is dead." : undefined}
+              onSet={controls.setThinking}
+            />
+            <ContextMeter
+              usage={controls.context.usage}
+              error={controls.context.error}
+              loading={controls.context.loading}
+              onRefresh={() => void controls.refreshContext()}
+              onCompact={canWrite && !dead ? () => onPrompt("/compact") : undefined}
             />
             <StopButton
               canWrite={canWrite}
@@ -314,6 +344,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
       <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="flex-1">
         {tab === "conversation" ? (
           <ConversationPane
+            imageBase={imageBase}
             conversation={conversation}
             rootPath={workspace.rootPath}
             onRewind={canWrite ? setRewindSeq : undefined}
@@ -361,7 +392,17 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
         />
       )}
       <div className="sticky bottom-0 -mx-2 bg-zinc-50/95 px-2 pt-2 pb-4 backdrop-blur dark:bg-zinc-950/95">
-        <PromptBox disabledReason={promptRefusal} onSend={onPrompt} demoScenarios={demoScenarios} autoFocus />
+        <PromptBox
+          sessionId={sessionId}
+          disabledReason={promptRefusal}
+          onSend={onPrompt}
+          demoScenarios={demoScenarios}
+          autoFocus
+          slashCommands={controls.slashCommands}
+          suggestFiles={controls.suggestFiles}
+          queued={controls.queued}
+          onCancelQueued={canWrite ? controls.cancelQueued : undefined}
+        />
       </div>
     </div>
   );
@@ -567,6 +608,7 @@ function StopButton({
 }
 
 function ConversationPane(props: {
+  imageBase: string;
   conversation: Conversation;
   rootPath: string;
   onRewind?: (promptSeq: number) => void;
@@ -574,7 +616,7 @@ function ConversationPane(props: {
   failed: boolean;
   onLoadFull: (seq: number) => void;
 }) {
-  const { conversation, rootPath, loading, failed, onLoadFull, onRewind } = props;
+  const { conversation, rootPath, loading, failed, onLoadFull, onRewind, imageBase } = props;
   const endRef = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
 
@@ -616,7 +658,7 @@ function ConversationPane(props: {
     >
       {conversation.items.map((item) => (
         <li key={item.key}>
-          <ConversationItemView item={item} rootPath={rootPath} onLoadFull={onLoadFull} onRewind={onRewind} />
+          <ConversationItemView item={item} rootPath={rootPath} onLoadFull={onLoadFull} onRewind={onRewind} imageBase={imageBase} />
         </li>
       ))}
       {conversation.partials.map((p) => (
@@ -678,12 +720,15 @@ export function ConversationItemView({
   rootPath,
   onLoadFull,
   onRewind,
+  imageBase,
 }: {
   item: ConversationItem;
   rootPath: string;
   onLoadFull: (seq: number) => void;
   /** Offers to rewind the workspace's files to before this prompt (owners and editors). */
   onRewind?: (promptSeq: number) => void;
+  /** Where the session's prompt images are served (`…/sessions/<id>/images`). */
+  imageBase?: string;
 }) {
   switch (item.kind) {
     case "user":
@@ -715,6 +760,7 @@ export function ConversationItemView({
               )}
             </div>
             <p className="text-sm break-words whitespace-pre-wrap">{item.text}</p>
+            {item.images && imageBase && <PromptImages images={item.images} base={imageBase} />}
           </div>
         </div>
       );

@@ -38,6 +38,9 @@ interface Fixture {
   invitationId: string;
   /** The digest of the workspace's (absent) settings files, as an owner's review shows it. */
   settingsDigest: string;
+  /** The seq of the owner's prompt with an image, and that image's id. */
+  promptSeq: number;
+  imageId: string;
 }
 
 interface RouteCase {
@@ -61,6 +64,9 @@ const routeCases: RouteCase[] = [
   { route: "GET /api/workspaces/[slug]/sessions/[session]/changes", path: (f) => `/api/workspaces/${f.otherSlug}/sessions/${f.sessionId}/changes`, expect: nobody },
   { route: "GET /api/workspaces/[slug]/sessions/[session]/changes/file", path: (f) => `/api/workspaces/${f.slug}/sessions/${f.sessionId}/changes/file?session=1&path=matrix-files/seed.txt`, expect: members },
   { route: "GET /api/workspaces/[slug]/sessions/[session]/changes/file", path: (f) => `/api/workspaces/${f.otherSlug}/sessions/${f.sessionId}/changes/file?session=1&path=matrix-files/seed.txt`, expect: nobody },
+  { route: "GET /api/workspaces/[slug]/sessions/[session]/images/[image]", path: (f) => `/api/workspaces/${f.slug}/sessions/${f.sessionId}/images/${f.imageId}`, expect: members },
+  // this session's image through another workspace's slug: nobody
+  { route: "GET /api/workspaces/[slug]/sessions/[session]/images/[image]", path: (f) => `/api/workspaces/${f.otherSlug}/sessions/${f.sessionId}/images/${f.imageId}`, expect: nobody },
   { route: "GET /api/workspaces/[slug]/budget", path: (f) => `/api/workspaces/${f.slug}/budget`, expect: members },
   { route: "GET /api/workspaces/[slug]/network", path: (f) => `/api/workspaces/${f.slug}/network`, expect: members },
   { route: "GET /api/workspaces/[slug]/approval-settings", path: (f) => `/api/workspaces/${f.slug}/approval-settings`, expect: members },
@@ -231,6 +237,13 @@ test.beforeAll(async ({ baseURL }) => {
     const created = await emit(socket, "session:create", { workspace: fixture.slug, mode: "default", commandId: commandId() });
     expect(created.ok, JSON.stringify(created)).toBe(true);
     fixture.sessionId = (created as { data: { id: string } }).data.id;
+    // a prompt with an image (a 1×1 PNG), whose image the image route serves
+    const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+    const prompted = await emit(socket, "session:prompt", { sessionId: fixture.sessionId, text: "[scenario:none] a picture", images: [{ mediaType: "image/png", data: png }], commandId: commandId() });
+    expect(prompted.ok, JSON.stringify(prompted)).toBe(true);
+    fixture.promptSeq = (prompted as { data: { seq: number } }).data.seq;
+    const event = await emit(socket, "session:fetch-event", { sessionId: fixture.sessionId, seq: fixture.promptSeq });
+    fixture.imageId = (event as { data: { payload: { images: { id: string }[] } } }).data.payload.images[0]!.id;
   } finally {
     socket.close();
   }
@@ -293,7 +306,15 @@ test("socket commands × owner, editor, viewer, non-member: no unexpected allow"
     { event: "session:subscribe", payload: () => ({ sessionId, afterSeq: 0 }), expect: members },
     { event: "session:fetch-event", payload: () => ({ sessionId, seq: 1 }), expect: members },
     { event: "workspace:watch", payload: () => ({ workspace: slug }), expect: members },
+    { event: "session:list-models", payload: () => ({ sessionId }), expect: members },
+    { event: "models:list", payload: () => ({ workspace: slug }), expect: members },
     { event: "session:prompt", payload: () => ({ sessionId, text: "hello from the matrix", commandId: commandId() }), expect: steerers },
+    // these ask the live CLI: right after a prompt (which starts one) it is there for everyone's turn
+    { event: "session:context-usage", payload: () => ({ sessionId }), expect: members },
+    { event: "session:file-suggestions", payload: () => ({ sessionId, query: "seed" }), expect: members },
+    { event: "session:slash-commands", payload: () => ({ sessionId }), expect: members },
+    { event: "session:set-thinking", payload: () => ({ sessionId, maxThinkingTokens: 4000, commandId: commandId() }), expect: steerers },
+    { event: "session:cancel-queued", payload: () => ({ sessionId, promptSeq: fixture.promptSeq, commandId: commandId() }), expect: steerers },
     { event: "session:set-mode", payload: () => ({ sessionId, mode: "default", commandId: commandId() }), expect: steerers },
     { event: "session:interrupt", payload: () => ({ sessionId, commandId: commandId() }), expect: steerers },
     { event: "session:create", payload: () => ({ workspace: slug, mode: "default", commandId: commandId() }), expect: steerers },

@@ -41,6 +41,26 @@ export type RecordedResponse =
   | { kind: "count-tokens"; inputTokens: number };
 
 /** One request as the model saw it, for test assertions and the demo log. */
+/** An image block a request carried. */
+export interface ImageSeen {
+  mediaType: string;
+  bytes: number;
+}
+
+/** Every base64 image block of the user messages (the CLI repeats earlier turns' images in later requests). */
+function imagesIn(messages: readonly { role: string; content: unknown }[]): ImageSeen[] {
+  const seen: ImageSeen[] = [];
+  for (const message of messages) {
+    if (message.role !== "user" || !Array.isArray(message.content)) continue;
+    for (const block of message.content as unknown[]) {
+      const b = block as { type?: unknown; source?: { type?: unknown; media_type?: unknown; data?: unknown } };
+      if (b?.type !== "image" || b.source?.type !== "base64" || typeof b.source.data !== "string") continue;
+      seen.push({ mediaType: String(b.source.media_type), bytes: Buffer.from(b.source.data, "base64").byteLength });
+    }
+  }
+  return seen;
+}
+
 export interface RecordedRequest {
   seq: number;
   at: number;
@@ -65,6 +85,8 @@ export interface RecordedRequest {
   stepIndex: number;
   /** Tool results after the last assistant message: what the model was just shown. */
   toolResults: ToolResultSeen[];
+  /** Image blocks in the user messages, in order: the media type and the decoded size of each. */
+  images: ImageSeen[];
   response: RecordedResponse;
   /** The request body as received, for assertions on anything not summarised above. */
   body: unknown;
@@ -258,6 +280,7 @@ export class ScriptedModel {
       scenario: undefined,
       stepIndex: 0,
       toolResults: [],
+      images: [],
       response: { kind: "count-tokens", inputTokens },
       body,
     });
@@ -340,6 +363,7 @@ export class ScriptedModel {
       scenario,
       stepIndex: view.stepIndex,
       toolResults: view.lastToolResults,
+      images: imagesIn(data.messages),
       body,
     };
     if (isErrorStep(step)) return this.answerError(step, request, data, ctx, requestId, recordBase);

@@ -149,6 +149,8 @@ export const ZHostControlRequest = z.discriminatedUnion("subtype", [
   z.strictObject({ subtype: z.literal("get_session_cost") }),
   z.strictObject({ subtype: z.literal("get_settings") }),
   z.strictObject({ subtype: z.literal("list_models") }),
+  /** Fuzzy file and folder names under the CLI's cwd (an empty query lists the top level). */
+  z.strictObject({ subtype: z.literal("file_suggestions"), query: z.string().max(1000) }),
   z.strictObject({ subtype: z.literal("get_binary_version") }),
 ]);
 

@@ -5,6 +5,7 @@
  * second effect.
  */
 import { z } from "zod";
+import { ZPromptImages } from "./session-controls";
 
 /** Most characters a prompt may have; longer ones are refused with `invalid_payload`. */
 export const maxPromptChars = 1_000_000;
@@ -64,15 +65,15 @@ export type Subscribe = z.infer<typeof ZSubscribe>;
 
 export const ZUnsubscribe = z.object({ sessionId: ZSessionId });
 
-export const ZPrompt = z.object({
-  sessionId: ZSessionId,
-  text: z
-    .string()
-    .trim()
-    .min(1, "The prompt is empty.")
-    .max(maxPromptChars, `A prompt has at most ${maxPromptChars} characters.`),
-  commandId: ZCommandId,
-});
+export const ZPrompt = z
+  .object({
+    sessionId: ZSessionId,
+    text: z.string().trim().max(maxPromptChars, `A prompt has at most ${maxPromptChars} characters.`),
+    /** Pasted or dropped images, sent to the model as image blocks after the text. */
+    images: ZPromptImages.optional(),
+    commandId: ZCommandId,
+  })
+  .refine((p) => p.text.length > 0 || (p.images?.length ?? 0) > 0, { message: "The prompt is empty.", path: ["text"] });
 export type Prompt = z.infer<typeof ZPrompt>;
 
 export const ZSessionCommand = z.object({ sessionId: ZSessionId, commandId: ZCommandId });
@@ -116,7 +117,9 @@ export type WireEventKind =
   /** a person reverted a file or a hunk of the session's changes */
   | "revert"
   /** a person rewound the workspace's files to before a prompt (`RewindEventPayload`) */
-  | "rewind";
+  | "rewind"
+  | "set-thinking"
+  | "cancel-queued";
 
 /** One event-log entry as browsers see it. */
 export interface WireEvent {

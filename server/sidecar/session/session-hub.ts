@@ -65,6 +65,8 @@ import {
   type WireEventKind,
 } from "@/server/shared/wire/session";
 import { eventLogStoreOf, SessionEventWriter, type StoredEvent } from "./session-event-writer";
+import { storePromptImages } from "./prompt-images";
+import type { PromptImage } from "@/server/shared/wire/session-controls";
 import type { PermissionDecision } from "@/server/shared/claude-protocol/encode";
 import type {
   PermissionDecider,
@@ -334,8 +336,17 @@ export class SessionHub {
     return [...this.entries.values()].filter((e) => e.workspace.id === workspaceId).map((e) => this.viewOf(e));
   }
 
-  /** Writes a prompt; starts (resuming the conversation) a child when none is live. */
-  prompt(actor: Actor, sessionId: string, text: string, commandId: string): Promise<CommandAccepted> {
+  /**
+   * Writes a prompt; starts (resuming the conversation) a child when none is live. Its images
+   * are stored first (PromptImage rows) and named in the prompt event by id.
+   */
+  prompt(
+    actor: Actor,
+    sessionId: string,
+    text: string,
+    commandId: string,
+    images: readonly PromptImage[] = [],
+  ): Promise<CommandAccepted> {
     return this.command(sessionId, commandId, "prompt", async (entry) => {
       assertNotDead(entry);
       // Checked before the prompt is logged: a refused prompt starts no turn. A turn already
@@ -349,14 +360,20 @@ export class SessionHub {
       );
       const uuid = randomUUID();
       remember(entry.promptSenders, uuid, actor.id);
-      const stored = await this.append(entry, "prompt", { text, uuid }, { commandId, actor });
+      const refs = await storePromptImages(this.deps.db, entry.id, images);
+      const stored = await this.append(
+        entry,
+        "prompt",
+        refs.length > 0 ? { text, uuid, images: refs } : { text, uuid },
+        { commandId, actor },
+      );
       this.indexText(entry, text);
       try {
         // the before-turn snapshot runs while a child starts; it never throws
         const snapshotted = this.deps.turnSnapshots?.promptDelivered(snapshotSessionOf(entry), stored.record.seq);
         const runner = await this.ensureRunner(entry, entry.conversationStarted);
         await snapshotted?.();
-        await runner.prompt({ uuid, text });
+        await runner.prompt(images.length > 0 ? { uuid, text, images } : { uuid, text });
       } catch (err) {
         this.endTurnSnapshot(entry);
         await this.noteFailure(entry, "prompt", stored.record.seq, err);
@@ -462,6 +479,50 @@ export class SessionHub {
       const { event, result } = await run(snapshotSessionOf(entry), entry.runner?.state.status ?? entry.status);
       const stored = await this.append(entry, kind, event, { commandId, actor });
       return { ...result, seq: stored.record.seq };
+    });
+  }
+
+  /** The session's runner when its CLI child is live (control requests need one). */
+  async liveRunner(sessionId: string): Promise<SessionRunner | undefined> {
+    const entry = await this.entry(sessionId);
+    const runner = entry.runner;
+    return runner && isLive(runner.state) && runner.state.processRunning ? runner : undefined;
+  }
+
+  /** Any live runner of this sidecar (for what every CLI answers alike, such as the model list). */
+  someLiveRunner(): SessionRunner | undefined {
+    for (const entry of this.entries.values()) {
+      const runner = entry.runner;
+      if (runner && isLive(runner.state) && runner.state.processRunning) return runner;
+    }
+    return undefined;
+  }
+
+  /**
+   * A session command of another module (`session-controls.ts`): idempotent by `commandId` like
+   * the hub's own, logged as one `kind` event with the record `run` returns, or with the error
+   * when it throws. `run` gets the live runner, if any.
+   */
+  recordCommand<R>(
+    actor: Actor,
+    sessionId: string,
+    commandId: string,
+    kind: WireEventKind,
+    run: (runner: SessionRunner | undefined) => Promise<{ record: Record<string, unknown>; reply: (seq: number) => R }>,
+  ): Promise<R> {
+    return this.command(sessionId, commandId, kind, async (entry) => {
+      assertNotDead(entry);
+      const runner = entry.runner && isLive(entry.runner.state) ? entry.runner : undefined;
+      let outcome: { record: Record<string, unknown>; reply: (seq: number) => R };
+      try {
+        outcome = await run(runner);
+      } catch (err) {
+        const error = asAppError(err);
+        await this.append(entry, kind, { error: toWireError(error) }, { commandId, actor });
+        throw error;
+      }
+      const stored = await this.append(entry, kind, outcome.record, { commandId, actor });
+      return outcome.reply(stored.record.seq);
     });
   }
 
@@ -1107,6 +1168,7 @@ function outcomeFromLog(event: SessionEventRecord, kind: WireEventKind): unknown
   if (payload?.error) throw new AppError(payload.error.code, payload.error.message);
   if (kind === "set-mode") return { seq: event.seq, mode: payload?.mode ?? "" };
   if (kind === "set-model") return { seq: event.seq, model: payload?.model ?? "" };
+  if (kind === "set-thinking" || kind === "cancel-queued") return { ...(payload ?? {}), seq: event.seq };
   return { seq: event.seq };
 }
 

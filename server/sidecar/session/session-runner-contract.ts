@@ -4,7 +4,7 @@
  * implements it; the layers above depend only on this file, so they can be tested with a fake.
  */
 import type { CanUseToolRequest, CliMessage, PermissionMode } from "@/server/shared/claude-protocol/messages";
-import type { PermissionDecision } from "@/server/shared/claude-protocol/encode";
+import type { HostControlRequest, PermissionDecision } from "@/server/shared/claude-protocol/encode";
 import type { SessionState } from "@/server/domain/session/session-state";
 import type { NetworkPolicy } from "@/server/domain/workspace/network-policy";
 
@@ -41,6 +41,13 @@ export interface SessionRunnerOptions {
   networkPolicy?: () => Promise<NetworkPolicy>;
 }
 
+/** A prompt as the runner writes it. */
+export interface PromptInput {
+  uuid: string;
+  text: string;
+  images?: readonly { mediaType: "image/png" | "image/jpeg" | "image/gif" | "image/webp"; data: string }[];
+}
+
 /** A permission question from the CLI, handed to the owner of the runner. */
 export interface PermissionQuestion {
   requestId: string;
@@ -72,12 +79,20 @@ export interface SessionRunner {
   readonly state: SessionState;
   /** Spawns the child (admission checked first; a refusal is an AppError `unavailable`). */
   start(): Promise<void>;
-  /** Writes a prompt; resumes a culled or stopped child first. Resolves once it is on stdin. */
-  prompt(input: { uuid: string; text: string }): Promise<void>;
+  /**
+   * Writes a prompt; resumes a culled or stopped child first. Resolves once it is on stdin.
+   * Images follow the text as base64 image blocks.
+   */
+  prompt(input: PromptInput): Promise<void>;
   interrupt(): Promise<void>;
   /** Resolves with the mode the CLI confirmed; a refusal is a typed error. */
   setPermissionMode(mode: PermissionMode): Promise<PermissionMode>;
   setModel(model: string | undefined): Promise<string>;
+  /**
+   * Sends a control request to the live child and resolves with the CLI's answer. Without a
+   * live child it rejects (`conflict`): these requests are about the running process.
+   */
+  control(request: HostControlRequest): Promise<Record<string, unknown>>;
   /** Stops the child politely (stdin end, SIGTERM, SIGKILL to the group). */
   stop(): Promise<void>;
   /** Listeners are called synchronously, in order; returns an unsubscribe function. */

@@ -21,7 +21,12 @@
  */
 import { ControlChannel, type ControlChannelEvent } from "@/server/shared/claude-protocol/control-channel";
 import { decodeLine } from "@/server/shared/claude-protocol/decode-line";
-import { encodeUserMessage, ZPermissionMode } from "@/server/shared/claude-protocol/encode";
+import {
+  encodeUserMessage,
+  ZPermissionMode,
+  type HostControlRequest,
+  type UserContentBlock,
+} from "@/server/shared/claude-protocol/encode";
 import { LineFramer, LineTooLongError, type FramedLine } from "@/server/shared/claude-protocol/line-framer";
 import type { CanUseToolRequest, CliMessage, PermissionMode } from "@/server/shared/claude-protocol/messages";
 import type { PermissionDecision } from "@/server/shared/claude-protocol/encode";
@@ -56,7 +61,13 @@ import {
   restartDelayMs,
   type SupervisorConfig,
 } from "@/server/sidecar/process/supervisor-config";
-import type { PermissionDecider, RunnerEvent, SessionRunner, SessionRunnerOptions } from "./session-runner-contract";
+import type {
+  PermissionDecider,
+  PromptInput,
+  RunnerEvent,
+  SessionRunner,
+  SessionRunnerOptions,
+} from "./session-runner-contract";
 
 /** Time and timers; injected so tests run on fake timers and a disposed runner leaves none. */
 export interface Clock extends Timers {
@@ -195,10 +206,10 @@ class SupervisedSessionRunner implements SessionRunner {
     await this.ensureLive();
   }
 
-  async prompt(input: { uuid: string; text: string }): Promise<void> {
+  async prompt(input: PromptInput): Promise<void> {
     this.assertUsable();
     // Encoded first: a prompt the CLI would die of is refused before anything is spawned.
-    const line = encodeUserMessage({ uuid: input.uuid, content: input.text });
+    const line = encodeUserMessage({ uuid: input.uuid, content: promptContent(input) });
     await this.ensureLive();
     this.write(line);
     this.apply({ type: "prompt-sent", uuid: input.uuid });
@@ -253,6 +264,15 @@ class SupervisedSessionRunner implements SessionRunner {
     );
     this.model = model;
     return typeof response.model === "string" ? response.model : (model ?? "default");
+  }
+
+  async control(request: HostControlRequest): Promise<Record<string, unknown>> {
+    this.assertUsable();
+    const generation = this.liveGeneration();
+    if (generation === undefined) {
+      throw new AppError(ErrorCode.conflict, "This session's CLI is not running; send a prompt to start it.");
+    }
+    return generation.channel.request(request);
   }
 
   stop(): Promise<void> {
@@ -797,4 +817,15 @@ function deadFrom(state: SessionState, reason: string, now: number): SessionStat
 function describeExit(exit: CliExit): string {
   const status = exit.signal !== null ? `signal ${exit.signal}` : `code ${exit.code}`;
   return exit.cause === undefined ? status : `${status}, ${exit.cause}`;
+}
+
+/** A prompt's content: its text alone, or text (when any) then one image block per image. */
+function promptContent(input: PromptInput): string | UserContentBlock[] {
+  if (!input.images || input.images.length === 0) return input.text;
+  const blocks: UserContentBlock[] = [];
+  if (input.text.trim()) blocks.push({ type: "text", text: input.text });
+  for (const image of input.images) {
+    blocks.push({ type: "image", source: { type: "base64", media_type: image.mediaType, data: image.data } });
+  }
+  return blocks;
 }

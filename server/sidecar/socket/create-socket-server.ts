@@ -6,6 +6,7 @@
  * the revocation sweep (`revocation-sweep.ts`) applies the same rule to sockets already open.
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import { maxPromptImageTotalBytes } from "@/server/shared/wire/session-controls";
 import { decode } from "next-auth/jwt";
 import type { Logger } from "pino";
 import { Server, type Socket } from "socket.io";
@@ -56,7 +57,8 @@ export function createSocketServer(deps: SocketServerDeps): SocketServer {
   const edgeVouch = deriveEdgeVouch(deps.secret);
   const io = new Server<Record<string, never>, Record<string, never>, Record<string, never>, SocketData>(http, {
     serveClient: false,
-    maxHttpBufferSize: 12 * 1024 * 1024,
+    // A prompt's images come in one message: 20 MB of images is 26.7 MB of base64 (wire/session-controls).
+    maxHttpBufferSize: Math.ceil((maxPromptImageTotalBytes * 4) / 3) + 4 * 1024 * 1024,
     allowRequest: (req, callback) => {
       const origin = req.headers.origin;
       if (origin === undefined) {

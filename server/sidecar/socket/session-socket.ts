@@ -178,7 +178,7 @@ function registerSessionHandlers(
     SessionCommand.prompt,
     handleCommand(
       ZPrompt,
-      steering((p) => hub.prompt(actor, p.sessionId, p.text, p.commandId)),
+      steering((p) => hub.prompt(actor, p.sessionId, p.text, p.commandId, p.images)),
       log,
     ),
   );

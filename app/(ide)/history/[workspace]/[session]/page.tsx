@@ -33,6 +33,7 @@ export default async function TranscriptPage({ params }: { params: Promise<{ wor
         events={t.events}
         rootPath={t.workspace.rootPath}
         liveHref={`/w/${encodeURIComponent(t.workspace.slug)}/s/${encodeURIComponent(t.session.id)}`}
+        imageBase={`/api/workspaces/${encodeURIComponent(t.workspace.slug)}/sessions/${encodeURIComponent(t.session.id)}/images`}
         live={t.live}
         turnCosts={t.turnCosts}
         approvals={t.approvals}

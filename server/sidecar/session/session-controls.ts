@@ -1,0 +1,253 @@
+/**
+ * The CLI's own controls, offered per session: the model list, context usage, file
+ * suggestions for `@` mentions, the slash commands with their descriptions, the thinking
+ * budget, and cancelling a prompt the CLI has queued. Each is one control request on the
+ * session's live child (through the runner's control channel); changes are logged as session
+ * commands through the hub (idempotent by `commandId`, the person named on the event).
+ *
+ * Authorization is the caller's (the socket layer); this module trusts the actor it is given.
+ */
+import type { Logger } from "pino";
+import type { Db } from "@/server/db/client";
+import { findSessionEvent } from "@/server/db/session-events";
+import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
+import type {
+  CancelQueuedResult,
+  ContextUsage,
+  FileSuggestions,
+  ModelList,
+  ModelOption,
+  SetThinkingResult,
+  SlashCommandInfo,
+  SlashCommandList,
+} from "@/server/shared/wire/session-controls";
+import type { WireEvent } from "@/server/shared/wire/session";
+import type { Actor, SessionHub } from "./session-hub";
+import type { SessionRunner } from "./session-runner-contract";
+
+export interface SessionControlsDeps {
+  hub: SessionHub;
+  db: Db;
+  log: Logger;
+}
+
+/** Longest description kept per slash command (some skills describe themselves in pages). */
+const maxDescriptionChars = 240;
+/** Most suggestions handed to a browser per query. */
+const maxSuggestions = 50;
+
+/** The session controls; `close()` detaches from the hub. */
+export class SessionControls {
+  /** The last model list any CLI of this sidecar gave (the list depends on the binary and the account, not the session). */
+  private catalog: ModelOption[] | undefined;
+  /** Per session: the slash commands its current child announced. */
+  private readonly commands = new Map<string, SlashCommandInfo[]>();
+  /** Per session: the thinking budget a person set, applied again to every new child. */
+  private readonly thinking = new Map<string, number | null>();
+  private readonly detach: () => void;
+
+  constructor(private readonly deps: SessionControlsDeps) {
+    this.detach = deps.hub.onDidEmitEvent((event) => this.onEvent(event));
+  }
+
+  close(): void {
+    this.detach();
+    this.commands.clear();
+    this.thinking.clear();
+  }
+
+  /** The models the session's CLI offers (`list_models`); without a live child, the last list known. */
+  async listModels(sessionId: string): Promise<ModelList> {
+    return this.modelsFrom(await this.deps.hub.liveRunner(sessionId));
+  }
+
+  /** The model list for a session not yet created: from any live CLI, else the last one known. */
+  async modelCatalog(): Promise<ModelList> {
+    if (this.catalog) return { models: this.catalog, source: "cache" };
+    return this.modelsFrom(this.deps.hub.someLiveRunner());
+  }
+
+  /** How full the context window is (`get_context_usage`, summary), by category. */
+  async contextUsage(sessionId: string): Promise<ContextUsage> {
+    const answer = await (await this.requireLive(sessionId)).control({ subtype: "get_context_usage" });
+    return toContextUsage(answer);
+  }
+
+  /** File and folder names under the workspace matching `query` (the CLI's fuzzy `file_suggestions`). */
+  async fileSuggestions(sessionId: string, query: string): Promise<FileSuggestions> {
+    const answer = await (await this.requireLive(sessionId)).control({ subtype: "file_suggestions", query });
+    const list = Array.isArray(answer.suggestions) ? answer.suggestions : [];
+    const suggestions: { path: string }[] = [];
+    for (const item of list) {
+      const path = typeof item === "object" && item !== null ? (item as { path?: unknown }).path : undefined;
+      if (typeof path === "string" && path && !path.includes("\0")) suggestions.push({ path });
+      if (suggestions.length >= maxSuggestions) break;
+    }
+    return { suggestions };
+  }
+
+  /**
+   * The slash commands with descriptions, from the CLI's `initialize` answer (the per-turn
+   * `init` message names them without descriptions). Asked once per child.
+   */
+  async slashCommands(sessionId: string): Promise<SlashCommandList> {
+    const known = this.commands.get(sessionId);
+    if (known) return { commands: known };
+    const answer = await (await this.requireLive(sessionId)).control({ subtype: "initialize" });
+    const commands = toSlashCommands(answer.commands);
+    this.commands.set(sessionId, commands);
+    return { commands };
+  }
+
+  /** Sets the thinking budget of the live child (`set_max_thinking_tokens`) and keeps it for later children. */
+  setThinking(actor: Actor, sessionId: string, budget: number | null, commandId: string): Promise<SetThinkingResult> {
+    return this.deps.hub.recordCommand(actor, sessionId, commandId, "set-thinking", async (runner) => {
+      if (runner) await runner.control({ subtype: "set_max_thinking_tokens", max_thinking_tokens: budget });
+      this.thinking.set(sessionId, budget);
+      return {
+        record: { maxThinkingTokens: budget, live: runner !== undefined },
+        reply: (seq) => ({ seq, maxThinkingTokens: budget }),
+      };
+    });
+  }
+
+  /**
+   * Withdraws a prompt the CLI holds in its queue (`cancel_async_message`). The CLI answers
+   * `cancelled: false` when the prompt has already started (or ended); that is an outcome,
+   * not an error, and the log records it either way.
+   */
+  async cancelQueued(actor: Actor, sessionId: string, promptSeq: number, commandId: string): Promise<CancelQueuedResult> {
+    const prompt = await findSessionEvent(this.deps.db, sessionId, promptSeq);
+    const uuid = prompt?.kind === "prompt" ? promptUuid(prompt.payload) : undefined;
+    if (!uuid) throw new AppError(ErrorCode.notFound, `This session has no prompt at event ${promptSeq}.`);
+    return this.deps.hub.recordCommand(actor, sessionId, commandId, "cancel-queued", async (runner) => {
+      if (!runner) throw notRunning();
+      const answer = await runner.control({ subtype: "cancel_async_message", message_uuid: uuid });
+      const cancelled = answer.cancelled === true;
+      return {
+        record: { promptSeq, uuid, cancelled },
+        reply: (seq) => ({ seq, cancelled }),
+      };
+    });
+  }
+
+  private async modelsFrom(runner: SessionRunner | undefined): Promise<ModelList> {
+    if (runner) {
+      try {
+        const models = toModelOptions((await runner.control({ subtype: "list_models" })).models);
+        if (models.length > 0) {
+          this.catalog = models;
+          return { models, source: "cli" };
+        }
+      } catch (err) {
+        // A busy or exiting child: the last list known is as good an answer.
+        this.deps.log.warn({ err }, "list_models failed");
+      }
+    }
+    return this.catalog ? { models: this.catalog, source: "cache" } : { models: [], source: "none" };
+  }
+
+  private async requireLive(sessionId: string): Promise<SessionRunner> {
+    const runner = await this.deps.hub.liveRunner(sessionId);
+    if (!runner) throw notRunning();
+    return runner;
+  }
+
+  /** A new child knows nothing of the last one's settings: its commands are asked again, its thinking budget set again. */
+  private onEvent(event: WireEvent): void {
+    if (event.kind !== "process") return;
+    const phase = (event.payload as { phase?: unknown } | null)?.phase;
+    if (phase !== "spawned") return;
+    this.commands.delete(event.sessionId);
+    const budget = this.thinking.get(event.sessionId);
+    if (budget === undefined) return;
+    // The hub adopts a new runner once its start resolves, which may be just after this event is stored.
+    const runnerSoon = async () =>
+      (await this.deps.hub.liveRunner(event.sessionId)) ??
+      (await new Promise((r) => setTimeout(r, 250)).then(() => this.deps.hub.liveRunner(event.sessionId)));
+    void runnerSoon()
+      .then((runner) => runner?.control({ subtype: "set_max_thinking_tokens", max_thinking_tokens: budget }))
+      .catch((err: unknown) =>
+        this.deps.log.warn({ err, sessionId: event.sessionId }, "setting the thinking budget of a new CLI failed"),
+      );
+  }
+}
+
+function notRunning(): AppError {
+  return new AppError(ErrorCode.conflict, "This session's CLI is not running; send a prompt to start it.");
+}
+
+function promptUuid(payload: string): string | undefined {
+  try {
+    const value = JSON.parse(payload) as { uuid?: unknown };
+    return typeof value.uuid === "string" ? value.uuid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const str = (v: unknown): string | undefined => (typeof v === "string" && v ? v : undefined);
+const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+
+/** The CLI's `list_models` entries, as the picker shows them. */
+export function toModelOptions(raw: unknown): ModelOption[] {
+  if (!Array.isArray(raw)) return [];
+  const models: ModelOption[] = [];
+  for (const item of raw) {
+    if (typeof item !== "object" || item === null) continue;
+    const m = item as Record<string, unknown>;
+    const value = str(m.value);
+    if (!value) continue;
+    models.push({
+      value,
+      displayName: str(m.displayName) ?? value,
+      ...(str(m.resolvedModel) ? { resolvedModel: str(m.resolvedModel) } : {}),
+      ...(str(m.description) ? { description: str(m.description) } : {}),
+      ...(m.supportsAdaptiveThinking === true ? { adaptiveThinking: true } : {}),
+    });
+  }
+  return models;
+}
+
+/** `get_context_usage` reduced to what the meter shows (the grid and per-file details stay behind). */
+export function toContextUsage(raw: Record<string, unknown>): ContextUsage {
+  const categories = Array.isArray(raw.categories)
+    ? raw.categories.flatMap((c) => {
+        if (typeof c !== "object" || c === null) return [];
+        const cat = c as Record<string, unknown>;
+        const name = str(cat.name);
+        return name ? [{ name, tokens: num(cat.tokens), kind: str(cat.kind) ?? "used" }] : [];
+      })
+    : [];
+  const maxTokens = num(raw.maxTokens);
+  const totalTokens = num(raw.totalTokens);
+  const reported = typeof raw.percentage === "number" ? raw.percentage : maxTokens > 0 ? (totalTokens / maxTokens) * 100 : 0;
+  return {
+    totalTokens,
+    maxTokens,
+    percentage: Math.max(0, Math.min(100, Math.round(reported))),
+    ...(str(raw.model) ? { model: str(raw.model) } : {}),
+    categories,
+  };
+}
+
+/** The `initialize` answer's commands, descriptions shortened; internal ones (`__…`) left out. */
+export function toSlashCommands(raw: unknown): SlashCommandInfo[] {
+  if (!Array.isArray(raw)) return [];
+  const commands: SlashCommandInfo[] = [];
+  for (const item of raw) {
+    if (typeof item !== "object" || item === null) continue;
+    const c = item as Record<string, unknown>;
+    const name = str(c.name);
+    if (!name || name.startsWith("__")) continue;
+    const description = str(c.description);
+    commands.push({
+      name,
+      ...(description
+        ? { description: description.length > maxDescriptionChars ? `${description.slice(0, maxDescriptionChars - 1)}…` : description }
+        : {}),
+      ...(str(c.argumentHint) ? { argumentHint: str(c.argumentHint) } : {}),
+    });
+  }
+  return commands;
+}

@@ -1,0 +1,106 @@
+/**
+ * The session-controls half of the socket contract (`server/shared/wire/session-controls.ts`):
+ * members read (models, context usage, file suggestions, slash commands), editors and owners
+ * change (thinking budget, cancelling a queued prompt). Every message is authorized against
+ * the member's current role; non-members get the same not_found as a missing session.
+ */
+import type { Logger } from "pino";
+import type { Server, Socket } from "socket.io";
+import type { Db } from "@/server/db/client";
+import { findSessionAccess, findWorkspaceAccess } from "@/server/db/sessions";
+import { canPerform, parseRole, type WorkspaceAction } from "@/server/domain/workspace/roles";
+import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
+import type { SocketUser } from "@/server/shared/wire/events";
+import {
+  SessionControlCommand,
+  ZCancelQueued,
+  ZFileSuggestionsRead,
+  ZModelCatalogRead,
+  ZSessionRead,
+  ZSetThinking,
+} from "@/server/shared/wire/session-controls";
+import type { Actor } from "@/server/sidecar/session/session-hub";
+import { SessionControls, type SessionControlsDeps } from "@/server/sidecar/session/session-controls";
+import { handleCommand, limitCommandsInFlight } from "./handle-command";
+
+const sessionNotFound = "No such session, or you are not a member of its workspace.";
+const viewerRefused =
+  "Viewers can read this session but not change its thinking budget or its queue. Ask a workspace owner for the editor role.";
+
+/** Serves the session-control commands on every socket of `io`. Returns a function that detaches them. */
+export function attachSessionControlSockets(io: Server, deps: SessionControlsDeps & { log: Logger; db: Db }): () => void {
+  const controls = new SessionControls(deps);
+  const onConnection = (socket: Socket) => {
+    const user = (socket.data as { user?: SocketUser }).user;
+    if (user) registerControlHandlers(socket, user, controls, deps.db, deps.log);
+  };
+  io.on("connection", onConnection);
+  return () => {
+    io.off("connection", onConnection);
+    controls.close();
+  };
+}
+
+function registerControlHandlers(socket: Socket, user: SocketUser, controls: SessionControls, db: Db, log: Logger): void {
+  limitCommandsInFlight(socket, log);
+  const actor: Actor = { id: user.id, name: user.name };
+  const authorize = async (sessionId: string, action: WorkspaceAction): Promise<void> => {
+    const access = await findSessionAccess(db, user.id, sessionId);
+    const role = access?.role === undefined ? undefined : parseRole(access.role);
+    if (!access || !role || !canPerform(role, "read")) throw new AppError(ErrorCode.notFound, sessionNotFound);
+    if (!canPerform(role, action)) throw new AppError(ErrorCode.forbidden, viewerRefused);
+  };
+
+  socket.on(
+    SessionControlCommand.listModels,
+    handleCommand(ZSessionRead, async (p) => (await authorize(p.sessionId, "read"), controls.listModels(p.sessionId)), log),
+  );
+  socket.on(
+    SessionControlCommand.modelCatalog,
+    handleCommand(
+      ZModelCatalogRead,
+      async (p) => {
+        const access = await findWorkspaceAccess(db, user.id, p.workspace);
+        if (!access || !parseRole(access.role)) {
+          throw new AppError(ErrorCode.notFound, "No such workspace, or you are not a member of it.");
+        }
+        return controls.modelCatalog();
+      },
+      log,
+    ),
+  );
+  socket.on(
+    SessionControlCommand.contextUsage,
+    handleCommand(ZSessionRead, async (p) => (await authorize(p.sessionId, "read"), controls.contextUsage(p.sessionId)), log),
+  );
+  socket.on(
+    SessionControlCommand.fileSuggestions,
+    handleCommand(
+      ZFileSuggestionsRead,
+      async (p) => (await authorize(p.sessionId, "read"), controls.fileSuggestions(p.sessionId, p.query)),
+      log,
+    ),
+  );
+  socket.on(
+    SessionControlCommand.slashCommands,
+    handleCommand(ZSessionRead, async (p) => (await authorize(p.sessionId, "read"), controls.slashCommands(p.sessionId)), log),
+  );
+  socket.on(
+    SessionControlCommand.setThinking,
+    handleCommand(
+      ZSetThinking,
+      async (p) => (
+        await authorize(p.sessionId, "steer"), controls.setThinking(actor, p.sessionId, p.maxThinkingTokens, p.commandId)
+      ),
+      log,
+    ),
+  );
+  socket.on(
+    SessionControlCommand.cancelQueued,
+    handleCommand(
+      ZCancelQueued,
+      async (p) => (await authorize(p.sessionId, "steer"), controls.cancelQueued(actor, p.sessionId, p.promptSeq, p.commandId)),
+      log,
+    ),
+  );
+}
