@@ -13,7 +13,7 @@ import { getEnv } from "@/server/env/env";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import type { ChangeScope, FileChangeDiff, SessionChanges, TurnChangeView } from "@/server/shared/wire/changes";
 import { commitsOfScope, sessionCommits } from "@/server/workspace-changes/change-scope";
-import { shadowRepoOf } from "@/server/workspace-changes/shadow-repo";
+import { changeRootOf, shadowRepoOf } from "@/server/workspace-changes/shadow-repo";
 import { hunksOf, snapshotSide } from "@/server/workspace-changes/take-back";
 import { maxRelativePathLength, parseRelativePath } from "@/server/workspace-fs/workspace-path";
 import { requireWorkspaceAccess, type WorkspaceSummary } from "@/server/web/workspaces";
@@ -26,15 +26,25 @@ export const ZFileChangeQuery = z
   })
   .refine((q) => (q.turn === undefined) !== (q.session === undefined), "name either a turn or the whole session (session=1)");
 
-async function sessionOf(userId: string, slug: string, sessionId: string): Promise<WorkspaceSummary> {
+/** The workspace, with where the session's changes live (its own worktree's shadow repository, if it has one). */
+async function sessionOf(
+  userId: string,
+  slug: string,
+  sessionId: string,
+): Promise<WorkspaceSummary & { changes: { repoKey: string; root: string } }> {
   const workspace = await requireWorkspaceAccess(userId, slug, "read");
-  const found = await getDb().session.findFirst({ where: { id: sessionId, workspaceId: workspace.id }, select: { id: true } });
+  const found = await getDb().session.findFirst({
+    where: { id: sessionId, workspaceId: workspace.id },
+    select: { id: true, worktreePath: true },
+  });
   if (!found) throw new AppError(ErrorCode.notFound, "No such session.");
-  return workspace;
+  const changes = changeRootOf({ sessionId, workspaceId: workspace.id, rootPath: workspace.rootPath, worktreePath: found.worktreePath });
+  return { ...workspace, changes };
 }
 
-function repoOf(workspace: WorkspaceSummary) {
-  return shadowRepoOf(path.resolve(/*turbopackIgnore: true*/ getEnv().CONDUIT_DATA_DIR), workspace.id, workspace.rootPath, { readOnly: true });
+function repoOf(workspace: { changes: { repoKey: string; root: string } }) {
+  const dataDir = path.resolve(/*turbopackIgnore: true*/ getEnv().CONDUIT_DATA_DIR);
+  return shadowRepoOf(dataDir, workspace.changes.repoKey, workspace.changes.root, { readOnly: true });
 }
 
 /** Every step of the session's changes, and the whole session's files (first before → latest after). */

@@ -281,6 +281,19 @@ function gitEnv(): Record<string, string> {
 const repos = new Map<string, ShadowRepo>();
 
 /**
+ * Which shadow repository and work tree hold a session's changes: the workspace's, or, for a
+ * session in its own git worktree (`Session.worktreePath`), one of the worktree's own (the
+ * workspace's snapshots skip `.conduit`, where worktrees live).
+ */
+export function changeRootOf(session: { sessionId: string; workspaceId: string; rootPath: string; worktreePath?: string | null }): {
+  repoKey: string;
+  root: string;
+} {
+  if (!session.worktreePath) return { repoKey: session.workspaceId, root: session.rootPath };
+  return { repoKey: `${session.workspaceId}-wt-${session.sessionId}`, root: session.worktreePath };
+}
+
+/**
  * The shadow repository of a workspace; one object per repository in this process (its writer
  * lock is per object). The web app asks for `readOnly` ones.
  */

@@ -78,6 +78,7 @@ import type {
 import { toWireEvent } from "./session-wire-event";
 import { attachSessionWorktree } from "./session-worktree-start";
 import type { SnapshotSession, TurnSnapshots } from "./turn-snapshots";
+import { changeRootOf } from "@/server/workspace-changes/shadow-repo";
 
 /**
  * Makes the runner of one session; the hub starts, drives and disposes it. `decidePermission`
@@ -1149,7 +1150,13 @@ function wirePayloadOf(raw: string, message: CliMessage): unknown {
 }
 
 function snapshotSessionOf(entry: SessionEntry): SnapshotSession {
-  return { sessionId: entry.id, workspaceId: entry.workspace.id, rootPath: entry.workspace.rootPath };
+  const { repoKey, root } = changeRootOf({
+    sessionId: entry.id,
+    workspaceId: entry.workspace.id,
+    rootPath: entry.workspace.rootPath,
+    worktreePath: entry.worktreePath,
+  });
+  return { sessionId: entry.id, workspaceId: entry.workspace.id, rootPath: root, repoKey };
 }
 
 function addUsage(tokens: Tokens, result: ResultMessage): void {

@@ -14,6 +14,7 @@ import { createSessionFixtures, type SessionFixtures } from "@/test/session-fixt
 import { SessionHub } from "./session-hub";
 import { createSessionRunner } from "./session-runner";
 import { releaseSessionWorktree } from "./session-worktree-start";
+import { TurnSnapshots } from "./turn-snapshots";
 
 const log = pino({ level: "silent" });
 let counter = 0;
@@ -52,6 +53,7 @@ describe("sessions in their own git worktree, real CLI", () => {
       configRoot: path.join(fx.dataDir, "claude-config"),
       sidecarId: "worktree-it",
       log,
+      turnSnapshots: new TurnSnapshots({ db: fx.db, dataDir: fx.dataDir, log }),
     });
   });
 
@@ -86,6 +88,15 @@ describe("sessions in their own git worktree, real CLI", () => {
     // the main checkout is clean: the worktree folder is excluded
     expect(git(cli.cwd, "status", "--porcelain").trim()).toBe("");
     expect(await listWorktreeChanges({ root: cli.cwd }, wt)).toEqual([{ path: "notes.txt", status: "modified" }]);
+    // the Changes tab's record of the turn is the worktree's, not the main checkout's (which skips .conduit)
+    await until(
+      async () => (await fx.db.turnChange.count({ where: { sessionId: id, kind: "turn", afterCommit: { not: null } } })) > 0,
+      30_000,
+      "the turn's changes recorded",
+    );
+    const recorded = await fx.db.turnChange.findFirstOrThrow({ where: { sessionId: id, kind: "turn", afterCommit: { not: null } } });
+    expect(recorded.status).toBe("ok");
+    expect((JSON.parse(recorded.files) as { path: string; status: string }[]).map((f) => [f.path, f.status])).toEqual([["notes.txt", "modified"]]);
     await hub.stop(fx.owner, id, commandId());
     await mergeSessionWorktree({ root: cli.cwd }, wt, { strategy: "merge", who: { name: fx.owner.name, email: "olga@example.test" }, sessionId: id });
     expect(await readFile(path.join(cli.cwd, "notes.txt"), "utf8")).toBe("from the session\n");

@@ -33,7 +33,10 @@ import { parseRelativePath } from "@/server/workspace-fs/workspace-path";
 export interface SnapshotSession {
   sessionId: string;
   workspaceId: string;
+  /** the work tree snapshotted: the workspace root, or the session's own git worktree */
   rootPath: string;
+  /** the shadow repository's name (`changeRootOf`); the workspace id when absent */
+  repoKey?: string;
 }
 
 export interface TurnSnapshotsDeps {
@@ -308,7 +311,7 @@ export class TurnSnapshots {
   }
 
   private repoOf(session: SnapshotSession): ShadowRepo {
-    return shadowRepoOf(this.deps.dataDir, session.workspaceId, session.rootPath);
+    return shadowRepoOf(this.deps.dataDir, session.repoKey ?? session.workspaceId, session.rootPath);
   }
 
   private chain(sessionId: string, fn: () => Promise<void>): void {

@@ -15,6 +15,7 @@ import { ChangesCommand, ZRevertFile, ZRevertHunk, ZRewind } from "@/server/shar
 import type { SocketUser } from "@/server/shared/wire/events";
 import type { Actor, SessionHub } from "@/server/sidecar/session/session-hub";
 import type { TurnSnapshots } from "@/server/sidecar/session/turn-snapshots";
+import { changeRootOf } from "@/server/workspace-changes/shadow-repo";
 import { handleCommand } from "./handle-command";
 
 export interface ChangesSocketDeps {
@@ -83,8 +84,14 @@ function registerChangesHandlers(socket: Socket, user: SocketUser, deps: Changes
       async (p) => {
         const access = await authorize(p.sessionId, "steer");
         if (!p.confirm) {
+          const { repoKey, root } = changeRootOf({
+            sessionId: p.sessionId,
+            workspaceId: access.workspace.id,
+            rootPath: access.workspace.rootPath,
+            worktreePath: access.session.worktreePath,
+          });
           return snapshots.previewRewind(
-            { sessionId: p.sessionId, workspaceId: access.workspace.id, rootPath: access.workspace.rootPath },
+            { sessionId: p.sessionId, workspaceId: access.workspace.id, rootPath: root, repoKey },
             p.promptSeq,
           );
         }
