@@ -118,7 +118,8 @@ test("a session starts in its own worktree; its panel shows the branch and merge
     await owner.getByTestId("session-new-worktree").check();
     await owner.getByTestId("session-new-submit").click();
     await expect(owner).toHaveURL(/\/s\//);
-    await owner.getByTestId("files-toggle").click();
+    // the worktree's branch and merge sit in the session's Changes view
+    await owner.getByTestId("changes-tab").click();
     await expect(owner.getByTestId("worktree-branch")).toHaveText(/^conduit\/[A-Za-z0-9]+$/);
     const branch = (await owner.getByTestId("worktree-branch").textContent())!;
     expect(git(ws.rootPath, "branch", "--list", "--format=%(refname:short)", branch).trim()).toBe(branch);

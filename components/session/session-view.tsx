@@ -37,6 +37,8 @@ export interface SessionViewProps {
   initialSession: SessionInfo;
   currentUser: { id: string; name: string };
   demoScenarios?: readonly DemoScenarioHint[];
+  /** Shown under the session's Changes: the repository's git panel and the session's worktree panel. */
+  changesAside?: ReactNode;
 }
 
 type StatusFact = Partial<SessionInfo> & { sessionId?: string };
@@ -44,7 +46,7 @@ type StatusFact = Partial<SessionInfo> & { sessionId?: string };
 const activeStatuses = new Set(["running", "awaiting-approval", "stalled", "starting"]);
 
 /** One live session: conversation, prompt box, controls, presence and the raw log. */
-export function SessionView({ workspace, initialSession, currentUser, demoScenarios }: SessionViewProps) {
+export function SessionView({ workspace, initialSession, currentUser, demoScenarios, changesAside }: SessionViewProps) {
   const sessionId = initialSession.id;
   const state = useSocket();
   const { socket } = state;
@@ -363,14 +365,17 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
           />
         ) : null}
         {tab === "changes" ? (
-          <ChangesPanel
-            slug={workspace.slug}
-            sessionId={sessionId}
-            socket={socket ?? undefined}
-            refreshKey={changesKey}
-            onPrompt={canWrite && !dead ? onPrompt : undefined}
-            newCommandId={newCommandId}
-          />
+          <>
+            <ChangesPanel
+              slug={workspace.slug}
+              sessionId={sessionId}
+              socket={socket ?? undefined}
+              refreshKey={changesKey}
+              onPrompt={canWrite && !dead ? onPrompt : undefined}
+              newCommandId={newCommandId}
+            />
+            {changesAside}
+          </>
         ) : tab === "conversation" ? (
           // The caller's pending approvals of this session, decided here without going to the inbox.
           <SessionApprovals sessionId={sessionId} />

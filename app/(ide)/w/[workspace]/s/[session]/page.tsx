@@ -35,16 +35,20 @@ export default async function SessionPage({ params }: { params: Promise<{ worksp
         workspace={{ slug: workspace.slug, name: workspace.name, role: workspace.role, rootPath: workspace.rootPath, network: { label: describeNetworkPolicy(network), detail: networkDetail } }}
         initialSession={session}
         currentUser={{ id: user.id, name: user.name }}
+        changesAside={
+          // git belongs with the session's changes: the worktree's branch, then the repository's status and commit
+          <div className="mt-4 space-y-4">
+            <WorktreePanel slug={workspace.slug} sessionId={session.id} canMerge={canPerform(workspace.role, "manageSettings")} />
+            <GitPanel slug={workspace.slug} canWrite={canPerform(workspace.role, "steer")} />
+          </div>
+        }
         demoScenarios={
           isDemoModel()
             ? demoScenarioList.map((s) => ({ name: s.name, triggers: [...s.triggers], description: s.description }))
             : undefined
         }
       />
-      <FilesDrawer slug={workspace.slug} canWrite={canPerform(workspace.role, "steer")}>
-        <WorktreePanel slug={workspace.slug} sessionId={session.id} canMerge={canPerform(workspace.role, "manageSettings")} />
-        <GitPanel slug={workspace.slug} canWrite={canPerform(workspace.role, "steer")} />
-      </FilesDrawer>
+      <FilesDrawer slug={workspace.slug} canWrite={canPerform(workspace.role, "steer")} />
     </>
   );
 }
