@@ -21,9 +21,13 @@ import { RawLog } from "./raw-log";
 import { emptySessionLog, hasGap, reduceSessionLog } from "./session-log";
 import { StatusBadge } from "./status-badge";
 import { ToolCard } from "./tool-card";
+import { BackgroundTasks } from "./tools/background-tasks";
+import { SubagentContext } from "./tools/subagent";
+import { PinnedTodos } from "./tools/todo-list";
+import { latestTodos, nestSubagents, readBackgroundTasks } from "./tools/tool-data";
 import { SessionApprovals } from "@/components/approval/session-approvals";
 import { ConnectionNotice, useSocket } from "./use-socket";
-import { ackMessage, command, emitCommand, fact, newCommandId } from "./wire-client";
+import { ackMessage, command, emitCommand, fact, manageCommand, newCommandId, type CommandName } from "./wire-client";
 
 export interface SessionViewProps {
   workspace: { slug: string; name: string; role: "owner" | "editor" | "viewer"; rootPath: string };
@@ -156,7 +160,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
       : undefined;
 
   const send = useCallback(
-    async <T,>(name: (typeof command)[keyof typeof command], payload: Record<string, unknown>): Promise<Ack<T>> => {
+    async <T,>(name: CommandName, payload: Record<string, unknown>): Promise<Ack<T>> => {
       if (!socket) return { ok: false, error: { code: "unavailable", message: "Not connected yet." } };
       return emitCommand<T>(socket, name, { sessionId, commandId: newCommandId(), ...payload });
     },
@@ -325,6 +329,11 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
       </div>
 
       <div className="sticky bottom-0 -mx-2 bg-zinc-50/95 px-2 pt-2 pb-4 backdrop-blur dark:bg-zinc-950/95">
+        <SessionExtras
+          conversation={conversation}
+          canWrite={canWrite}
+          onStopTask={async (taskId) => ackMessage(await send(manageCommand.stopTask, { taskId }))}
+        />
         <PromptBox disabledReason={promptRefusal} onSend={onPrompt} demoScenarios={demoScenarios} autoFocus />
       </div>
     </div>
@@ -530,6 +539,26 @@ function StopButton({
   );
 }
 
+/** The latest checklist and the background tasks, pinned above the prompt box. */
+function SessionExtras({
+  conversation,
+  canWrite,
+  onStopTask,
+}: {
+  conversation: Conversation;
+  canWrite: boolean;
+  onStopTask: (taskId: string) => Promise<string | undefined>;
+}) {
+  const todos = useMemo(() => latestTodos(conversation.items), [conversation.items]);
+  const tasks = useMemo(() => readBackgroundTasks(conversation.backgroundTasks), [conversation.backgroundTasks]);
+  return (
+    <>
+      {todos && todos.todos.length > 0 && <PinnedTodos todos={todos.todos} />}
+      <BackgroundTasks tasks={tasks} canStop={canWrite} onStop={onStopTask} />
+    </>
+  );
+}
+
 function ConversationPane(props: {
   conversation: Conversation;
   rootPath: string;
@@ -549,6 +578,16 @@ function ConversationPane(props: {
     window.addEventListener("scroll", onScroll, { passive: true });
     return () => window.removeEventListener("scroll", onScroll);
   }, []);
+  const nested = useMemo(() => nestSubagents(conversation.items), [conversation.items]);
+  const subagents = useMemo(
+    () => ({
+      children: nested.children,
+      render: (item: ConversationItem) => (
+        <ConversationItemView item={item} rootPath={rootPath} onLoadFull={onLoadFull} />
+      ),
+    }),
+    [nested, rootPath, onLoadFull],
+  );
   const partialLength = conversation.partials.reduce((n, p) => n + p.text.length, 0);
   useLayoutEffect(() => {
     if (stick.current) endRef.current?.scrollIntoView({ block: "end" });
@@ -569,28 +608,30 @@ function ConversationPane(props: {
     );
   }
   return (
-    <ol
-      className="space-y-3 pb-2"
-      aria-label="Conversation"
-      // new messages are read out once they have finished streaming
-      aria-live="polite"
-      aria-relevant="additions text"
-      aria-busy={conversation.partials.length > 0}
-    >
-      {conversation.items.map((item) => (
-        <li key={item.key}>
-          <ConversationItemView item={item} rootPath={rootPath} onLoadFull={onLoadFull} />
-        </li>
-      ))}
-      {conversation.partials.map((p) => (
-        <li key={`partial-${p.key}`}>
-          <AssistantBubble streaming>
-            <Markdown text={p.text} />
-          </AssistantBubble>
-        </li>
-      ))}
-      <div ref={endRef} />
-    </ol>
+    <SubagentContext.Provider value={subagents}>
+      <ol
+        className="space-y-3 pb-2"
+        aria-label="Conversation"
+        // new messages are read out once they have finished streaming
+        aria-live="polite"
+        aria-relevant="additions text"
+        aria-busy={conversation.partials.length > 0}
+      >
+        {nested.top.map((item) => (
+          <li key={item.key}>
+            <ConversationItemView item={item} rootPath={rootPath} onLoadFull={onLoadFull} />
+          </li>
+        ))}
+        {conversation.partials.map((p) => (
+          <li key={`partial-${p.key}`}>
+            <AssistantBubble streaming>
+              <Markdown text={p.text} />
+            </AssistantBubble>
+          </li>
+        ))}
+        <div ref={endRef} />
+      </ol>
+    </SubagentContext.Provider>
   );
 }
 
@@ -690,6 +731,8 @@ export function ConversationItemView({
             subagent={item.subagent}
             rootPath={rootPath}
             onLoadFull={onLoadFull}
+            id={item.id}
+            task={item.task}
           />
         </div>
       );
