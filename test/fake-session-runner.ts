@@ -8,6 +8,7 @@ import {
   type SessionState,
 } from "@/server/domain/session/session-state";
 import { decodeLine } from "@/server/shared/claude-protocol/decode-line";
+import type { HostControlRequest } from "@/server/shared/claude-protocol/encode";
 import type { PermissionMode } from "@/server/shared/claude-protocol/messages";
 import type {
   PermissionDecider,
@@ -84,6 +85,15 @@ export class FakeSessionRunner implements SessionRunner {
   async setModel(model: string | undefined): Promise<string> {
     this.models.push(model);
     return model ?? "default";
+  }
+
+  /** Control requests asked of the child, and what the test answers them with. */
+  readonly controls: HostControlRequest[] = [];
+
+  async control(request: HostControlRequest): Promise<Record<string, unknown> | undefined> {
+    if (!this.state.processRunning) return undefined;
+    this.controls.push(request);
+    return {};
   }
 
   async stop(): Promise<void> {

@@ -11,6 +11,8 @@ import { attachApprovalSockets, notifyUsersOf } from "@/server/sidecar/socket/ap
 import { createSocketServer } from "@/server/sidecar/socket/create-socket-server";
 import { RevocationSweep } from "@/server/sidecar/socket/revocation-sweep";
 import { attachSessionSockets } from "@/server/sidecar/socket/session-socket";
+import { attachSessionManageSockets } from "@/server/sidecar/socket/session-manage-socket";
+import { SessionManagement } from "@/server/sidecar/session/session-management";
 import type { SessionFixtures } from "./session-fixtures";
 
 /** The token secret and the one allowed Origin of a test sidecar. */
@@ -66,6 +68,7 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
     ...(decider ? { decidePermission: decider } : {}),
   });
   attachSessionSockets(server.io, { hub, db: fx.db, log });
+  attachSessionManageSockets(server.io, { management: new SessionManagement({ hub, db: fx.db, log }), db: fx.db, log });
   if (approvals) attachApprovalSockets(server.io, { service: approvals, db: fx.db, log });
   const revocations = options.revocationSweep
     ? new RevocationSweep({ io: server.io, db: fx.db, log, onDeciders: approvals ? (userId, decidesIn) => approvals.withdrawFrom(userId, decidesIn) : undefined })

@@ -23,6 +23,8 @@ import { SessionHub } from "@/server/sidecar/session/session-hub";
 import { createSessionRunner } from "@/server/sidecar/session/session-runner";
 import { createSocketServer } from "@/server/sidecar/socket/create-socket-server";
 import { attachSessionSockets } from "@/server/sidecar/socket/session-socket";
+import { attachSessionManageSockets } from "@/server/sidecar/socket/session-manage-socket";
+import { SessionManagement } from "@/server/sidecar/session/session-management";
 import { ApprovalService } from "@/server/sidecar/approval/approval-service";
 import { attachApprovalSockets, notifyUsersOf } from "@/server/sidecar/socket/approval-socket";
 import { RevocationSweep } from "@/server/sidecar/socket/revocation-sweep";
@@ -101,6 +103,7 @@ async function main(): Promise<void> {
   });
 
   attachSessionSockets(server.io, { hub, db, log });
+  attachSessionManageSockets(server.io, { management: new SessionManagement({ hub, db, log }), db, log });
   attachApprovalSockets(server.io, { service: approvals, db, log });
   // Disabled accounts, sign-outs and removed members lose their open sockets within about 2 s.
   const revocations = new RevocationSweep({

@@ -4,7 +4,7 @@
  * implements it; the layers above depend only on this file, so they can be tested with a fake.
  */
 import type { CanUseToolRequest, CliMessage, PermissionMode } from "@/server/shared/claude-protocol/messages";
-import type { PermissionDecision } from "@/server/shared/claude-protocol/encode";
+import type { HostControlRequest, PermissionDecision } from "@/server/shared/claude-protocol/encode";
 import type { SessionState } from "@/server/domain/session/session-state";
 
 /** How a runner starts its CLI child. */
@@ -75,6 +75,11 @@ export interface SessionRunner {
   setModel(model: string | undefined): Promise<string>;
   /** Stops the child politely (stdin end, SIGTERM, SIGKILL to the group). */
   stop(): Promise<void>;
+  /**
+   * Sends one control request to the live child (`rename_session`, `stop_task`, …) and resolves
+   * with its answer; undefined when no child is live (there is nobody to ask).
+   */
+  control(request: HostControlRequest): Promise<Record<string, unknown> | undefined>;
   /** Listeners are called synchronously, in order; returns an unsubscribe function. */
   onDidEvent(listener: (event: RunnerEvent) => void): () => void;
   /** Stops the child if needed and clears every timer. */

@@ -24,7 +24,7 @@ import { decodeLine } from "@/server/shared/claude-protocol/decode-line";
 import { encodeUserMessage, ZPermissionMode } from "@/server/shared/claude-protocol/encode";
 import { LineFramer, LineTooLongError, type FramedLine } from "@/server/shared/claude-protocol/line-framer";
 import type { CanUseToolRequest, CliMessage, PermissionMode } from "@/server/shared/claude-protocol/messages";
-import type { PermissionDecision } from "@/server/shared/claude-protocol/encode";
+import type { HostControlRequest, PermissionDecision } from "@/server/shared/claude-protocol/encode";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import {
   createSessionState,
@@ -247,6 +247,13 @@ class SupervisedSessionRunner implements SessionRunner {
     );
     this.model = model;
     return typeof response.model === "string" ? response.model : (model ?? "default");
+  }
+
+  async control(request: HostControlRequest): Promise<Record<string, unknown> | undefined> {
+    this.assertUsable();
+    const generation = this.liveGeneration();
+    if (generation === undefined) return undefined;
+    return generation.channel.request(request);
   }
 
   stop(): Promise<void> {
