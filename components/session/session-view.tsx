@@ -20,6 +20,8 @@ import { PromptBox, type DemoScenarioHint } from "./prompt-box";
 import { RawLog } from "./raw-log";
 import { emptySessionLog, hasGap, reduceSessionLog } from "./session-log";
 import { StatusBadge } from "./status-badge";
+import { SessionManage } from "./session-manage";
+import type { SessionRemoved } from "@/server/shared/wire/session-manage";
 import { ToolCard } from "./tool-card";
 import { BackgroundTasks } from "./tools/background-tasks";
 import { SubagentContext } from "./tools/subagent";
@@ -54,6 +56,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
   const [loadFullError, setLoadFullError] = useState<string>();
   const [tab, setTab] = useState<"conversation" | "raw">("conversation");
   const [mode, setMode] = useState({ value: initialSession.mode, seq: 0 });
+  const [removed, setRemoved] = useState<SessionRemoved & { archived?: boolean }>();
   const logRef = useRef(log);
   const resubscribe = useRef<() => void>(() => undefined);
 
@@ -120,6 +123,10 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
     socket.on(fact.event, onEvent);
     socket.on(fact.status, onStatus);
     socket.on(fact.presence, onPresence);
+    const onRemoved = (payload: SessionRemoved & { archived?: boolean }) => {
+      if (payload.sessionId === sessionId) setRemoved(payload);
+    };
+    socket.on("session:removed", onRemoved);
     if (socket.connected) void subscribe();
     return () => {
       alive = false;
@@ -129,6 +136,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
       socket.off(fact.event, onEvent);
       socket.off(fact.status, onStatus);
       socket.off(fact.presence, onPresence);
+      socket.off("session:removed", onRemoved);
       if (socket.connected) socket.emit(command.unsubscribe, { sessionId });
     };
   }, [socket, sessionId]);
@@ -229,6 +237,16 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
               active={activeStatuses.has(info.status)}
               onStop={async () => ackMessage(await send(command.interrupt, {}))}
             />
+            <SessionManage
+              sessionId={sessionId}
+              slug={workspace.slug}
+              title={sessionTitle(info, conversation.firstPrompt)}
+              role={workspace.role}
+              processLive={!["stopped", "crashed", "dead"].includes(info.status)}
+              initiallyArchived={initialSession.archivedAt !== undefined}
+              send={send}
+              removed={removed}
+            />
           </div>
         </div>
         <div className="flex flex-wrap items-center gap-x-4 gap-y-1 text-xs text-zinc-500">
@@ -253,6 +271,18 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
             tokens
           </span>
         </div>
+        {removed && removed.archived === undefined && (
+          <p
+            role="alert"
+            data-testid="session-deleted"
+            className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950/50 dark:text-red-300"
+          >
+            This session was deleted by an owner.{" "}
+            <Link href={`/w/${encodeURIComponent(workspace.slug)}`} className="font-medium underline">
+              Back to the workspace
+            </Link>
+          </p>
+        )}
         {subscribeError && (
           <p
             role="alert"
@@ -523,7 +553,7 @@ function StopButton({
         }}
       >
         <span aria-hidden className="size-2 rounded-[2px] bg-current" />
-        {busy ? "Stopping…" : "Stop"}
+        {busy ? "Interrupting…" : "Interrupt"}
       </button>
       {error && (
         <span

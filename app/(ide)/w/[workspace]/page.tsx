@@ -27,6 +27,7 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
     sessions,
     settings,
     firstPrompts,
+    nextCursor,
   } = await listSessions(user.id, slug).catch((err: unknown) => {
     if (err instanceof AppError && err.code === ErrorCode.notFound) notFound();
     throw err;
@@ -66,6 +67,8 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
         }
         bypassAllowed={settings.allowBypass}
         defaultMode={settings.defaultMode}
+        initialNextCursor={nextCursor}
+        members={members.map((m) => ({ userId: m.userId, name: m.name }))}
       />
       <section className="card space-y-3" aria-labelledby="files-heading">
         <h2 id="files-heading" className="text-sm font-medium text-zinc-500">

@@ -34,6 +34,7 @@ export default async function TranscriptPage({ params }: { params: Promise<{ wor
         rootPath={t.workspace.rootPath}
         liveHref={`/w/${encodeURIComponent(t.workspace.slug)}/s/${encodeURIComponent(t.session.id)}`}
         live={t.live}
+        resume={t.resume}
         turnCosts={t.turnCosts}
         approvals={t.approvals}
       />
