@@ -44,14 +44,14 @@ interface ListPage {
 /** A status fact: a whole SessionView, or a partial one naming its session. */
 type StatusFact = Partial<SessionView> & { sessionId?: string };
 
-function upsert(list: SessionView[], fact: StatusFact, slug: string): SessionView[] | "unknown" {
+function upsert(list: SessionView[], fact: StatusFact): SessionView[] | "unknown" {
   const id = fact.id ?? fact.sessionId;
   if (!id) return list;
   const at = list.findIndex((s) => s.id === id);
   const { sessionId: _omit, ...fields } = fact;
   if (at >= 0) return list.map((s, i) => (i === at ? mergeView(s, fields, id) : s));
-  if (fact.id && fact.workspaceSlug === slug && fact.createdBy && fact.createdAt)
-    return sortSessions([fact as SessionView, ...list]);
+  // A session the list does not hold (new, or archived and left out): the database decides
+  // whether it belongs under the current filters, so the caller refetches.
   return "unknown";
 }
 
@@ -185,7 +185,7 @@ export function SessionList({
         let next = current;
         let unknown = false;
         for (const view of ack.data.sessions ?? []) {
-          const merged = upsert(next, view, slug);
+          const merged = upsert(next, view);
           if (merged === "unknown") unknown = true;
           else next = merged;
         }
@@ -198,13 +198,8 @@ export function SessionList({
     };
     const onStatus = (payload: StatusFact) => {
       setSessions((current) => {
-        const next = upsert(current, payload, slug);
+        const next = upsert(current, payload);
         if (next === "unknown") {
-          refetch();
-          return current;
-        }
-        // a session the filters leave out is not added by a fact (the refetch decides)
-        if (!isDefaultFilters(filtersRef.current) && next.length > current.length) {
           refetch();
           return current;
         }
