@@ -20,6 +20,7 @@ test("an Edit card marks only the changed words; a TodoWrite is a checklist, pin
     await sendPrompt(page, "take the tour");
     const edit = page.locator('[data-testid="tool-card"][data-tool="Edit"]');
     await expect(edit).toHaveAttribute("data-state", "done", { timeout: 60_000 });
+    await edit.getByRole("button", { expanded: false }).click();
     const diff = edit.getByTestId("tool-diff");
     // the CLI's own patch, with context lines around the change
     await expect(edit.getByTestId("file-diff")).toHaveAttribute("data-source", "patch");
@@ -32,6 +33,7 @@ test("an Edit card marks only the changed words; a TodoWrite is a checklist, pin
 
     // the Write of a new file is all added, and its link opens the file in the Files drawer
     const write = page.locator('[data-testid="tool-card"][data-tool="Write"]');
+    await write.getByRole("button", { expanded: false }).click();
     await expect(write.getByTestId("file-diff")).toHaveAttribute("data-created", "true");
     await expect(write.locator('[data-testid="diff-row"][data-type="del"]')).toHaveCount(0);
     await edit.getByTestId("tool-open-file").click();

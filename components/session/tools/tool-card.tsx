@@ -60,8 +60,8 @@ const resultPreviewLines = 40;
 export function ToolCard({ name, input, result, approval, subagent, rootPath, onLoadFull, id, task }: ToolCardProps) {
   const state = approval ? "awaiting-approval" : !result ? "running" : result.isError ? "error" : "done";
   const family = toolFamily(name);
-  // Diffs and checklists are what a reader wants to see: open from the start.
-  const [open, setOpen] = useState(state === "error" || family === "file" || family === "todo");
+  // A checklist is what a reader wants to see: open from the start (diffs open on a click).
+  const [open, setOpen] = useState(state === "error" || family === "todo");
   const [showAll, setShowAll] = useState(false);
   const bodyId = useId();
   const summary = toolSummary(name, input, rootPath);
