@@ -25,6 +25,11 @@ const layers = [
     patterns: [wall(["@/server/*", "!@/server/shared", "@/app/*", "@/components/*", "@/generated/*"], "server/workspace-fs imports only server/shared")],
   },
   {
+    // git for the workspace: node I/O and the shared file layer, nothing of either process
+    files: ["server/workspace-git/**/*.ts"],
+    patterns: [wall(["@/server/*", "!@/server/shared", "!@/server/workspace-fs", "@/app/*", "@/components/*", "@/generated/*"], "server/workspace-git imports only server/shared and server/workspace-fs")],
+  },
+  {
     files: ["server/edge-proxy/**/*.ts"],
     patterns: [wall(["@/server/sidecar/*", "@/server/web/*", "@/server/db/*", "@/server/domain/*", "@/app/*", "@/components/*"], "the edge proxy stands alone: it may import server/shared and server/env only")],
   },

@@ -1,11 +1,11 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 import { openFileEvent, type OpenFileDetail } from "@/components/session/tools/open-file";
 import { FilesPane } from "./files-pane";
 
 /** The Files pane beside a session: a button on the page's edge opens it as a side panel. */
-export function FilesDrawer({ slug, canWrite }: { slug: string; canWrite: boolean }) {
+export function FilesDrawer({ slug, canWrite, children }: { slug: string; canWrite: boolean; children?: ReactNode }) {
   const [open, setOpen] = useState(false);
   // A tool card's "Open in Files" link: open the drawer on that file.
   const [requested, setRequested] = useState<{ path: string; at: number }>();
@@ -41,6 +41,7 @@ export function FilesDrawer({ slug, canWrite }: { slug: string; canWrite: boolea
           }
         >
           <FilesPane key={requested?.at} slug={slug} canWrite={canWrite} initialPath={requested?.path} />
+          {children && <div className="mt-4 space-y-4">{children}</div>}
         </aside>
       )}
     </>

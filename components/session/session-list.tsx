@@ -33,6 +33,8 @@ export interface SessionListProps {
   initialNextCursor?: string | null;
   /** The workspace's members, for the creator filter. */
   members?: readonly { userId: string; name: string }[];
+  /** The workspace is a git repository: a new session may start in its own worktree. */
+  worktreeAvailable?: boolean;
 }
 
 interface ListPage {
@@ -87,6 +89,7 @@ export function SessionList({
   defaultMode,
   initialNextCursor = null,
   members = [],
+  worktreeAvailable,
 }: SessionListProps) {
   const state = useSocket();
   const { socket } = state;
@@ -238,7 +241,7 @@ export function SessionList({
         <ConnectionNotice state={state} />
         <div className="ml-auto">
           {createRefusal === undefined && (
-            <NewSession slug={slug} bypassAllowed={bypassAllowed} defaultMode={defaultMode} />
+            <NewSession slug={slug} bypassAllowed={bypassAllowed} defaultMode={defaultMode} worktreeAvailable={worktreeAvailable} />
           )}
         </div>
       </div>
@@ -382,10 +385,12 @@ function NewSession({
   slug,
   bypassAllowed,
   defaultMode,
+  worktreeAvailable = false,
 }: {
   slug: string;
   bypassAllowed: boolean;
   defaultMode: string;
+  worktreeAvailable?: boolean;
 }) {
   const router = useRouter();
   const { socket } = useSocket();
@@ -428,6 +433,7 @@ function NewSession({
       mode: String(form.get("mode") ?? "default") as PermissionModeChoice,
       model: model || undefined,
       maxBudgetUsd,
+      ...(worktreeAvailable && form.get("worktree") === "on" ? { worktree: true } : {}),
       commandId: commandId.current,
     });
     setBusy(false);
@@ -507,6 +513,12 @@ function NewSession({
           className="field w-28 py-1.5 font-mono"
         />
       </label>
+      {worktreeAvailable && (
+        <label className="flex items-center gap-2 self-center text-sm" title="A new branch conduit/<id> in .conduit/worktrees: the session's edits stay off the workspace's checkout until an owner merges them">
+          <input type="checkbox" name="worktree" data-testid="session-new-worktree" />
+          Own git worktree
+        </label>
+      )}
       <button data-testid="session-new-submit" type="submit" className="btn py-1.5" disabled={busy || !socket}>
         {busy ? "Starting…" : "Start session"}
       </button>

@@ -6,7 +6,8 @@
  * what it claims. New route handlers must be added here: the test lists app/api and fails on
  * any route without a row.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { uniqueEmail } from "../fixtures";
@@ -30,6 +31,8 @@ interface Fixture {
   baseURL: string;
   slug: string;
   otherSlug: string;
+  /** The workspace's directory: a git repository (the git routes' rows). */
+  rootPath: string;
   sessionId: string;
   ids: Record<"owner" | "editor" | "viewer" | "outsider" | "spare", string>;
   invitationId: string;
@@ -61,6 +64,14 @@ const routeCases: RouteCase[] = [
   { route: "GET /api/workspaces/[slug]/files/content", path: (f) => `/api/workspaces/${f.slug}/files/content?path=matrix-files/seed.txt`, expect: members },
   // this workspace's file through another workspace's slug: nobody
   { route: "GET /api/workspaces/[slug]/files/content", path: (f) => `/api/workspaces/${f.otherSlug}/files/content?path=matrix-files/seed.txt`, expect: nobody },
+  { route: "GET /api/workspaces/[slug]/git", path: (f) => `/api/workspaces/${f.slug}/git`, expect: members },
+  { route: "GET /api/workspaces/[slug]/git/diff", path: (f) => `/api/workspaces/${f.slug}/git/diff?path=matrix-git/seed.txt`, expect: members },
+  { route: "GET /api/workspaces/[slug]/git/diff", path: (f) => `/api/workspaces/${f.otherSlug}/git/diff?path=matrix-git/seed.txt`, expect: nobody },
+  { route: "GET /api/workspaces/[slug]/git/worktrees/[session]", path: (f) => `/api/workspaces/${f.slug}/git/worktrees/${f.sessionId}`, expect: members },
+  // this workspace's session through another workspace's slug: nobody
+  { route: "GET /api/workspaces/[slug]/git/worktrees/[session]", path: (f) => `/api/workspaces/${f.otherSlug}/git/worktrees/${f.sessionId}`, expect: nobody },
+  // the matrix session has no worktree: members get past the role check to a 409, the rest 401/403/404
+  { route: "GET /api/workspaces/[slug]/git/worktrees/[session]/diff", path: (f) => `/api/workspaces/${f.slug}/git/worktrees/${f.sessionId}/diff?path=a.txt`, expect: nobody },
   { route: "GET /api/workspaces/[slug]/settings-review", path: (f) => `/api/workspaces/${f.slug}/settings-review`, expect: owners },
   { route: "POST /api/workspaces/[slug]/settings-review", path: (f) => `/api/workspaces/${f.slug}/settings-review`, body: (f) => ({ digest: f.settingsDigest }), expect: owners },
   { route: "DELETE /api/workspaces/[slug]/settings-review", path: (f) => `/api/workspaces/${f.slug}/settings-review`, expect: owners },
@@ -93,6 +104,12 @@ const routeCases: RouteCase[] = [
   // DELETE takes its target in the query; the body (ignored by the route) only advances to the attempt's own file,
   // since `path` is also called again to describe a denial
   { route: "DELETE /api/workspaces/[slug]/files", path: (f) => `/api/workspaces/${f.slug}/files?path=matrix-files/delete-${deleteRound}.txt`, body: () => ({ attempt: (deleteRound += 1) }), expect: steerers },
+  // each attempt changes a file of its own and commits (or discards) only that one
+  { route: "POST /api/workspaces/[slug]/git/commit", path: (f) => `/api/workspaces/${f.slug}/git/commit`, body: (f) => ({ paths: [matrixGitFile(f, "commit")], message: "matrix commit" }), expect: steerers },
+  { route: "POST /api/workspaces/[slug]/git/discard", path: (f) => `/api/workspaces/${f.slug}/git/discard`, body: (f) => ({ path: matrixGitFile(f, "discard"), confirmDelete: true }), expect: steerers },
+  // owners only, and the matrix session has no worktree: the owner's attempt is a 409 after the role check
+  { route: "POST /api/workspaces/[slug]/git/worktrees/[session]/merge", path: (f) => `/api/workspaces/${f.slug}/git/worktrees/${f.sessionId}/merge`, body: () => ({ strategy: "merge" }), expect: nobody },
+  { route: "DELETE /api/workspaces/[slug]/git/worktrees/[session]", path: (f) => `/api/workspaces/${f.slug}/git/worktrees/${f.sessionId}`, expect: nobody },
   { route: "PUT /api/workspaces/[slug]/budget", path: (f) => `/api/workspaces/${f.slug}/budget`, body: () => ({ monthlyBudgetUsd: 100 }), expect: owners },
   { route: "PATCH /api/workspaces/[slug]/members/[userId]", path: (f) => `/api/workspaces/${f.slug}/members/${f.ids.viewer}`, body: () => ({ role: "viewer" }), expect: owners },
   { route: "POST /api/workspaces", path: () => "/api/workspaces", body: () => ({ name: `Matrix ${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}` }), expect: signedIn },
@@ -138,6 +155,17 @@ let deleteRound = 0;
 /** Attempts per row (anonymous, outsider, viewer, editor, owner). */
 const attemptsPerRow = 5;
 const matrixFile = () => `matrix-files/new-${Date.now().toString(36)}-${(fileSeq += 1)}.txt`;
+/** A new untracked file in the matrix repository, for one commit or discard attempt. */
+const matrixGitFile = (f: Fixture, kind: string) => {
+  const rel = `matrix-git/${kind}-${(fileSeq += 1)}.txt`;
+  writeFileSync(path.join(f.rootPath, rel), `${kind}\n`);
+  return rel;
+};
+const gitSetup = (cwd: string, ...args: string[]) =>
+  execFileSync("git", ["-c", "user.name=Matrix", "-c", "user.email=matrix@example.test", "-c", "init.defaultBranch=main", ...args], {
+    cwd,
+    env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+  });
 const contexts = new Map<Who, APIRequestContext>();
 const fixture = {} as Fixture;
 
@@ -159,7 +187,13 @@ test.beforeAll(async ({ baseURL }) => {
   const owner = contexts.get("owner")!;
   const ws = await owner.post("/api/workspaces", { data: { name: `Matrix ${Date.now().toString(36)}` } });
   expect(ws.status(), await ws.text()).toBe(201);
-  fixture.slug = ((await ws.json()) as { data: { slug: string } }).data.slug;
+  ({ slug: fixture.slug, rootPath: fixture.rootPath } = ((await ws.json()) as { data: { slug: string; rootPath: string } }).data);
+  // the workspace is a repository with one commit, so the git routes act for real
+  mkdirSync(path.join(fixture.rootPath, "matrix-git"));
+  writeFileSync(path.join(fixture.rootPath, "matrix-git", "seed.txt"), "seed\n");
+  gitSetup(fixture.rootPath, "init", "-q");
+  gitSetup(fixture.rootPath, "add", "-A");
+  gitSetup(fixture.rootPath, "commit", "-q", "-m", "matrix seed");
   for (const [email, role] of [[emails.editor, "editor"], [emails.viewer, "viewer"], [spareEmail, "viewer"]] as const) {
     const added = await owner.post(`/api/workspaces/${fixture.slug}/members`, { data: { email, role } });
     expect(added.status(), await added.text()).toBe(201);
@@ -251,6 +285,8 @@ test("socket commands × owner, editor, viewer, non-member: no unexpected allow"
     { event: "session:set-mode", payload: () => ({ sessionId, mode: "default", commandId: commandId() }), expect: steerers },
     { event: "session:interrupt", payload: () => ({ sessionId, commandId: commandId() }), expect: steerers },
     { event: "session:create", payload: () => ({ workspace: slug, mode: "default", commandId: commandId() }), expect: steerers },
+    // in a worktree of its own (the matrix workspace is a repository): the same rights
+    { event: "session:create", payload: () => ({ workspace: slug, mode: "default", worktree: true, commandId: commandId() }), expect: steerers },
     { event: "approval:list", payload: () => ({}), expect: signedIn },
     { event: "session:rename", payload: () => ({ sessionId, title: "Matrix title", commandId: commandId() }), expect: steerers },
     { event: "session:archive", payload: () => ({ sessionId, archived: false, commandId: commandId() }), expect: steerers },

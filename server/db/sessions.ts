@@ -33,6 +33,8 @@ export interface SessionRow {
   pid: number | null;
   /** Per-session cap passed to the CLI as --max-budget-usd; null for none. */
   maxBudgetUsd: number | null;
+  /** The session's own git worktree (its CLI's cwd); null when it runs in the workspace root. */
+  worktreePath: string | null;
   createdAt: Date;
   createdBy: { id: string; name: string };
 }
@@ -49,6 +51,7 @@ const sessionColumns = {
   title: true,
   pid: true,
   maxBudgetUsd: true,
+  worktreePath: true,
   createdAt: true,
   createdBy: { select: { id: true, name: true } },
 } as const;

@@ -26,6 +26,8 @@ export const heavyDirectoryNames: ReadonlySet<string> = new Set([
   "coverage",
   ".turbo",
   ".gradle",
+  // sessions' own git worktrees (server/workspace-git/session-worktree.ts): whole checkouts
+  ".conduit",
 ]);
 
 /** The most entries one listing returns; the rest are counted, not sent. */

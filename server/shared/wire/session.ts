@@ -53,6 +53,8 @@ export const ZCreateSession = z.object({
   model: z.string().min(1).max(100).optional(),
   /** Per-session cap in USD, passed to the CLI as `--max-budget-usd`. */
   maxBudgetUsd: z.number().positive().max(1_000_000).optional(),
+  /** Start in a git worktree of its own, on a new branch (repository workspaces only). */
+  worktree: z.boolean().optional(),
   commandId: ZCommandId,
 });
 export type CreateSession = z.infer<typeof ZCreateSession>;

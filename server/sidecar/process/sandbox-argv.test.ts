@@ -69,6 +69,19 @@ describe("buildSandboxArgv", () => {
     expect(() => buildSandboxArgv({ ...input, workspaceRoot: "/srv/conduit/data/claude-config" })).toThrow(/apart/);
   });
 
+  it("starts a worktree session in its folder inside the workspace, binding the whole workspace; never a folder outside it", () => {
+    const worktree = `${input.workspaceRoot}/.conduit/worktrees/abc123`;
+    const inTree = buildSandboxArgv({ ...input, cwd: worktree });
+    const opts = inTree.slice(0, inTree.indexOf("--"));
+    expect(mounts(opts, "--bind")).toEqual([
+      [input.configDir, input.configDir],
+      [input.workspaceRoot, input.workspaceRoot],
+    ]);
+    expect(opts.slice(-2)).toEqual(["--chdir", worktree]);
+    expect(() => buildSandboxArgv({ ...input, cwd: "/srv/conduit/data/workspaces/team-b" })).toThrow(/inside the workspace/);
+    expect(() => buildSandboxArgv({ ...input, cwd: `${input.workspaceRoot}/../team-b` })).toThrow(/normalized/);
+  });
+
   it("never shows /etc's secrets", () => {
     for (const secret of ["shadow", "gshadow", "sudoers", "ssh", "environment"]) expect(etcAllowList).not.toContain(secret);
   });

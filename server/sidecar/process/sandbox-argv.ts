@@ -38,6 +38,8 @@ export interface SandboxArgvInput {
   readOnly: readonly string[];
   /** The workspace (real path): read-write, and the child's working directory. */
   workspaceRoot: string;
+  /** The child's working directory when not the workspace root: a folder inside it (a session's worktree). */
+  cwd?: string;
   /** The CLI config directory of this workspace (real path): read-write. */
   configDir: string;
   /** The private HOME inside the sandbox (an empty tmpfs). */
@@ -100,6 +102,8 @@ export function buildSandboxArgv(input: SandboxArgvInput): string[] {
   const workspace = checkedPath("workspaceRoot", input.workspaceRoot);
   const configDir = checkedPath("configDir", input.configDir);
   const home = checkedPath("home", input.home);
+  const cwd = input.cwd === undefined ? workspace : checkedPath("cwd", input.cwd);
+  if (!isSameOrInside(workspace, cwd)) throw new Error(`The working directory (${cwd}) must be inside the workspace (${workspace})`);
   if (isSameOrInside(configDir, workspace) || isSameOrInside(workspace, configDir)) {
     // One inside the other would let a session rewrite its own CLI config from its workspace.
     throw new Error(`The workspace (${workspace}) and the CLI config directory (${configDir}) must be apart`);
@@ -117,7 +121,7 @@ export function buildSandboxArgv(input: SandboxArgvInput): string[] {
   }
   // Last, so that nothing above can cover them (they may lie under /tmp, as in tests).
   args.push("--bind", configDir, configDir, "--bind", workspace, workspace);
-  args.push("--chdir", workspace, "--", input.file, ...input.args);
+  args.push("--chdir", cwd, "--", input.file, ...input.args);
   return args;
 }
 

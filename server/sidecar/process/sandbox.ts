@@ -35,7 +35,7 @@ export interface CliLaunch {
 export interface CliSandbox {
   readonly mode: SandboxMode;
   /** The launch that runs `launch` inside the sandbox of a workspace and its CLI config directory. */
-  wrap(launch: CliLaunch, dirs: { workspaceRoot: string; configDir: string }): CliLaunch;
+  wrap(launch: CliLaunch, dirs: { workspaceRoot: string; configDir: string; cwd?: string }): CliLaunch;
 }
 
 /** No isolation: the child runs as the sidecar's user with the sidecar's view of the files. */
@@ -115,17 +115,19 @@ export function createBwrapSandbox(options: BwrapSandboxOptions): CliSandbox {
     wrap(launch, dirs) {
       const workspaceRoot = existingRealPath("workspace directory", dirs.workspaceRoot);
       const configDir = existingRealPath("CLI config directory", dirs.configDir);
+      const cwd = dirs.cwd === undefined ? workspaceRoot : existingRealPath("session worktree", dirs.cwd);
       const args = buildSandboxArgv({
         bwrapPath: options.bwrapPath,
         system,
         readOnly,
         workspaceRoot,
+        cwd,
         configDir,
         home: sandboxHome,
         file: launch.file,
         args: launch.args,
       });
-      return { file: options.bwrapPath, args, cwd: workspaceRoot, env: sandboxEnv(launch.env, sandboxHome) };
+      return { file: options.bwrapPath, args, cwd, env: sandboxEnv(launch.env, sandboxHome) };
     },
   };
 }

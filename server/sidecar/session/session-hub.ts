@@ -73,6 +73,7 @@ import type {
   SessionRunnerOptions,
 } from "./session-runner-contract";
 import { toWireEvent } from "./session-wire-event";
+import { attachSessionWorktree } from "./session-worktree-start";
 
 /**
  * Makes the runner of one session; the hub starts, drives and disposes it. `decidePermission`
@@ -83,6 +84,8 @@ export interface NewSessionInput {
   mode: PermissionModeChoice;
   model?: string | undefined;
   maxBudgetUsd?: number | undefined;
+  /** Start in a git worktree of its own (server/workspace-git/session-worktree.ts). */
+  worktree?: boolean | undefined;
   commandId: string;
 }
 
@@ -132,6 +135,8 @@ type Tokens = SessionView["tokens"];
 interface SessionEntry {
   id: string;
   workspace: WorkspaceAccess["workspace"];
+  /** The session's own git worktree (the CLI's cwd), or null for the workspace root. */
+  worktreePath: string | null;
   claudeSessionId: string;
   createdBy: { id: string; name: string };
   createdAt: Date;
@@ -520,6 +525,8 @@ export class SessionHub {
       sidecarId: this.deps.sidecarId ?? null,
       maxBudgetUsd: input.maxBudgetUsd ?? null,
     });
+    // the worktree exists before the first spawn: the child's cwd is in it from the start
+    if (input.worktree) row.worktreePath = await attachSessionWorktree(this.deps.db, row.id, access.workspace.rootPath);
     const entry = this.newEntry(row, access.workspace, {
       fresh: true,
       lastSeq: 0,
@@ -576,6 +583,7 @@ export class SessionHub {
       {
         sessionId: entry.id,
         workspaceRoot: entry.workspace.rootPath,
+        ...(entry.worktreePath !== null ? { cwd: entry.worktreePath } : {}),
         configDir,
         claudeSessionId: entry.claudeSessionId,
         resume,
@@ -587,7 +595,7 @@ export class SessionHub {
         // read fresh before every spawn: trust is revoked, or the files change, at any time
         settingsTrusted: async () => {
           const ws = await this.deps.db.workspace.findUnique({ where: { id: entry.workspace.id }, select: { trustedSettingsDigest: true } });
-          return settingsStillTrusted(entry.workspace.rootPath, ws?.trustedSettingsDigest ?? null);
+          return settingsStillTrusted(entry.worktreePath ?? entry.workspace.rootPath, ws?.trustedSettingsDigest ?? null);
         },
       },
       (question) => this.decide(entry, question),
@@ -936,6 +944,7 @@ export class SessionHub {
     return {
       id: row.id,
       workspace,
+      worktreePath: row.worktreePath,
       claudeSessionId: row.claudeSessionId ?? row.id,
       createdBy: row.createdBy,
       createdAt: row.createdAt,

@@ -6,13 +6,15 @@
  *
  * Deleting keeps the Session row (marked `deletedAt`) because CostEntry rows hang off it with a
  * cascade and the reports must keep counting them; the conversation itself (events, approvals,
- * search text) is removed, and the row is invisible to every read (`deletedAt: null` filters).
+ * search text) is removed, its git worktree too if it has one, and the row is invisible to every
+ * read (`deletedAt: null` filters).
  */
 import type { Logger } from "pino";
 import type { Db } from "@/server/db/client";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import type { ArchiveResult, RenameResult, SessionRemoved } from "@/server/shared/wire/session-manage";
 import type { Actor, SessionHub } from "./session-hub";
+import { releaseSessionWorktree } from "./session-worktree-start";
 
 export interface SessionManagementDeps {
   hub: SessionHub;
@@ -91,6 +93,21 @@ export class SessionManagement {
     });
     if (marked.count === 0) throw new AppError(ErrorCode.notFound, "No such session.");
     await hub.forget(sessionId);
+    // a session in its own git worktree takes it (and its branch) along
+    let worktree = "none";
+    try {
+      const before = await db.session.findUnique({
+        where: { id: sessionId },
+        select: { worktreePath: true, worktreeClosedAt: true },
+      });
+      if (before?.worktreePath && !before.worktreeClosedAt) {
+        await releaseSessionWorktree(db, sessionId);
+        worktree = "removed";
+      }
+    } catch (err) {
+      worktree = "kept";
+      this.deps.log.warn({ err, sessionId }, "the deleted session's worktree could not be removed");
+    }
     const [events, approvals] = await db.$transaction([
       db.sessionEvent.deleteMany({ where: { sessionId } }),
       db.approval.deleteMany({ where: { sessionId } }),
@@ -100,6 +117,7 @@ export class SessionManagement {
       title: before.title,
       events: events.count,
       approvals: approvals.count,
+      worktree,
     });
     return { sessionId, workspaceId: before.workspaceId };
   }

@@ -11,8 +11,10 @@ import type { SessionState } from "@/server/domain/session/session-state";
 export interface SessionRunnerOptions {
   /** Conduit's session id (Session.id). */
   sessionId: string;
-  /** cwd of the CLI child: the workspace root. */
+  /** The workspace root (the sandbox's read-write directory), and the child's cwd unless `cwd` is given. */
   workspaceRoot: string;
+  /** cwd of the CLI child when it is not the workspace root: the session's own git worktree inside it. */
+  cwd?: string;
   /** The per-workspace CLAUDE_CONFIG_DIR under Conduit's data directory. */
   configDir: string;
   /** The CLI's conversation id; with `resume`, the child starts with `--resume <id>`, else `--session-id <id>`. */

@@ -338,7 +338,7 @@ class SupervisedSessionRunner implements SessionRunner {
     // A session can write its config dir: trust it may have granted itself is taken back first,
     // and an owner's trust is written in the form the CLI reads (it ignores settings.json allow
     // rules in a project it has not trusted).
-    if (trusted) grantCliProjectTrust(this.options.configDir, this.options.workspaceRoot);
+    if (trusted) grantCliProjectTrust(this.options.configDir, this.options.cwd ?? this.options.workspaceRoot);
     else revokeCliProjectGrants(this.options.configDir);
     const credential = this.deps.credentials?.issue(this.sessionId);
     const env = buildCliEnv({
@@ -363,8 +363,8 @@ class SupervisedSessionRunner implements SessionRunner {
     let child: CliProcess;
     try {
       const launch = (this.deps.sandbox ?? noSandbox).wrap(
-        { file: this.deps.cliPath, args, cwd: this.options.workspaceRoot, env },
-        { workspaceRoot: this.options.workspaceRoot, configDir: this.options.configDir },
+        { file: this.deps.cliPath, args, cwd: this.options.cwd ?? this.options.workspaceRoot, env },
+        { workspaceRoot: this.options.workspaceRoot, configDir: this.options.configDir, ...(this.options.cwd !== undefined ? { cwd: this.options.cwd } : {}) },
       );
       child = await spawnCliProcess({
         cliPath: launch.file,

@@ -124,6 +124,7 @@ function registerSessionHandlers(
           mode: p.mode,
           model: p.model,
           maxBudgetUsd: p.maxBudgetUsd,
+          worktree: p.worktree,
           commandId: p.commandId,
         }),
       log,

@@ -4,6 +4,7 @@ import { ApprovalSettingsPanel } from "@/components/approval/approval-settings-p
 import { BudgetPanel } from "@/components/cost/budget-panel";
 import { InvitationsPanel } from "@/components/account/invitations-panel";
 import { FilesPane } from "@/components/files/files-pane";
+import { GitPanel } from "@/components/git/git-panel";
 import { MembersPanel } from "@/components/members-panel";
 import { WorkspaceSettingsReview } from "@/components/workspace-settings-review";
 import { SessionList } from "@/components/session/session-list";
@@ -15,6 +16,7 @@ import { readWorkspaceBudget } from "@/server/web/budgets";
 import { listInvitations } from "@/server/web/invitations";
 import { listSessions } from "@/server/web/sessions";
 import { readSettingsReview } from "@/server/web/workspace-settings";
+import { isGitWorkspace } from "@/server/web/workspace-git";
 import { listMembers } from "@/server/web/workspaces";
 
 export const dynamic = "force-dynamic";
@@ -32,13 +34,14 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
     if (err instanceof AppError && err.code === ErrorCode.notFound) notFound();
     throw err;
   });
-  const [members, budget, approvalSettings, invitations, settingsReview] = await Promise.all([
+  const [members, budget, approvalSettings, invitations, settingsReview, repository] = await Promise.all([
     listMembers(ws.id),
     readWorkspaceBudget(user.id, ws.slug),
     readApprovalSettings(user.id, ws.slug),
     ws.role === "owner" ? listInvitations(user, { workspaceSlug: ws.slug }) : Promise.resolve(undefined),
     // Owners review what the workspace's own Claude settings would add (they are not loaded).
     canPerform(ws.role, "manageSettings") ? readSettingsReview(user.id, ws.slug) : undefined,
+    isGitWorkspace(user.id, ws.slug).catch(() => false),
   ]);
   return (
     <div className="space-y-6" data-testid="workspace-page">
@@ -69,6 +72,7 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
         defaultMode={settings.defaultMode}
         initialNextCursor={nextCursor}
         members={members.map((m) => ({ userId: m.userId, name: m.name }))}
+        worktreeAvailable={repository}
       />
       <section className="card space-y-3" aria-labelledby="files-heading">
         <h2 id="files-heading" className="text-sm font-medium text-zinc-500">
@@ -76,6 +80,7 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
         </h2>
         <FilesPane slug={ws.slug} canWrite={canPerform(ws.role, "steer")} />
       </section>
+      <GitPanel slug={ws.slug} canWrite={canPerform(ws.role, "steer")} />
       <BudgetPanel
         slug={ws.slug}
         limitUsd={budget.monthlyBudgetUsd}

@@ -1,5 +1,7 @@
 import { notFound } from "next/navigation";
 import { FilesDrawer } from "@/components/files/files-drawer";
+import { GitPanel } from "@/components/git/git-panel";
+import { WorktreePanel } from "@/components/git/worktree-panel";
 import { SessionView } from "@/components/session/session-view";
 import { canPerform } from "@/server/domain/workspace/roles";
 import { demoScenarioList } from "@/server/model-server/demo-scenarios";
@@ -30,7 +32,10 @@ export default async function SessionPage({ params }: { params: Promise<{ worksp
             : undefined
         }
       />
-      <FilesDrawer slug={workspace.slug} canWrite={canPerform(workspace.role, "steer")} />
+      <FilesDrawer slug={workspace.slug} canWrite={canPerform(workspace.role, "steer")}>
+        <WorktreePanel slug={workspace.slug} sessionId={session.id} canMerge={canPerform(workspace.role, "manageSettings")} />
+        <GitPanel slug={workspace.slug} canWrite={canPerform(workspace.role, "steer")} />
+      </FilesDrawer>
     </>
   );
 }
