@@ -2,6 +2,8 @@
 // (`rename_session` → `system/session_title_changed`) and the row; a background shell is listed by
 // the CLI and stopped with `stop_task`; Stop the process leaves a session the next prompt resumes;
 // archive, and delete (events and approvals gone, cost entries and reports kept). Each change audited.
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -200,5 +202,63 @@ describe("session management with the real CLI", () => {
       "session.unarchive",
       "session.delete",
     ]);
+  });
+});
+
+describe("deleting a session that has its own git worktree", () => {
+  let cli: CliEnv;
+  let fx: SessionFixtures;
+  let hub: SessionHub;
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync(
+      "git",
+      ["-c", "user.name=Setup", "-c", "user.email=setup@example.test", "-c", "init.defaultBranch=main", ...args],
+      {
+        cwd,
+        encoding: "utf8",
+        env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+      },
+    );
+
+  beforeAll(async () => {
+    cli = await startCliEnv({ files: { "notes.txt": "base\n" } });
+    git(cli.cwd, "init", "-q");
+    git(cli.cwd, "add", "-A");
+    git(cli.cwd, "commit", "-q", "-m", "initial");
+    fx = await createSessionFixtures({ rootPath: cli.cwd });
+    hub = new SessionHub({
+      db: fx.db,
+      createRunner: (options, decidePermission) =>
+        createSessionRunner(options, { cliPath: cli.cliPath, decidePermission, baseEnv: cli.env }),
+      configRoot: path.join(fx.dataDir, "claude-config"),
+      sidecarId: "manage-wt-it",
+      log,
+    });
+  });
+
+  afterAll(async () => {
+    await hub?.close();
+    await cli?.close();
+    await fx?.close();
+  });
+
+  it("removes the worktree and its branch with the session", async () => {
+    const view = await hub.createSession(
+      fx.owner,
+      { workspace: fx.workspace, role: "owner" },
+      { mode: "default", worktree: true, commandId: commandId() },
+    );
+    const row = await fx.db.session.findUniqueOrThrow({
+      where: { id: view.id },
+      select: { worktreePath: true, worktreeBranch: true },
+    });
+    expect(existsSync(row.worktreePath!)).toBe(true);
+    expect(git(cli.cwd, "branch", "--list", row.worktreeBranch!)).toContain(row.worktreeBranch!);
+
+    await new SessionManagement({ hub, db: fx.db, log }).remove(fx.owner, view.id, view.id);
+    expect(existsSync(row.worktreePath!)).toBe(false);
+    expect(git(cli.cwd, "branch", "--list", row.worktreeBranch!)).toBe("");
+    const audit = await fx.db.auditLog.findFirstOrThrow({ where: { objectId: view.id, action: "session.delete" } });
+    expect(JSON.parse(audit.details!)).toMatchObject({ worktree: "removed" });
   });
 });
