@@ -8,8 +8,8 @@ import {
   type SessionState,
 } from "@/server/domain/session/session-state";
 import { decodeLine } from "@/server/shared/claude-protocol/decode-line";
-import type { PermissionMode } from "@/server/shared/claude-protocol/messages";
 import type { HostControlRequest } from "@/server/shared/claude-protocol/encode";
+import type { PermissionMode } from "@/server/shared/claude-protocol/messages";
 import type {
   PermissionDecider,
   PromptInput,

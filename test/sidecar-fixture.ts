@@ -14,6 +14,8 @@ import { attachSessionSockets } from "@/server/sidecar/socket/session-socket";
 import { TurnSnapshots } from "@/server/sidecar/session/turn-snapshots";
 import { attachChangesSockets } from "@/server/sidecar/socket/changes-socket";
 import { attachSessionControlSockets } from "@/server/sidecar/socket/session-controls-socket";
+import { attachSessionManageSockets } from "@/server/sidecar/socket/session-manage-socket";
+import { SessionManagement } from "@/server/sidecar/session/session-management";
 import type { SessionFixtures } from "./session-fixtures";
 
 /** The token secret and the one allowed Origin of a test sidecar. */
@@ -79,6 +81,7 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
   });
   attachSessionSockets(server.io, { hub, db: fx.db, log });
   attachSessionControlSockets(server.io, { hub, db: fx.db, log });
+  attachSessionManageSockets(server.io, { management: new SessionManagement({ hub, db: fx.db, log }), db: fx.db, log });
   if (approvals) attachApprovalSockets(server.io, { service: approvals, db: fx.db, log });
   if (snapshots) attachChangesSockets(server.io, { hub, snapshots, db: fx.db, log });
   const revocations = options.revocationSweep

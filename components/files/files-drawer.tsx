@@ -1,11 +1,24 @@
 "use client";
 
-import { useState, type ReactNode } from "react";
+import { useEffect, useState, type ReactNode } from "react";
+import { openFileEvent, type OpenFileDetail } from "@/components/session/tools/open-file";
 import { FilesPane } from "./files-pane";
 
 /** The Files pane beside a session: a button on the page's edge opens it as a side panel. */
 export function FilesDrawer({ slug, canWrite, children }: { slug: string; canWrite: boolean; children?: ReactNode }) {
   const [open, setOpen] = useState(false);
+  // A tool card's "Open in Files" link: open the drawer on that file.
+  const [requested, setRequested] = useState<{ path: string; at: number }>();
+  useEffect(() => {
+    const onOpen = (e: Event) => {
+      const path = (e as CustomEvent<OpenFileDetail>).detail?.path;
+      if (!path) return;
+      setRequested({ path, at: Date.now() });
+      setOpen(true);
+    };
+    window.addEventListener(openFileEvent, onOpen);
+    return () => window.removeEventListener(openFileEvent, onOpen);
+  }, []);
   return (
     <>
       <button
@@ -27,7 +40,7 @@ export function FilesDrawer({ slug, canWrite, children }: { slug: string; canWri
             e.key === "Escape" && !(e.target as HTMLElement).closest(".monaco-editor") && setOpen(false)
           }
         >
-          <FilesPane slug={slug} canWrite={canWrite} />
+          <FilesPane key={requested?.at} slug={slug} canWrite={canWrite} initialPath={requested?.path} />
           {children && <div className="mt-4 space-y-4">{children}</div>}
         </aside>
       )}

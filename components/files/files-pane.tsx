@@ -11,7 +11,18 @@ type Pending = { kind: "new-file" | "new-dir" | "rename"; value: string } | { ki
  * The workspace's files: a lazy tree, name search, the open file in Monaco, and for owners and
  * editors create, rename and delete (delete asks first).
  */
-export function FilesPane({ slug, canWrite, className }: { slug: string; canWrite: boolean; className?: string }) {
+export function FilesPane({
+  slug,
+  canWrite,
+  className,
+  initialPath,
+}: {
+  slug: string;
+  canWrite: boolean;
+  className?: string;
+  /** A file to open at once (a tool card's "Open in Files"), relative to the workspace root. */
+  initialPath?: string;
+}) {
   const [dirs, setDirs] = useState<Record<string, DirState>>({});
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const [selected, setSelected] = useState<string>();
@@ -101,6 +112,14 @@ export function FilesPane({ slug, canWrite, className }: { slug: string; canWrit
     },
     [dirs, loadDir],
   );
+
+  // Opened for one file (the pane is keyed by the request): reveal it once.
+  const revealed = useRef(false);
+  useEffect(() => {
+    if (!initialPath || revealed.current) return;
+    revealed.current = true;
+    reveal(initialPath, "file");
+  }, [initialPath, reveal]);
 
   const targetDir =
     selected === undefined ? "" : selectedKind.current[selected] === "dir" ? selected : parentOf(selected);

@@ -5,16 +5,22 @@ import Link from "next/link";
 import { useMemo } from "react";
 import type { WireEvent } from "@/server/shared/wire/session";
 import { formatUsd } from "@/components/format/money";
-import { buildConversation } from "@/components/session/conversation";
+import { buildConversation, type ConversationItem } from "@/components/session/conversation";
+import { SubagentContext } from "@/components/session/tools/subagent";
+import { nestSubagents } from "@/components/session/tools/tool-data";
 import { formatDuration } from "@/components/session/format";
 import { ConversationItemView } from "@/components/session/session-view";
 import { ChangesPanel } from "@/components/changes/changes-panel";
+
+const noop = () => undefined;
 
 export interface TranscriptViewProps {
   events: WireEvent[];
   rootPath: string;
   liveHref: string;
   live: boolean;
+  /** Whether a resume can work; absent means it can. */
+  resume?: { resumable: boolean; reason?: string };
   turnCosts: TranscriptTurnCost[];
   approvals: TranscriptApproval[];
   /** The session whose file changes are listed (read-only: take-backs are on the live page). */
@@ -24,19 +30,41 @@ export interface TranscriptViewProps {
 }
 
 /** A past session read from its event log: the conversation, cost per turn, approvals and who decided them. */
-export function TranscriptView({ events, rootPath, liveHref, live, turnCosts, approvals, changes, imageBase }: TranscriptViewProps) {
+export function TranscriptView({
+  events,
+  rootPath,
+  liveHref,
+  live,
+  resume,
+  turnCosts,
+  approvals,
+  changes,
+  imageBase,
+}: TranscriptViewProps) {
+  const resumable = live || resume?.resumable !== false;
   const conversation = useMemo(() => buildConversation(events), [events]);
+  // a subagent's messages under the Agent call that started it, as on the live page
+  const nested = useMemo(() => nestSubagents(conversation.items), [conversation.items]);
+  const subagents = useMemo(
+    () => ({
+      children: nested.children,
+      render: (item: ConversationItem) => <ConversationItemView item={item} rootPath={rootPath} onLoadFull={noop} />,
+    }),
+    [nested, rootPath],
+  );
   const total = turnCosts.reduce((s, t) => s + t.usd, 0);
   return (
     <div className="space-y-6">
       <div className="card flex flex-wrap items-center gap-3 text-sm">
-        <Link href={liveHref} data-testid="resume-button" className="btn py-1.5">
-          {live ? "Open the live session" : "Resume this session"}
+        <Link href={liveHref} data-testid="resume-button" data-resumable={resumable} className="btn py-1.5">
+          {live ? "Open the live session" : resumable ? "Resume this session" : "Open the session"}
         </Link>
         <span className="text-zinc-500">
           {live
             ? "This session is live; its page shows it as it happens."
-            : "Opens the session page with the prompt box ready: your next prompt starts a new CLI process that resumes this conversation (--resume), in the same workspace directory."}
+            : resumable
+              ? "Opens the session page with the prompt box ready: your next prompt starts a new CLI process that resumes this conversation (--resume), in the same workspace directory."
+              : resume?.reason}
         </span>
       </div>
 
@@ -44,9 +72,11 @@ export function TranscriptView({ events, rootPath, liveHref, live, turnCosts, ap
         {conversation.items.length === 0 ? (
           <p className="text-sm text-zinc-500">This session has no messages.</p>
         ) : (
-          conversation.items.map((item) => (
-            <ConversationItemView key={item.key} item={item} rootPath={rootPath} onLoadFull={() => undefined} imageBase={imageBase} />
-          ))
+          <SubagentContext.Provider value={subagents}>
+            {nested.top.map((item) => (
+              <ConversationItemView key={item.key} item={item} rootPath={rootPath} onLoadFull={noop} imageBase={imageBase} />
+            ))}
+          </SubagentContext.Provider>
         )}
       </section>
 

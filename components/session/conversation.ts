@@ -36,7 +36,16 @@ export type ConversationItem =
       /** Images pasted into the prompt (served by the session's image route). */
       images?: { id: string; mediaType: string; name?: string }[];
     }
-  | { kind: "assistant"; key: string; seq: number; text: string; aborted: boolean; subagent: boolean }
+  | {
+      kind: "assistant";
+      key: string;
+      seq: number;
+      text: string;
+      aborted: boolean;
+      subagent: boolean;
+      /** The tool call (Agent/Task) whose subagent wrote this. */
+      parentToolUseId?: string;
+    }
   | { kind: "thinking"; key: string; seq: number; text: string }
   | {
       kind: "tool";
@@ -48,6 +57,10 @@ export type ConversationItem =
       result?: ToolResultView;
       approval?: ApprovalView;
       subagent: boolean;
+      /** The tool call (Agent/Task) whose subagent made this call. */
+      parentToolUseId?: string;
+      /** The CLI's task for this call (a subagent, a background or long command): running until it ends. */
+      task?: { id: string; status: string; backgrounded: boolean };
     }
   | { kind: "approval"; key: string; seq: number; approval: ApprovalView }
   | {
@@ -98,6 +111,10 @@ export interface Conversation {
   turns: number;
   /** The first prompt's text, a title for sessions that have none. */
   firstPrompt?: string;
+  /** The background tasks the CLI last listed (`system/background_tasks_changed`, replace semantics). */
+  backgroundTasks: unknown[];
+  /** A title the CLI confirmed (`system/session_title_changed`). */
+  title?: string;
 }
 
 const interruptMarker = /^\[Request interrupted by user( for tool use)?\]$/;
@@ -118,6 +135,9 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
   let lastTotalCost = 0;
   const tokens: Tokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   let turns = 0;
+  let backgroundTasks: unknown[] = [];
+  let title: string | undefined;
+  const taskTools = new Map<string, string>();
   let sawInit = false;
   let stderrTail: string[] = [];
   /** The API error text already shown in this turn, so the result does not repeat it. */
@@ -348,6 +368,31 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
       case "compact_boundary":
         notice(e, "info", "The conversation history was compacted.");
         break;
+      case "background_tasks_changed":
+        backgroundTasks = Array.isArray(p.tasks) ? p.tasks : [];
+        break;
+      case "session_title_changed":
+        title = str(p.title) ?? title;
+        break;
+      case "task_started":
+      case "task_notification":
+      case "task_updated": {
+        const taskId = str(p.task_id);
+        const toolUseId = str(p.tool_use_id) ?? (taskId ? taskTools.get(taskId) : undefined);
+        const tool = toolUseId ? tools.get(toolUseId) : undefined;
+        if (!taskId || !tool) break;
+        taskTools.set(taskId, tool.id);
+        const status =
+          p.subtype === "task_started"
+            ? "running"
+            : (str(p.status) ?? str(asObject(p.patch)?.status) ?? tool.task?.status ?? "running");
+        tool.task = {
+          id: taskId,
+          status,
+          backgrounded: p.is_backgrounded === true || tool.task?.backgrounded === true,
+        };
+        break;
+      }
       case "status":
         if (p.compact_result === "failed")
           notice(e, "error", `Compaction failed${str(p.compact_error) ? `: ${str(p.compact_error)}` : ""}.`);
@@ -404,6 +449,7 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
     const content = Array.isArray(message?.content) ? message.content : [];
     const messageId = str(message?.id);
     const subagent = p.parent_tool_use_id != null;
+    const parentToolUseId = str(p.parent_tool_use_id);
     const apiError =
       p.is_api_error_message === true || (typeof p.error === "string" && message?.model === "<synthetic>");
     content.forEach((raw, i) => {
@@ -421,7 +467,15 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
           notice(e, "error", text || "The API returned an error.", undefined, `:${i}`);
           apiErrorShown = text;
         } else if (text.trim() !== "")
-          items.push({ kind: "assistant", key, seq: e.seq, text, aborted: p.aborted === true, subagent });
+          items.push({
+            kind: "assistant",
+            key,
+            seq: e.seq,
+            text,
+            aborted: p.aborted === true,
+            subagent,
+            ...(parentToolUseId ? { parentToolUseId } : {}),
+          });
       } else if (block.type === "thinking") {
         const text = str(block.thinking) ?? "";
         if (text.trim() !== "") items.push({ kind: "thinking", key, seq: e.seq, text });
@@ -435,6 +489,7 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
           name: str(block.name) ?? "tool",
           input: block.input,
           subagent,
+          ...(parentToolUseId ? { parentToolUseId } : {}),
         };
         tools.set(id, item);
         items.push(item);
@@ -548,6 +603,8 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
     tokens,
     turns,
     firstPrompt: first?.kind === "user" ? first.text : undefined,
+    backgroundTasks,
+    title,
   };
 }
 

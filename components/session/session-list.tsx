@@ -11,6 +11,14 @@ import { NewSessionModel } from "./prompt/new-session-model";
 import { StatusBadge } from "./status-badge";
 import { ConnectionNotice, useSocket } from "./use-socket";
 import { ackMessage, command, emitCommand, fact, newCommandId } from "./wire-client";
+import {
+  SessionListFilters,
+  emptyFilters,
+  filtersQuery,
+  isDefaultFilters,
+  type SessionFilters,
+} from "./session-list-filters";
+import type { SessionRemoved } from "@/server/shared/wire/session-manage";
 
 export interface SessionListProps {
   slug: string;
@@ -22,21 +30,31 @@ export interface SessionListProps {
   /** The workspace owner allowed bypassPermissions. */
   bypassAllowed: boolean;
   defaultMode: string;
+  /** The cursor of the second page; null when the first page holds every session. */
+  initialNextCursor?: string | null;
+  /** The workspace's members, for the creator filter. */
+  members?: readonly { userId: string; name: string }[];
   /** The workspace is a git repository: a new session may start in its own worktree. */
   worktreeAvailable?: boolean;
+}
+
+interface ListPage {
+  sessions: SessionView[];
+  firstPrompts: Record<string, string>;
+  nextCursor: string | null;
 }
 
 /** A status fact: a whole SessionView, or a partial one naming its session. */
 type StatusFact = Partial<SessionView> & { sessionId?: string };
 
-function upsert(list: SessionView[], fact: StatusFact, slug: string): SessionView[] | "unknown" {
+function upsert(list: SessionView[], fact: StatusFact): SessionView[] | "unknown" {
   const id = fact.id ?? fact.sessionId;
   if (!id) return list;
   const at = list.findIndex((s) => s.id === id);
   const { sessionId: _omit, ...fields } = fact;
   if (at >= 0) return list.map((s, i) => (i === at ? mergeView(s, fields, id) : s));
-  if (fact.id && fact.workspaceSlug === slug && fact.createdBy && fact.createdAt)
-    return sortSessions([fact as SessionView, ...list]);
+  // A session the list does not hold (new, or archived and left out): the database decides
+  // whether it belongs under the current filters, so the caller refetches.
   return "unknown";
 }
 
@@ -70,22 +88,89 @@ export function SessionList({
   createRefusal,
   bypassAllowed,
   defaultMode,
+  initialNextCursor = null,
+  members = [],
   worktreeAvailable,
 }: SessionListProps) {
   const state = useSocket();
   const { socket } = state;
   const [sessions, setSessions] = useState(() => sortSessions(initialSessions));
+  const [prompts, setPrompts] = useState(firstPrompts);
+  const [nextCursor, setNextCursor] = useState<string | null>(initialNextCursor);
+  const [filters, setFilters] = useState<SessionFilters>(emptyFilters);
+  const [loading, setLoading] = useState<"first" | "more">();
+  const [loadError, setLoadError] = useState<string>();
   const [watchError, setWatchError] = useState<string>();
   const refetchTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  const filtersRef = useRef(filters);
+  const loaded = useRef(0);
+  const generation = useRef(0);
+
+  useEffect(() => {
+    filtersRef.current = filters;
+  }, [filters]);
+  useEffect(() => {
+    loaded.current = sessions.length;
+  }, [sessions.length]);
+
+  /** Reads one page with the current filters: the first (replacing the list) or the next. */
+  const load = useCallback(
+    async (which: "first" | "more", cursor?: string, limit?: number) => {
+      const mine = ++generation.current;
+      setLoading(which);
+      setLoadError(undefined);
+      const params = filtersQuery(filtersRef.current);
+      if (cursor) params.set("cursor", cursor);
+      if (limit) params.set("limit", String(limit));
+      try {
+        const res = await fetch(`/api/workspaces/${encodeURIComponent(slug)}/sessions?${params.toString()}`);
+        const body = (await res.json().catch(() => null)) as {
+          data?: ListPage;
+          error?: { message?: string };
+        } | null;
+        if (mine !== generation.current) return;
+        if (!res.ok || !body?.data) {
+          setLoadError(body?.error?.message ?? `The sessions could not be loaded (HTTP ${res.status}).`);
+          return;
+        }
+        const page = body.data;
+        setPrompts((p) => ({ ...(which === "first" ? {} : p), ...page.firstPrompts }));
+        setSessions((current) =>
+          which === "first"
+            ? sortSessions(page.sessions)
+            : sortSessions([...current, ...page.sessions.filter((s) => !current.some((c) => c.id === s.id))]),
+        );
+        setNextCursor(page.nextCursor);
+      } catch {
+        if (mine === generation.current)
+          setLoadError("The sessions could not be loaded: the network failed. Try again.");
+      } finally {
+        if (mine === generation.current) setLoading(undefined);
+      }
+    },
+    [slug],
+  );
 
   const refetch = useCallback(() => {
     clearTimeout(refetchTimer.current);
-    refetchTimer.current = setTimeout(async () => {
-      const res = await fetch(`/api/workspaces/${encodeURIComponent(slug)}/sessions`).catch(() => undefined);
-      const body = (await res?.json().catch(() => null)) as { data?: SessionView[] } | null;
-      if (res?.ok && Array.isArray(body?.data)) setSessions(sortSessions(body.data));
-    }, 250);
-  }, [slug]);
+    // the pages already shown, read again in one go
+    refetchTimer.current = setTimeout(
+      () => void load("first", undefined, Math.min(Math.max(loaded.current, 50), 200)),
+      250,
+    );
+  }, [load]);
+
+  const onFilters = useCallback(
+    (next: SessionFilters) => {
+      const typed = next.q !== filtersRef.current.q;
+      setFilters(next);
+      filtersRef.current = next;
+      clearTimeout(refetchTimer.current);
+      // typing waits for a pause; a choice in a menu loads at once
+      refetchTimer.current = setTimeout(() => void load("first"), typed ? 300 : 0);
+    },
+    [load],
+  );
 
   useEffect(() => {
     if (!socket) return;
@@ -104,7 +189,7 @@ export function SessionList({
         let next = current;
         let unknown = false;
         for (const view of ack.data.sessions ?? []) {
-          const merged = upsert(next, view, slug);
+          const merged = upsert(next, view);
           if (merged === "unknown") unknown = true;
           else next = merged;
         }
@@ -117,7 +202,7 @@ export function SessionList({
     };
     const onStatus = (payload: StatusFact) => {
       setSessions((current) => {
-        const next = upsert(current, payload, slug);
+        const next = upsert(current, payload);
         if (next === "unknown") {
           refetch();
           return current;
@@ -125,14 +210,26 @@ export function SessionList({
         return next;
       });
     };
+    // archived, unarchived or deleted (session-manage): leaves the list it no longer belongs to
+    const onRemoved = (payload: SessionRemoved & { archived?: boolean }) => {
+      const view = filtersRef.current.archived;
+      const gone =
+        payload.archived === undefined ||
+        (payload.archived && view === "active") ||
+        (!payload.archived && view === "archived");
+      if (gone) setSessions((current) => current.filter((s) => s.id !== payload.sessionId));
+      else refetch();
+    };
     socket.on("connect", watch);
     socket.on(fact.status, onStatus);
+    socket.on("session:removed", onRemoved);
     if (socket.connected) void watch();
     return () => {
       alive = false;
       clearTimeout(refetchTimer.current);
       socket.off("connect", watch);
       socket.off(fact.status, onStatus);
+      socket.off("session:removed", onRemoved);
     };
   }, [socket, slug, refetch]);
 
@@ -159,7 +256,38 @@ export function SessionList({
           {watchError}
         </p>
       )}
-      <SessionTable slug={slug} sessions={sessions} firstPrompts={firstPrompts} />
+      <SessionListFilters filters={filters} members={members} onChange={onFilters} busy={loading === "first"} />
+      <SessionTable slug={slug} sessions={sessions} firstPrompts={prompts} filtered={!isDefaultFilters(filters)} />
+      {loadError && (
+        <p role="alert" data-testid="session-list-error" className="text-sm text-red-600 dark:text-red-400">
+          {loadError}{" "}
+          <button
+            type="button"
+            className="underline"
+            onClick={() =>
+              void load(
+                sessions.length > 0 && nextCursor ? "more" : "first",
+                sessions.length > 0 ? (nextCursor ?? undefined) : undefined,
+              )
+            }
+          >
+            Retry
+          </button>
+        </p>
+      )}
+      {nextCursor && (
+        <div className="flex justify-center">
+          <button
+            type="button"
+            data-testid="session-list-more"
+            className="btn-quiet py-1.5 text-sm"
+            disabled={loading !== undefined}
+            onClick={() => void load("more", nextCursor)}
+          >
+            {loading === "more" ? "Loading…" : "Show more sessions"}
+          </button>
+        </div>
+      )}
     </section>
   );
 }
@@ -168,10 +296,12 @@ function SessionTable({
   slug,
   sessions,
   firstPrompts,
+  filtered,
 }: {
   slug: string;
   sessions: SessionView[];
   firstPrompts: Record<string, string>;
+  filtered: boolean;
 }) {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
@@ -184,7 +314,9 @@ function SessionTable({
         data-testid="session-list"
         className="rounded-md border border-dashed border-zinc-300 px-4 py-6 text-center text-sm text-zinc-500 dark:border-zinc-700"
       >
-        No sessions yet. A session is one Claude Code conversation in this workspace&apos;s directory.
+        {filtered
+          ? "No session matches these filters."
+          : "No sessions yet. A session is one Claude Code conversation in this workspace's directory."}
       </div>
     );
   }
@@ -209,6 +341,7 @@ function SessionTable({
                 data-testid="session-row"
                 data-status={s.status}
                 data-session-id={s.id}
+                data-archived={s.archivedAt ? "true" : "false"}
                 className="border-t border-zinc-200 hover:bg-zinc-50 dark:border-zinc-800 dark:hover:bg-zinc-800/40"
               >
                 <td className="py-2 pl-5">
@@ -219,6 +352,11 @@ function SessionTable({
                   >
                     {sessionTitle(s, firstPrompts[s.id])}
                   </Link>
+                  {s.archivedAt && (
+                    <span className="ml-2 rounded bg-zinc-100 px-1 text-[10px] text-zinc-500 dark:bg-zinc-800">
+                      archived
+                    </span>
+                  )}
                   <div className="text-xs text-zinc-500" suppressHydrationWarning>
                     {formatRelative(s.createdAt, now)}
                     {s.model && <span className="ml-2 font-mono">{s.model}</span>}

@@ -23,13 +23,19 @@ import { useSessionControls } from "./prompt/use-session-controls";
 import { RawLog } from "./raw-log";
 import { emptySessionLog, hasGap, reduceSessionLog } from "./session-log";
 import { StatusBadge } from "./status-badge";
+import { SessionManage } from "./session-manage";
+import type { SessionRemoved } from "@/server/shared/wire/session-manage";
 import { ToolCard } from "./tool-card";
+import { BackgroundTasks } from "./tools/background-tasks";
+import { SubagentContext } from "./tools/subagent";
+import { PinnedTodos } from "./tools/todo-list";
+import { latestTodos, nestSubagents, readBackgroundTasks } from "./tools/tool-data";
 import { SessionApprovals } from "@/components/approval/session-approvals";
 import { ChangesPanel } from "@/components/changes/changes-panel";
 import { RewindDialog } from "@/components/changes/rewind-dialog";
 import { ConnectionNotice, useSocket } from "./use-socket";
 import { PromptImages } from "./prompt/prompt-images";
-import { ackMessage, command, emitCommand, fact, newCommandId } from "./wire-client";
+import { ackMessage, command, emitCommand, fact, manageCommand, newCommandId, type CommandName } from "./wire-client";
 
 export interface SessionViewProps {
   workspace: { slug: string; name: string; role: "owner" | "editor" | "viewer"; rootPath: string; network?: { label: string; detail: string } };
@@ -59,6 +65,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
   const [tab, setTab] = useState<"conversation" | "raw" | "changes">("conversation");
   const [rewindSeq, setRewindSeq] = useState<number>();
   const [mode, setMode] = useState({ value: initialSession.mode, seq: 0 });
+  const [removed, setRemoved] = useState<SessionRemoved & { archived?: boolean }>();
   const logRef = useRef(log);
   const resubscribe = useRef<() => void>(() => undefined);
 
@@ -125,6 +132,10 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
     socket.on(fact.event, onEvent);
     socket.on(fact.status, onStatus);
     socket.on(fact.presence, onPresence);
+    const onRemoved = (payload: SessionRemoved & { archived?: boolean }) => {
+      if (payload.sessionId === sessionId) setRemoved(payload);
+    };
+    socket.on("session:removed", onRemoved);
     if (socket.connected) void subscribe();
     return () => {
       alive = false;
@@ -134,6 +145,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
       socket.off(fact.event, onEvent);
       socket.off(fact.status, onStatus);
       socket.off(fact.presence, onPresence);
+      socket.off("session:removed", onRemoved);
       if (socket.connected) socket.emit(command.unsubscribe, { sessionId });
     };
   }, [socket, sessionId]);
@@ -170,7 +182,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
       : undefined;
 
   const send = useCallback(
-    async <T,>(name: (typeof command)[keyof typeof command], payload: Record<string, unknown>): Promise<Ack<T>> => {
+    async <T,>(name: CommandName, payload: Record<string, unknown>): Promise<Ack<T>> => {
       if (!socket) return { ok: false, error: { code: "unavailable", message: "Not connected yet." } };
       return emitCommand<T>(socket, name, { sessionId, commandId: newCommandId(), ...payload });
     },
@@ -270,6 +282,16 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
               active={activeStatuses.has(info.status)}
               onStop={async () => ackMessage(await send(command.interrupt, {}))}
             />
+            <SessionManage
+              sessionId={sessionId}
+              slug={workspace.slug}
+              title={sessionTitle(info, conversation.firstPrompt)}
+              role={workspace.role}
+              processLive={!["stopped", "crashed", "dead"].includes(info.status)}
+              initiallyArchived={initialSession.archivedAt !== undefined}
+              send={send}
+              removed={removed}
+            />
           </div>
         </div>
         <div className="flex flex-wrap items-center gap-x-4 gap-y-1 text-xs text-zinc-500">
@@ -294,6 +316,18 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
             tokens
           </span>
         </div>
+        {removed && removed.archived === undefined && (
+          <p
+            role="alert"
+            data-testid="session-deleted"
+            className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950/50 dark:text-red-300"
+          >
+            This session was deleted by an owner.{" "}
+            <Link href={`/w/${encodeURIComponent(workspace.slug)}`} className="font-medium underline">
+              Back to the workspace
+            </Link>
+          </p>
+        )}
         {subscribeError && (
           <p
             role="alert"
@@ -397,6 +431,11 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
         />
       )}
       <div className="sticky bottom-0 -mx-2 bg-zinc-50/95 px-2 pt-2 pb-4 backdrop-blur dark:bg-zinc-950/95">
+        <SessionExtras
+          conversation={conversation}
+          canWrite={canWrite}
+          onStopTask={async (taskId) => ackMessage(await send(manageCommand.stopTask, { taskId }))}
+        />
         <PromptBox
           sessionId={sessionId}
           disabledReason={promptRefusal}
@@ -596,7 +635,7 @@ function StopButton({
         }}
       >
         <span aria-hidden className="size-2 rounded-[2px] bg-current" />
-        {busy ? "Stopping…" : "Stop"}
+        {busy ? "Interrupting…" : "Interrupt"}
       </button>
       {error && (
         <span
@@ -609,6 +648,26 @@ function StopButton({
         </span>
       )}
     </div>
+  );
+}
+
+/** The latest checklist and the background tasks, pinned above the prompt box. */
+function SessionExtras({
+  conversation,
+  canWrite,
+  onStopTask,
+}: {
+  conversation: Conversation;
+  canWrite: boolean;
+  onStopTask: (taskId: string) => Promise<string | undefined>;
+}) {
+  const todos = useMemo(() => latestTodos(conversation.items), [conversation.items]);
+  const tasks = useMemo(() => readBackgroundTasks(conversation.backgroundTasks), [conversation.backgroundTasks]);
+  return (
+    <>
+      {todos && todos.todos.length > 0 && <PinnedTodos todos={todos.todos} />}
+      <BackgroundTasks tasks={tasks} canStop={canWrite} onStop={onStopTask} />
+    </>
   );
 }
 
@@ -633,6 +692,16 @@ function ConversationPane(props: {
     window.addEventListener("scroll", onScroll, { passive: true });
     return () => window.removeEventListener("scroll", onScroll);
   }, []);
+  const nested = useMemo(() => nestSubagents(conversation.items), [conversation.items]);
+  const subagents = useMemo(
+    () => ({
+      children: nested.children,
+      render: (item: ConversationItem) => (
+        <ConversationItemView item={item} rootPath={rootPath} onLoadFull={onLoadFull} />
+      ),
+    }),
+    [nested, rootPath, onLoadFull],
+  );
   const partialLength = conversation.partials.reduce((n, p) => n + p.text.length, 0);
   useLayoutEffect(() => {
     if (stick.current) endRef.current?.scrollIntoView({ block: "end" });
@@ -653,28 +722,30 @@ function ConversationPane(props: {
     );
   }
   return (
-    <ol
-      className="space-y-3 pb-2"
-      aria-label="Conversation"
-      // new messages are read out once they have finished streaming
-      aria-live="polite"
-      aria-relevant="additions text"
-      aria-busy={conversation.partials.length > 0}
-    >
-      {conversation.items.map((item) => (
-        <li key={item.key}>
-          <ConversationItemView item={item} rootPath={rootPath} onLoadFull={onLoadFull} onRewind={onRewind} imageBase={imageBase} />
-        </li>
-      ))}
-      {conversation.partials.map((p) => (
-        <li key={`partial-${p.key}`}>
-          <AssistantBubble streaming>
-            <Markdown text={p.text} />
-          </AssistantBubble>
-        </li>
-      ))}
-      <div ref={endRef} />
-    </ol>
+    <SubagentContext.Provider value={subagents}>
+      <ol
+        className="space-y-3 pb-2"
+        aria-label="Conversation"
+        // new messages are read out once they have finished streaming
+        aria-live="polite"
+        aria-relevant="additions text"
+        aria-busy={conversation.partials.length > 0}
+      >
+        {nested.top.map((item) => (
+          <li key={item.key}>
+            <ConversationItemView item={item} rootPath={rootPath} onLoadFull={onLoadFull} onRewind={onRewind} imageBase={imageBase} />
+          </li>
+        ))}
+        {conversation.partials.map((p) => (
+          <li key={`partial-${p.key}`}>
+            <AssistantBubble streaming>
+              <Markdown text={p.text} />
+            </AssistantBubble>
+          </li>
+        ))}
+        <div ref={endRef} />
+      </ol>
+    </SubagentContext.Provider>
   );
 }
 
@@ -793,6 +864,8 @@ export function ConversationItemView({
             subagent={item.subagent}
             rootPath={rootPath}
             onLoadFull={onLoadFull}
+            id={item.id}
+            task={item.task}
           />
         </div>
       );

@@ -6,6 +6,7 @@
 import { io, type Socket } from "socket.io-client";
 import type { Ack } from "@/server/shared/wire/ack";
 import type { SessionCommand, SessionFact } from "@/server/shared/wire/session";
+import type { SessionManageCommand } from "@/server/shared/wire/session-manage";
 
 export const command = {
   create: "session:create",
@@ -20,13 +21,21 @@ export const command = {
   watchWorkspace: "workspace:watch",
 } as const satisfies typeof SessionCommand;
 
+/** Session management (rename, background tasks, archive, delete): `server/shared/wire/session-manage.ts`. */
+export const manageCommand = {
+  rename: "session:rename",
+  stopTask: "session:stop-task",
+  archive: "session:archive",
+  remove: "session:delete",
+} as const satisfies typeof SessionManageCommand;
+
 export const fact = {
   event: "session:event",
   status: "session:status",
   presence: "presence:changed",
 } as const satisfies typeof SessionFact;
 
-export type CommandName = (typeof command)[keyof typeof command];
+export type CommandName = (typeof command)[keyof typeof command] | (typeof manageCommand)[keyof typeof manageCommand];
 
 let shared: Socket | undefined;
 

@@ -321,6 +321,8 @@ test("socket commands × owner, editor, viewer, non-member: no unexpected allow"
     // in a worktree of its own (the matrix workspace is a repository): the same rights
     { event: "session:create", payload: () => ({ workspace: slug, mode: "default", worktree: true, commandId: commandId() }), expect: steerers },
     { event: "approval:list", payload: () => ({}), expect: signedIn },
+    { event: "session:rename", payload: () => ({ sessionId, title: "Matrix title", commandId: commandId() }), expect: steerers },
+    { event: "session:archive", payload: () => ({ sessionId, archived: false, commandId: commandId() }), expect: steerers },
   ];
   const unexpected: string[] = [];
   const created: string[] = [];
@@ -341,6 +343,23 @@ test("socket commands × owner, editor, viewer, non-member: no unexpected allow"
           // the list is one's own queue: nothing of a workspace one is not a member of
           const text = JSON.stringify(ack.data);
           if (who === "outsider") expect(text).not.toContain(sessionId);
+        }
+      }
+      // a background task stop: past authorization only for steerers (then the CLI answers: no such task)
+      {
+        const ack = await emit(socket, "session:stop-task", { sessionId, taskId: "no-such-task", commandId: commandId() });
+        const passed = ack.ok || !["not_found", "forbidden"].includes(ack.error.code);
+        if (steerers[who] === "deny") recordAttempt({ check: "S4", attack: `${who} session:stop-task`, kind: "access", allowed: passed });
+        if (passed !== (steerers[who] === "allow")) unexpected.push(`${who} session:stop-task → ${JSON.stringify(ack).slice(0, 200)}`);
+      }
+      // delete: owners only; the owner deletes a session made by this test, the others try the fixture's
+      {
+        const target = who === "owner" ? created.shift() : sessionId;
+        if (target) {
+          const ack = await emit(socket, "session:delete", { sessionId: target, confirm: target, commandId: commandId() });
+          if (owners[who] === "deny") recordAttempt({ check: "S4", attack: `${who} session:delete`, kind: "access", allowed: ack.ok });
+          if (ack.ok !== (owners[who] === "allow")) unexpected.push(`${who} session:delete → ${JSON.stringify(ack).slice(0, 200)}`);
+          else if (!ack.ok && who === "outsider") expect(ack.error.code).toBe("not_found");
         }
       }
       // the session's stop comes last: only steerers, and the owner's actually stops it

@@ -68,7 +68,7 @@ export function decodeHistoryCursor(cursor: string): { createdAt: Date; id: stri
 /** One page of history. */
 export async function listSessionHistory(db: Db, query: HistoryQuery): Promise<HistoryPage> {
   const limit = Math.min(Math.max(query.limit ?? defaultLimit, 1), maxLimit);
-  const and: Prisma.SessionWhereInput[] = [{ workspaceId: { in: [...query.workspaceIds] } }];
+  const and: Prisma.SessionWhereInput[] = [{ workspaceId: { in: [...query.workspaceIds] } }, { deletedAt: null }];
   if (query.userId) and.push({ createdById: query.userId });
   if (query.status) and.push({ status: { in: statusGroups[query.status] ?? [query.status] } });
   if (query.model) and.push({ model: query.model });

@@ -71,7 +71,8 @@ export async function findWorkspaceAccess(db: Db, userId: string, slug: string):
 /** The session, its workspace and the user's role; undefined when the session does not exist. */
 export async function findSessionAccess(db: Db, userId: string, sessionId: string): Promise<SessionAccess | undefined> {
   const row = await db.session.findUnique({
-    where: { id: sessionId },
+    // a deleted session is gone for everyone (its row stays for the cost reports)
+    where: { id: sessionId, deletedAt: null },
     select: {
       ...sessionColumns,
       workspace: { select: { ...workspaceColumns, memberships: { where: { userId }, select: { role: true } } } },
@@ -89,7 +90,7 @@ export async function findSession(
   sessionId: string,
 ): Promise<(SessionRow & { workspace: WorkspaceAccess["workspace"] }) | undefined> {
   const row = await db.session.findUnique({
-    where: { id: sessionId },
+    where: { id: sessionId, deletedAt: null },
     select: { ...sessionColumns, workspace: { select: workspaceColumns } },
   });
   return row ?? undefined;

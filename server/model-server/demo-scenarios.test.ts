@@ -55,6 +55,7 @@ describe("demo scenario list", () => {
       "demo-plan",
       "demo-write",
       "demo-markdown",
+      "demo-todo",
       "demo-chat",
       "demo-tour",
     ]);

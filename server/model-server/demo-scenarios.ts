@@ -205,6 +205,15 @@ const markdownText = [
   "Read more at https://github.github.com/gfm/.",
 ].join("\n");
 
+/** The demo-todo checklist with the first two items' statuses. */
+function demoTodos(first: string, second: string): Record<string, string>[] {
+  return [
+    { content: "Read the project's README", status: first, activeForm: "Reading the project's README" },
+    { content: "Write the release notes", status: second, activeForm: "Writing the release notes" },
+    { content: "Ask for a review", status: "pending", activeForm: "Asking for a review" },
+  ];
+}
+
 /** The demo set, in trigger priority order (the first scenario with a matching word wins). */
 export const demoScenarios: readonly Scenario[] = [
   {
@@ -307,6 +316,18 @@ export const demoScenarios: readonly Scenario[] = [
     triggers: ["markdown", "table", "checklist"],
     description: "A reply in Markdown: a table, a task list and a highlighted code block, no tools.",
     steps: [say(markdownText)],
+  },
+  {
+    name: "demo-todo",
+    triggers: ["todo", "todos", "tasks"],
+    description:
+      "Plans with TodoWrite (a live checklist pinned above the prompt box), then ticks an item off. " +
+      "This CLI build has no TodoWrite tool, so its calls come back as errors; the checklist still shows the plan.",
+    steps: [
+      callTool("TodoWrite", { todos: demoTodos("in_progress", "pending") }, { text: "Here is my plan." }),
+      callTool("TodoWrite", { todos: demoTodos("completed", "in_progress") }, { text: "The first step is done." }),
+      say("The checklist above the prompt box shows where I am."),
+    ],
   },
   {
     name: "demo-chat",

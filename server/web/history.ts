@@ -10,6 +10,7 @@ import { listSessionHistory, listSessionTurnCosts, type HistoryPage, type TurnCo
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import type { SessionView, WireEvent } from "@/server/shared/wire/session";
 import { findSession, readSessionEvents } from "@/server/web/sessions";
+import { resumabilityOf, type Resumability } from "@/server/web/session-resume";
 import { requireWorkspaceAccess } from "@/server/web/workspaces";
 
 const ZDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
@@ -102,6 +103,8 @@ export interface Transcript {
   turnCosts: (TurnCost & { userName: string })[];
   approvals: TranscriptApproval[];
   live: boolean;
+  /** Whether "Resume" can work (the CLI's conversation id and transcript exist). */
+  resume: Resumability;
 }
 
 const liveStatuses = new Set(["starting", "idle", "running", "awaiting-approval", "stalled"]);
@@ -141,5 +144,16 @@ export async function readTranscript(userId: string, slug: string, sessionId: st
       message: a.message,
     })),
     live: liveStatuses.has(session.status),
+    resume: await resumabilityOf(
+      {
+        id: session.id,
+        workspaceId: session.workspaceId,
+        claudeSessionId:
+          (await db.session.findUnique({ where: { id: session.id }, select: { claudeSessionId: true } }))
+            ?.claudeSessionId ?? null,
+      },
+      turnCosts.length > 0 ||
+        events.some((e) => e.kind === "cli" && (e.payload as { type?: string })?.type === "result"),
+    ),
   };
 }

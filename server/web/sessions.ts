@@ -17,6 +17,8 @@ import {
   type WireEventKind,
 } from "@/server/shared/wire/session";
 import { requireWorkspaceAccess, type WorkspaceSummary } from "@/server/web/workspaces";
+import { encodeHistoryCursor } from "@/server/db/session-history";
+import { sessionListWhere, sessionListPageSize, type SessionListQuery } from "@/server/web/session-list-query";
 
 const statuses: readonly SessionStatus[] = [
   "starting",
@@ -42,33 +44,42 @@ interface SessionRow {
   mode: string;
   model: string | null;
   createdAt: Date;
+  archivedAt?: Date | null;
+  claudeSessionId?: string | null;
   createdBy: { id: string; name: string };
 }
 
 /**
- * The workspace's sessions, newest first, with their cost so far, and each one's first prompt
- * (a title for sessions without one).
+ * One page of the workspace's sessions, newest first, filtered (archived ones left out unless
+ * asked for), with their cost so far, each one's first prompt (a title for sessions without
+ * one), and the cursor of the next page (null on the last).
  */
 export async function listSessions(
   userId: string,
   slug: string,
+  query: Partial<SessionListQuery> = {},
 ): Promise<{
   workspace: WorkspaceSummary;
   sessions: SessionView[];
   settings: WorkspaceSessionSettings;
   firstPrompts: Record<string, string>;
+  nextCursor: string | null;
 }> {
   const workspace = await requireWorkspaceAccess(userId, slug, "read");
   const db = getDb();
-  const [rows, settings] = await Promise.all([
+  const limit = query.limit ?? sessionListPageSize;
+  const [page, settings] = await Promise.all([
     db.session.findMany({
-      where: { workspaceId: workspace.id },
+      where: sessionListWhere(workspace.id, query),
       include: { createdBy: { select: { id: true, name: true } } },
-      orderBy: { createdAt: "desc" },
-      take: 200,
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: limit + 1,
     }),
     readSettings(workspace.id),
   ]);
+  const rows = page.slice(0, limit);
+  const last = rows.at(-1);
+  const nextCursor = page.length > limit && last ? encodeHistoryCursor(last.createdAt, last.id) : null;
   const firstPrompts: Record<string, string> = {};
   if (rows.length > 0) {
     const prompts = await db.sessionEvent.findMany({
@@ -82,7 +93,7 @@ export async function listSessions(
       if (typeof text === "string") firstPrompts[p.sessionId] = text.slice(0, 200);
     }
   }
-  return { workspace, sessions: await toViews(rows, workspace, settings), settings, firstPrompts };
+  return { workspace, sessions: await toViews(rows, workspace, settings), settings, firstPrompts, nextCursor };
 }
 
 /** One session of the workspace, or not_found (also for sessions of other workspaces). */
@@ -93,7 +104,7 @@ export async function findSession(
 ): Promise<{ workspace: WorkspaceSummary; session: SessionView }> {
   const workspace = await requireWorkspaceAccess(userId, slug, "read");
   const row = await getDb().session.findFirst({
-    where: { id: sessionId, workspaceId: workspace.id },
+    where: { id: sessionId, workspaceId: workspace.id, deletedAt: null },
     include: { createdBy: { select: { id: true, name: true } } },
   });
   if (!row) throw new AppError(ErrorCode.notFound, "No such session.");
@@ -255,6 +266,7 @@ async function toViews(
       tokens: { input: t.input, output: t.output, cacheRead: t.cacheRead, cacheWrite: t.cacheWrite },
       // Whether the live process allows it only the sidecar knows; the subscribe reply corrects this.
       bypassAvailable: settings.allowBypass,
+      ...(r.archivedAt ? { archivedAt: r.archivedAt.toISOString() } : {}),
     };
   });
 }

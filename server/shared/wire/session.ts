@@ -151,6 +151,8 @@ export interface SessionView {
   tokens: { input: number; output: number; cacheRead: number; cacheWrite: number };
   /** bypassPermissions may be chosen (the workspace enabled it and the process allows it). */
   bypassAvailable: boolean;
+  /** When the session was archived; absent when it is not. */
+  archivedAt?: string;
 }
 
 /**

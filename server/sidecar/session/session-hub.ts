@@ -67,7 +67,7 @@ import {
 import { eventLogStoreOf, SessionEventWriter, type StoredEvent } from "./session-event-writer";
 import { storePromptImages } from "./prompt-images";
 import type { PromptImage } from "@/server/shared/wire/session-controls";
-import type { PermissionDecision } from "@/server/shared/claude-protocol/encode";
+import type { HostControlRequest, PermissionDecision } from "@/server/shared/claude-protocol/encode";
 import type {
   PermissionDecider,
   PermissionQuestion,
@@ -437,7 +437,7 @@ export class SessionHub {
         if (isLive(entry.runner.state)) {
           throw new AppError(
             ErrorCode.conflict,
-            "This session's CLI was started before bypassPermissions was allowed. Stop the session; the next prompt restarts it with bypass available.",
+            "This session's CLI was started before bypassPermissions was allowed. Press \"Stop process\" in the session header; the next prompt restarts it with bypass available.",
           );
         }
         await this.retireRunner(entry);
@@ -525,6 +525,41 @@ export class SessionHub {
       const stored = await this.append(entry, kind, outcome.record, { commandId, actor });
       return outcome.reply(stored.record.seq);
     });
+  }
+
+  // Session management (server/sidecar/session/session-management.ts) reaches the live child and
+  // the in-memory entry through these three.
+
+  /** Sends a control request to the session's live CLI; undefined when none is live. */
+  async control(sessionId: string, request: HostControlRequest): Promise<Record<string, unknown> | undefined> {
+    const runner = (await this.entry(sessionId)).runner;
+    if (!runner || !isLive(runner.state) || !runner.state.processRunning) return undefined;
+    return runner.control(request);
+  }
+
+  /** Takes a new title into the session's entry (the row is written with it) and tells the listeners. */
+  async retitle(sessionId: string, title: string): Promise<SessionView> {
+    const entry = await this.entry(sessionId);
+    entry.title = title;
+    this.persistRow(entry);
+    this.emitStatus(entry);
+    return this.viewOf(entry);
+  }
+
+  /** Stops the session's child and drops its entry, its queued writes done; for a session about to be deleted. */
+  async forget(sessionId: string): Promise<void> {
+    const entry = this.entries.get(sessionId) ?? (await this.loading.get(sessionId)?.catch(() => undefined));
+    if (!entry) return;
+    const runner = entry.runner ?? (await entry.runnerStarting?.catch(() => undefined));
+    await runner
+      ?.dispose()
+      .catch((err: unknown) => this.deps.log.error({ err, sessionId }, "runner dispose failed"));
+    entry.detachRunner?.();
+    await entry.tail.catch(() => undefined);
+    await Promise.all([entry.costChain, entry.searchChain]);
+    entry.rowFlush?.();
+    await entry.rowWriting;
+    this.entries.delete(sessionId);
   }
 
   /** Stops every child, writes what is queued, and clears the registry. */

@@ -95,6 +95,11 @@ export interface SessionRunner {
   control(request: HostControlRequest): Promise<Record<string, unknown>>;
   /** Stops the child politely (stdin end, SIGTERM, SIGKILL to the group). */
   stop(): Promise<void>;
+  /**
+   * Sends one control request to the live child (`rename_session`, `stop_task`, …) and resolves
+   * with its answer; undefined when no child is live (there is nobody to ask).
+   */
+  control(request: HostControlRequest): Promise<Record<string, unknown> | undefined>;
   /** Listeners are called synchronously, in order; returns an unsubscribe function. */
   onDidEvent(listener: (event: RunnerEvent) => void): () => void;
   /** Stops the child if needed and clears every timer. */

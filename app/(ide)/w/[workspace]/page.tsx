@@ -31,6 +31,7 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
     sessions,
     settings,
     firstPrompts,
+    nextCursor,
   } = await listSessions(user.id, slug).catch((err: unknown) => {
     if (err instanceof AppError && err.code === ErrorCode.notFound) notFound();
     throw err;
@@ -72,6 +73,8 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
         }
         bypassAllowed={settings.allowBypass}
         defaultMode={settings.defaultMode}
+        initialNextCursor={nextCursor}
+        members={members.map((m) => ({ userId: m.userId, name: m.name }))}
         worktreeAvailable={repository}
       />
       <section className="card space-y-3" aria-labelledby="files-heading">

@@ -35,6 +35,7 @@ export default async function TranscriptPage({ params }: { params: Promise<{ wor
         liveHref={`/w/${encodeURIComponent(t.workspace.slug)}/s/${encodeURIComponent(t.session.id)}`}
         imageBase={`/api/workspaces/${encodeURIComponent(t.workspace.slug)}/sessions/${encodeURIComponent(t.session.id)}/images`}
         live={t.live}
+        resume={t.resume}
         turnCosts={t.turnCosts}
         approvals={t.approvals}
         changes={{ slug: t.workspace.slug, sessionId: t.session.id }}

@@ -1,0 +1,121 @@
+/**
+ * The session-management commands (`server/shared/wire/session-manage.ts`) on every socket:
+ * validated, authorized per message against the member's role (rename, archive and task stops
+ * for editors and owners, delete for owners only; non-members get not_found), then handed to
+ * {@link SessionManagement}. A rename reaches open pages through the hub's status fact; an
+ * archive or delete is announced to the workspace's and the session's rooms.
+ */
+import type { Logger } from "pino";
+import type { Server, Socket } from "socket.io";
+import type { Db } from "@/server/db/client";
+import { findSessionAccess, type SessionAccess } from "@/server/db/sessions";
+import { canPerform, parseRole, type Role, type WorkspaceAction } from "@/server/domain/workspace/roles";
+import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
+import type { SocketUser } from "@/server/shared/wire/events";
+import {
+  SessionManageCommand,
+  SessionManageFact,
+  ZArchiveSession,
+  ZDeleteSession,
+  ZRenameSession,
+  ZStopTask,
+  type SessionRemoved,
+} from "@/server/shared/wire/session-manage";
+import type { Actor } from "@/server/sidecar/session/session-hub";
+import type { SessionManagement } from "@/server/sidecar/session/session-management";
+import { handleCommand } from "./handle-command";
+import { sessionRoom, workspaceRoom } from "./session-socket";
+
+export interface SessionManageSocketDeps {
+  management: SessionManagement;
+  db: Db;
+  log: Logger;
+}
+
+const sessionNotFound = "No such session, or you are not a member of its workspace.";
+
+export function attachSessionManageSockets(io: Server, deps: SessionManageSocketDeps): () => void {
+  const onConnection = (socket: Socket) => {
+    const user = (socket.data as { user?: SocketUser }).user;
+    if (user) register(io, socket, user, deps);
+  };
+  io.on("connection", onConnection);
+  return () => io.off("connection", onConnection);
+}
+
+function register(io: Server, socket: Socket, user: SocketUser, deps: SessionManageSocketDeps): void {
+  const { management, db, log } = deps;
+  const actor: Actor = { id: user.id, name: user.name };
+
+  const authorize = async (
+    sessionId: string,
+    need: WorkspaceAction | "owner",
+    what: string,
+  ): Promise<SessionAccess> => {
+    const access = await findSessionAccess(db, user.id, sessionId);
+    const role: Role | undefined = access?.role === undefined ? undefined : parseRole(access.role);
+    if (!access || !role || !canPerform(role, "read")) throw new AppError(ErrorCode.notFound, sessionNotFound);
+    if (need === "owner" ? role !== "owner" : !canPerform(role, need))
+      throw new AppError(
+        ErrorCode.forbidden,
+        need === "owner"
+          ? `Only the workspace's owners can ${what}.`
+          : `Viewers cannot ${what}. Ask a workspace owner for the editor role.`,
+      );
+    return access;
+  };
+
+  const announce = (removed: SessionRemoved & { archived?: boolean }) =>
+    io
+      .to([workspaceRoom(removed.workspaceId), sessionRoom(removed.sessionId)])
+      .emit(SessionManageFact.removed, removed);
+
+  socket.on(
+    SessionManageCommand.rename,
+    handleCommand(
+      ZRenameSession,
+      async (p) => {
+        await authorize(p.sessionId, "steer", "rename sessions");
+        return management.rename(actor, p.sessionId, p.title);
+      },
+      log,
+    ),
+  );
+  socket.on(
+    SessionManageCommand.stopTask,
+    handleCommand(
+      ZStopTask,
+      async (p) => {
+        await authorize(p.sessionId, "steer", "stop a session's tasks");
+        return management.stopTask(actor, p.sessionId, p.taskId);
+      },
+      log,
+    ),
+  );
+  socket.on(
+    SessionManageCommand.archive,
+    handleCommand(
+      ZArchiveSession,
+      async (p) => {
+        const access = await authorize(p.sessionId, "steer", "archive sessions");
+        const result = await management.archive(actor, p.sessionId, p.archived);
+        announce({ sessionId: p.sessionId, workspaceId: access.workspace.id, archived: result.archived });
+        return result;
+      },
+      log,
+    ),
+  );
+  socket.on(
+    SessionManageCommand.remove,
+    handleCommand(
+      ZDeleteSession,
+      async (p) => {
+        await authorize(p.sessionId, "owner", "delete sessions");
+        const removed = await management.remove(actor, p.sessionId, p.confirm);
+        announce(removed);
+        return removed;
+      },
+      log,
+    ),
+  );
+}
