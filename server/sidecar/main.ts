@@ -26,6 +26,9 @@ import { attachSessionSockets } from "@/server/sidecar/socket/session-socket";
 import { ApprovalService } from "@/server/sidecar/approval/approval-service";
 import { attachApprovalSockets, notifyUsersOf } from "@/server/sidecar/socket/approval-socket";
 import { RevocationSweep } from "@/server/sidecar/socket/revocation-sweep";
+import { PushSender, vapidSubjectFor } from "@/server/push/push-sender";
+import { loadVapidKeys } from "@/server/push/vapid-keys";
+import { attachTurnPushes, notifyWithPush } from "@/server/sidecar/push/push-notifier";
 
 const log = pino({ name: "sidecar", level: getEnv().LOG_LEVEL });
 
@@ -79,7 +82,10 @@ async function main(): Promise<void> {
     log,
   });
   // Approvals an earlier run left pending can never be answered: their CLI is gone.
-  const approvals = new ApprovalService({ db, log: log.child({ component: "approvals" }), notify: notifyUsersOf(server.io) });
+  // Web Push to subscribed browsers: approvals routed to a user, turns finished while away.
+  const pushLog = log.child({ component: "push" });
+  const push = new PushSender({ db, keys: loadVapidKeys(env.CONDUIT_DATA_DIR), subject: vapidSubjectFor(publicUrlOf(env)), log: pushLog });
+  const approvals = new ApprovalService({ db, log: log.child({ component: "approvals" }), notify: notifyWithPush(notifyUsersOf(server.io), push) });
   const leftovers = await approvals.cancelLeftovers(sidecarId);
   if (leftovers > 0) log.info({ leftovers }, "cancelled approvals left pending by an earlier sidecar");
   const hub = new SessionHub({
@@ -102,6 +108,7 @@ async function main(): Promise<void> {
 
   attachSessionSockets(server.io, { hub, db, log });
   attachApprovalSockets(server.io, { service: approvals, db, log });
+  attachTurnPushes({ io: server.io, hub, db, sender: push });
   // Disabled accounts, sign-outs and removed members lose their open sockets within about 2 s.
   const revocations = new RevocationSweep({
     io: server.io,
@@ -123,6 +130,7 @@ async function main(): Promise<void> {
       .then(() => server.close())
       .then(() => hub.close())
       .then(() => approvals.close())
+      .then(() => push.close())
       .then(() => credentialProxy.close())
       .then(() => checkpointer.close())
       .then(() => db.$disconnect())
