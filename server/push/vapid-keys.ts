@@ -34,7 +34,7 @@ const cache = new Map<string, VapidKeys>();
 
 /** The keys in `dataDir`, made on first use. A damaged file is an error, never silently replaced (subscriptions depend on it). */
 export function loadVapidKeys(dataDir: string): VapidKeys {
-  const file = path.resolve(dataDir, vapidKeysFile);
+  const file = path.resolve(/*turbopackIgnore: true*/ dataDir, vapidKeysFile);
   const cached = cache.get(file);
   if (cached) return cached;
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });

@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { ZPushSubscriptionJson } from "@/server/domain/push/push-payload";
+import { requireCurrentUser } from "@/server/web/auth";
+import { handle, readBody } from "@/server/web/http";
+import { subscribePush, unsubscribePush } from "@/server/web/push";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * Push services are public https hosts: an endpoint on plain http, on an IP literal or on
+ * localhost would make the sidecar POST into the operator's own network.
+ */
+const ZPublicEndpoint = z.string().refine((value) => {
+  try {
+    const url = new URL(value);
+    const host = url.hostname;
+    return url.protocol === "https:" && host !== "localhost" && !host.endsWith(".localhost") && !/^[\d.]+$/.test(host) && !host.startsWith("[");
+  } catch {
+    return false;
+  }
+}, "endpoint must be a push service's https URL");
+
+const ZSubscribe = ZPushSubscriptionJson.and(z.object({ endpoint: ZPublicEndpoint }));
+const ZUnsubscribe = z.object({ endpoint: z.string().min(1).max(2048) }).strict();
+
+/** Subscribes this browser for the signed-in account. */
+export async function POST(req: Request) {
+  return handle(async () => {
+    const user = await requireCurrentUser();
+    const sub = await readBody(req, ZSubscribe);
+    return Response.json({ data: await subscribePush(user, sub, req.headers.get("user-agent")) }, { status: 201 });
+  });
+}
+
+/** Removes this browser's subscription (only ever the signed-in account's own). */
+export async function DELETE(req: Request) {
+  return handle(async () => {
+    const user = await requireCurrentUser();
+    const { endpoint } = await readBody(req, ZUnsubscribe);
+    return Response.json({ data: await unsubscribePush(user, endpoint) });
+  });
+}
