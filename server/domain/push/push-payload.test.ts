@@ -3,6 +3,7 @@ import {
   approvalPushPayload,
   defaultPushSettings,
   isGoneStatus,
+  isPublicPushEndpoint,
   sessionPath,
   shouldPushFinishedTurn,
   turnFinishedPushPayload,
@@ -72,6 +73,25 @@ describe("settings and decisions", () => {
     expect(ZPushSubscriptionJson.safeParse({ ...good, endpoint: "javascript:alert(1)" }).success).toBe(false);
     expect(ZPushSubscriptionJson.safeParse({ ...good, keys: { p256dh: "a b", auth: "x" } }).success).toBe(false);
     expect(ZPushSubscriptionJson.safeParse({ endpoint: good.endpoint }).success).toBe(false);
+  });
+
+  it("stores only public https push-service endpoints", () => {
+    for (const ok of ["https://fcm.googleapis.com/fcm/send/x", "https://updates.push.services.mozilla.com/wpush/v2/x", "https://web.push.apple.com/Q"]) {
+      expect(isPublicPushEndpoint(ok), ok).toBe(true);
+    }
+    for (const bad of [
+      "http://fcm.googleapis.com/x",
+      "https://127.0.0.1/x",
+      "https://2130706433/x",
+      "https://[::1]/x",
+      "https://localhost/x",
+      "https://a.localhost/x",
+      "https://intranet/x",
+      "https://user:pw@fcm.googleapis.com/x",
+      "not a url",
+    ]) {
+      expect(isPublicPushEndpoint(bad), bad).toBe(false);
+    }
   });
 
   it("builds the session page's path", () => {

@@ -34,6 +34,25 @@ export const ZPushSubscriptionJson = z
   .strip();
 export type PushSubscriptionJson = z.infer<typeof ZPushSubscriptionJson>;
 
+/**
+ * Whether a subscription's endpoint may be stored: push services are public https hosts. An
+ * endpoint on plain http, an IP literal or localhost would make the sidecar POST into the
+ * operator's own network.
+ */
+export function isPublicPushEndpoint(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  const host = url.hostname.toLowerCase();
+  if (url.protocol !== "https:" || url.username !== "" || url.password !== "") return false;
+  if (host === "localhost" || host.endsWith(".localhost") || !host.includes(".")) return false;
+  // IPv4 literals (also the numeric forms URL normalises to dotted quads) and IPv6 literals
+  return !/^[\d.]+$/.test(host) && !host.startsWith("[");
+}
+
 /** The JSON the service worker receives. `tag` collapses repeats of one thing on the device. */
 export const ZPushPayload = z.object({
   kind: z.enum(["approval", "turn-finished"]),

@@ -1,24 +1,12 @@
 import { z } from "zod";
-import { ZPushSubscriptionJson } from "@/server/domain/push/push-payload";
+import { isPublicPushEndpoint, ZPushSubscriptionJson } from "@/server/domain/push/push-payload";
 import { requireCurrentUser } from "@/server/web/auth";
 import { handle, readBody } from "@/server/web/http";
 import { subscribePush, unsubscribePush } from "@/server/web/push";
 
 export const dynamic = "force-dynamic";
 
-/**
- * Push services are public https hosts: an endpoint on plain http, on an IP literal or on
- * localhost would make the sidecar POST into the operator's own network.
- */
-const ZPublicEndpoint = z.string().refine((value) => {
-  try {
-    const url = new URL(value);
-    const host = url.hostname;
-    return url.protocol === "https:" && host !== "localhost" && !host.endsWith(".localhost") && !/^[\d.]+$/.test(host) && !host.startsWith("[");
-  } catch {
-    return false;
-  }
-}, "endpoint must be a push service's https URL");
+const ZPublicEndpoint = z.string().refine(isPublicPushEndpoint, "endpoint must be a push service's https URL");
 
 const ZSubscribe = ZPushSubscriptionJson.and(z.object({ endpoint: ZPublicEndpoint }));
 const ZUnsubscribe = z.object({ endpoint: z.string().min(1).max(2048) }).strict();
