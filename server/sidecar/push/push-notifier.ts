@@ -15,7 +15,7 @@ import type { SessionHub } from "@/server/sidecar/session/session-hub";
 import { sessionRoom } from "@/server/sidecar/socket/session-socket";
 
 /** Wraps the approval service's notifier: a new approval also goes to its recipients' phones. */
-export function notifyWithPush(notify: NotifyUsers, sender: PushSender): NotifyUsers {
+export function notifyWithPush(notify: NotifyUsers, sender: Pick<PushSender, "sendToUsers">): NotifyUsers {
   return (userIds, event, payload) => {
     notify(userIds, event, payload);
     if (event !== ApprovalFact.requested) return;
@@ -24,7 +24,12 @@ export function notifyWithPush(notify: NotifyUsers, sender: PushSender): NotifyU
 }
 
 /** Pushes finished turns to their absent prompters. Returns a function that detaches it. */
-export function attachTurnPushes(deps: { io: Server; hub: SessionHub; db: Db; sender: PushSender }): () => void {
+export function attachTurnPushes(deps: {
+  io: Pick<Server, "in">;
+  hub: Pick<SessionHub, "onDidEmitEvent">;
+  db: Pick<Db, "session">;
+  sender: Pick<PushSender, "sendToUsers">;
+}): () => void {
   // who sent the prompt the running turn answers, per session (the latest prompt wins: queued
   // prompts are answered in order, and the last sender is the one waiting)
   const prompters = new Map<string, string>();
