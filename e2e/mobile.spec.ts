@@ -1,4 +1,4 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test, type Browser, type Page, type TestInfo } from "@playwright/test";
 import { createWorkspace, sendPrompt, signInViaUi, signUpViaApi, signedInPage, uniqueEmail } from "./fixtures";
 
 // Conduit on a phone: 390 px wide (an iPhone 12–15), touch, a mobile user agent.
@@ -20,11 +20,9 @@ async function phonePage(browser: Browser, email: string, name: string, options:
   return page;
 }
 
-/** The page scrolls sideways when anything is wider than the screen: name the widest culprits. */
-async function expectNoHorizontalScroll(page: Page, where: string): Promise<void> {
-  // let fonts, Monaco and late layout settle
-  await page.waitForTimeout(300);
-  const report = await page.evaluate(() => {
+/** How wide the page scrolls, against the screen, and the innermost elements sticking out. */
+function measureOverflow(page: Page) {
+  return page.evaluate(() => {
     const width = document.documentElement.clientWidth;
     const wide = [...document.querySelectorAll<HTMLElement>("body *")]
       .filter((el) => el.getBoundingClientRect().right > width + 1 && getComputedStyle(el).position !== "fixed")
@@ -33,10 +31,18 @@ async function expectNoHorizontalScroll(page: Page, where: string): Promise<void
       .map((el) => `${el.tagName.toLowerCase()}${el.dataset.testid ? `[${el.dataset.testid}]` : ""}.${String(el.className).slice(0, 80)} right=${Math.round(el.getBoundingClientRect().right)}`);
     return { scrollWidth: document.documentElement.scrollWidth, width, wide };
   });
+}
+
+/** The page scrolls sideways when anything is wider than the screen: name the culprits. A screenshot is kept for review. */
+async function expectNoHorizontalScroll(page: Page, where: string, testInfo: TestInfo): Promise<void> {
+  // let fonts, Monaco and late layout settle
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: testInfo.outputPath(`${where.replace(/\W+/g, "-")}.png`), fullPage: true });
+  const report = await measureOverflow(page);
   expect(report.scrollWidth, `${where}: wider than the screen: ${report.wide.join(" | ")}`).toBeLessThanOrEqual(report.width);
 }
 
-test("a phone-sized editor approves a diff from the inbox and the session page without sideways scrolling", async ({ browser }) => {
+test("a phone-sized editor approves a diff from the inbox and the session page without sideways scrolling", async ({ browser }, testInfo) => {
   test.setTimeout(240_000);
   const stamp = Date.now().toString(36);
   const ada = await signedInPage(browser, uniqueEmail("ada"), `Ada ${stamp}`);
@@ -45,7 +51,11 @@ test("a phone-sized editor approves a diff from the inbox and the session page w
   try {
     await expect(bea.getByTestId("current-user")).toBeVisible();
     const ws = await createWorkspace(ada, `Phone approvals ${stamp}`, { page: bea, role: "editor" });
-    await expectNoHorizontalScroll(bea, "workspaces");
+    // the check sees a page that is too wide (or it could never fail)
+    await bea.evaluate(() => document.body.insertAdjacentHTML("beforeend", '<div id="too-wide" style="width:600px;height:1px"></div>'));
+    expect((await measureOverflow(bea)).scrollWidth).toBeGreaterThan(390);
+    await bea.evaluate(() => document.getElementById("too-wide")?.remove());
+    await expectNoHorizontalScroll(bea, "workspaces", testInfo);
 
     await ada.goto(`/w/${ws.slug}`);
     await ada.getByTestId("session-new").click();
@@ -58,7 +68,7 @@ test("a phone-sized editor approves a diff from the inbox and the session page w
     await bea.getByTestId("approval-inbox-link").tap();
     await expect(bea).toHaveURL(/\/inbox$/);
     await expect(bea.locator('[data-testid="approval-inbox"][data-loaded="true"]')).toBeVisible();
-    await expectNoHorizontalScroll(bea, "empty inbox");
+    await expectNoHorizontalScroll(bea, "empty inbox", testInfo);
 
     // The tour writes a file first: a file review with its diff, on the phone.
     await sendPrompt(ada, "tour");
@@ -68,7 +78,7 @@ test("a phone-sized editor approves a diff from the inbox and the session page w
     const diff = write.getByTestId("approval-diff");
     await expect(diff).toBeVisible();
     await expect(diff.locator(".editor.modified")).toBeVisible({ timeout: 30_000 });
-    await expectNoHorizontalScroll(bea, "inbox with a Write diff");
+    await expectNoHorizontalScroll(bea, "inbox with a Write diff", testInfo);
     const box = await write.boundingBox();
     expect(box && box.x >= 0 && box.x + box.width <= 390).toBe(true);
     const writeId = await write.getAttribute("data-approval-id");
@@ -81,7 +91,7 @@ test("a phone-sized editor approves a diff from the inbox and the session page w
     const edit = bea.locator('[data-testid="session-approvals"] [data-testid="approval-card"][data-status="pending"][data-tool="Edit"]');
     await expect(edit).toBeVisible({ timeout: 45_000 });
     await expect(edit.getByTestId("approval-diff").locator(".editor.modified")).toBeVisible({ timeout: 30_000 });
-    await expectNoHorizontalScroll(bea, "session page with an Edit diff");
+    await expectNoHorizontalScroll(bea, "session page with an Edit diff", testInfo);
     await edit.getByTestId("approve-button").tap();
     await expect(edit).toHaveCount(0);
 
@@ -90,7 +100,7 @@ test("a phone-sized editor approves a diff from the inbox and the session page w
     await expect(bash).toBeVisible({ timeout: 45_000 });
     await bash.getByTestId("approve-button").tap();
     await expect(bea.getByTestId("turn-end")).toHaveCount(1, { timeout: 45_000 });
-    await expectNoHorizontalScroll(bea, "session page after the turn");
+    await expectNoHorizontalScroll(bea, "session page after the turn", testInfo);
     await expect(bea.getByTestId("prompt-input")).toBeInViewport();
   } finally {
     await ada.context().close();
@@ -98,7 +108,7 @@ test("a phone-sized editor approves a diff from the inbox and the session page w
   }
 });
 
-test("the push toggle says when this browser cannot show notifications, and never claims to be on", async ({ browser }) => {
+test("the push toggle says when this browser cannot show notifications, and never claims to be on", async ({ browser }, testInfo) => {
   test.setTimeout(120_000);
   // Notifications blocked for the site in the browser's settings.
   const denied = await phonePage(browser, uniqueEmail("denied"), "Denied", {
@@ -117,7 +127,7 @@ test("the push toggle says when this browser cannot show notifications, and neve
     await expect(denied.getByTestId("push-status")).toContainText("blocked for this site");
     await expect(denied.getByTestId("push-toggle")).toBeDisabled();
     await expect(denied.getByTestId("push-toggle")).toHaveAttribute("aria-checked", "false");
-    await expectNoHorizontalScroll(denied, "account page");
+    await expectNoHorizontalScroll(denied, "account page", testInfo);
 
     await noPush.goto("/account");
     await expect(noPush.getByTestId("push-status")).toContainText("cannot receive push notifications");
@@ -134,6 +144,7 @@ test("the push toggle says when this browser cannot show notifications, and neve
     const state = await allowed.getByTestId("push-toggle").getAttribute("data-state");
     const stored = (await (await allowed.request.get("/api/account/push")).json()) as { data: { subscriptions: number } };
     const subscribed = await allowed.evaluate(async () => (await (await navigator.serviceWorker.getRegistration())?.pushManager.getSubscription()) !== null);
+    testInfo.annotations.push({ type: "push-toggle after a tap", description: `${state}: ${await allowed.getByTestId("push-status").textContent()} ${(await allowed.getByTestId("push-error").textContent().catch(() => "")) ?? ""}` });
     if (state === "on") {
       expect(stored.data.subscriptions).toBe(1);
       expect(subscribed).toBe(true);
