@@ -64,7 +64,10 @@ export function PushToggle({ publicKey, initialSettings }: { publicKey: string; 
     const registration = await navigator.serviceWorker.getRegistration();
     if (!registration) return { capability: "no-worker", subscribed: false };
     const existing = await registration.pushManager.getSubscription().catch(() => null);
-    return { capability: "ready", subscribed: existing !== null && Notification.permission === "granted" };
+    if (existing === null || Notification.permission !== "granted") return { capability: "ready", subscribed: false };
+    // "on" only when the server still sends to it (a sign-out everywhere silences older subscriptions)
+    const known = await sendJson<{ thisBrowser?: boolean }>(`/api/account/push?endpoint=${encodeURIComponent(existing.endpoint)}`, "GET");
+    return { capability: "ready", subscribed: known.ok && known.data.thisBrowser === true };
   }
 
   async function turnOn() {

@@ -14,9 +14,13 @@ export interface StoredPushSubscription {
   keys: { p256dh: string; auth: string };
 }
 
-/** Stores (or re-owns) a browser's subscription for the user. */
+/**
+ * Stores (or re-owns) a browser's subscription for the user, stamped with the user's current
+ * session version: bumping it (sign-out everywhere, password change, disable) silences it.
+ */
 export async function savePushSubscription(db: Db, userId: string, sub: PushSubscriptionJson, userAgent: string | null): Promise<StoredPushSubscription> {
-  const fields = { userId, p256dh: sub.keys.p256dh, auth: sub.keys.auth, userAgent: userAgent?.slice(0, 300) ?? null };
+  const user = await db.user.findUniqueOrThrow({ where: { id: userId }, select: { sessionVersion: true } });
+  const fields = { userId, p256dh: sub.keys.p256dh, auth: sub.keys.auth, userAgent: userAgent?.slice(0, 300) ?? null, sessionVersion: user.sessionVersion };
   const row = await db.pushSubscription.upsert({ where: { endpoint: sub.endpoint }, create: { endpoint: sub.endpoint, ...fields }, update: fields });
   return toStored(row);
 }
@@ -32,16 +36,32 @@ export async function deleteGonePushSubscription(db: Db, id: string): Promise<vo
   await db.pushSubscription.deleteMany({ where: { id } });
 }
 
-/** The subscriptions of these users. */
+/**
+ * The subscriptions that may still be sent to: of enabled users, made under their current
+ * session version (a browser signed out everywhere since then hears nothing more).
+ */
 export async function listPushSubscriptions(db: Db, userIds: readonly string[]): Promise<StoredPushSubscription[]> {
   if (userIds.length === 0) return [];
-  const rows = await db.pushSubscription.findMany({ where: { userId: { in: [...userIds] } }, orderBy: { createdAt: "asc" } });
-  return rows.map(toStored);
+  const users = await db.user.findMany({ where: { id: { in: [...userIds] }, disabledAt: null }, select: { id: true, sessionVersion: true } });
+  if (users.length === 0) return [];
+  const current = new Map(users.map((u) => [u.id, u.sessionVersion]));
+  const rows = await db.pushSubscription.findMany({ where: { userId: { in: [...current.keys()] } }, orderBy: { createdAt: "asc" } });
+  return rows.filter((r) => current.get(r.userId) === r.sessionVersion).map(toStored);
 }
 
-/** How many browsers the user has subscribed, and whether this endpoint is one of them. */
+/** How many browsers the user has subscribed since their last sign-out everywhere. */
 export async function countPushSubscriptions(db: Db, userId: string): Promise<number> {
-  return db.pushSubscription.count({ where: { userId } });
+  const user = await db.user.findUnique({ where: { id: userId }, select: { sessionVersion: true } });
+  return user ? db.pushSubscription.count({ where: { userId, sessionVersion: user.sessionVersion } }) : 0;
+}
+
+/** Whether the endpoint is one of the user's live subscriptions (made since their last sign-out everywhere). */
+export async function hasPushSubscription(db: Db, userId: string, endpoint: string): Promise<boolean> {
+  const [user, row] = await Promise.all([
+    db.user.findUnique({ where: { id: userId }, select: { sessionVersion: true } }),
+    db.pushSubscription.findUnique({ where: { endpoint }, select: { userId: true, sessionVersion: true } }),
+  ]);
+  return user !== null && row !== null && row.userId === userId && row.sessionVersion === user.sessionVersion;
 }
 
 /** The user's settings, or the defaults when never saved. */

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
 import { afterAll, beforeAll, expect } from "vitest";
-import { listPushSubscriptions, savePushSubscription, writePushSettings } from "@/server/db/push-subscriptions";
+import { countPushSubscriptions, hasPushSubscription, listPushSubscriptions, savePushSubscription, writePushSettings } from "@/server/db/push-subscriptions";
 import { itOnBothProviders } from "@/server/db/test-support";
 import { approvalPushPayload, ZPushPayload } from "@/server/domain/push/push-payload";
 import { PushSender } from "./push-sender";
@@ -130,5 +130,21 @@ itOnBothProviders("PushSender", "encrypts for the browser, signs with VAPID, del
   expect(turn).toEqual({ sent: 1, gone: 0, failed: 0 });
   expect(received.map((r) => r.path)).toEqual(["/ok/bob"]);
   expect(received[0]!.headers.ttl).toBe(String(24 * 3600));
+
+  // signed out everywhere (session version bumped): the phone subscribed before hears nothing;
+  // a disabled account neither
+  received.length = 0;
+  await db.user.update({ where: { id: alice!.id }, data: { sessionVersion: { increment: 1 } } });
+  await db.user.update({ where: { id: bob!.id }, data: { disabledAt: new Date() } });
+  const silent = await sender.sendToUsers([alice!.id, bob!.id], payload, () => true);
+  expect(silent).toEqual({ sent: 0, gone: 0, failed: 0 });
+  expect(received).toEqual([]);
+  expect(await hasPushSubscription(db, alice!.id, `${base}/ok/phone`)).toBe(false);
+  expect(await countPushSubscriptions(db, alice!.id)).toBe(0);
+  // subscribing again (the toggle turned on after signing in) makes it live once more
+  await savePushSubscription(db, alice!.id, { endpoint: `${base}/ok/phone`, keys: phone.keys }, null);
+  expect(await hasPushSubscription(db, alice!.id, `${base}/ok/phone`)).toBe(true);
+  expect(await hasPushSubscription(db, bob!.id, `${base}/ok/phone`)).toBe(false);
+  expect((await sender.sendToUsers([alice!.id], payload, () => true)).sent).toBe(1);
   await sender.close();
 });

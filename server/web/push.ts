@@ -7,6 +7,7 @@ import { getDb } from "@/server/db/client";
 import {
   countPushSubscriptions,
   deletePushSubscription,
+  hasPushSubscription,
   readPushSettings,
   savePushSubscription,
   writePushSettings,
@@ -22,12 +23,18 @@ export interface PushState {
   settings: PushSettings;
   /** Browsers this account has subscribed. */
   subscriptions: number;
+  /** With `endpoint`: whether that browser's subscription is stored for this account and still live. */
+  thisBrowser?: boolean;
 }
 
-export async function readPushState(user: CurrentUser): Promise<PushState> {
+export async function readPushState(user: CurrentUser, endpoint?: string): Promise<PushState> {
   const db = getDb();
-  const [settings, subscriptions] = await Promise.all([readPushSettings(db, user.id), countPushSubscriptions(db, user.id)]);
-  return { publicKey: loadVapidKeys(getEnv().CONDUIT_DATA_DIR).publicKey, settings, subscriptions };
+  const [settings, subscriptions, thisBrowser] = await Promise.all([
+    readPushSettings(db, user.id),
+    countPushSubscriptions(db, user.id),
+    endpoint === undefined ? undefined : hasPushSubscription(db, user.id, endpoint),
+  ]);
+  return { publicKey: loadVapidKeys(getEnv().CONDUIT_DATA_DIR).publicKey, settings, subscriptions, ...(thisBrowser === undefined ? {} : { thisBrowser }) };
 }
 
 export async function subscribePush(user: CurrentUser, sub: PushSubscriptionJson, userAgent: string | null): Promise<{ subscriptions: number }> {

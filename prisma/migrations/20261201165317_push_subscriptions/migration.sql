@@ -6,6 +6,7 @@ CREATE TABLE "PushSubscription" (
     "p256dh" TEXT NOT NULL,
     "auth" TEXT NOT NULL,
     "userAgent" TEXT,
+    "sessionVersion" INTEGER NOT NULL DEFAULT 0,
     "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
 );
 
