@@ -1,5 +1,5 @@
 import { expect, test, type Browser, type Page, type TestInfo } from "@playwright/test";
-import { createWorkspace, sendPrompt, signInViaUi, signUpViaApi, signedInPage, uniqueEmail } from "./fixtures";
+import { createWorkspace, sameOrigin, sendPrompt, signInViaUi, signUpViaApi, signedInPage, uniqueEmail } from "./fixtures";
 
 // Conduit on a phone: 390 px wide (an iPhone 12–15), touch, a mobile user agent.
 const phone = {
@@ -177,4 +177,43 @@ test("the manifest and the service worker are served to anyone", async ({ reques
   const sw = await request.get("/sw.js");
   expect(sw.status()).toBe(200);
   expect(await sw.text()).toContain("notificationclick");
+});
+
+test("push routes: only the signed-in person's own browsers, public https push services only", async ({ browser, playwright }) => {
+  const page = await signedInPage(browser, uniqueEmail("subs"), "Subs");
+  const other = await signedInPage(browser, uniqueEmail("other"), "Other");
+  const anonymous = await playwright.request.newContext({ baseURL: test.info().project.use.baseURL });
+  const endpoint = `https://push.example.test/e2e/${Date.now().toString(36)}`;
+  const sub = { endpoint, keys: { p256dh: "BExampleKey", auth: "exampleAuth" } };
+  try {
+    expect((await anonymous.get("/api/account/push")).status()).toBe(401);
+    expect((await anonymous.post("/api/account/push/subscriptions", { headers: sameOrigin, data: sub })).status()).toBe(401);
+
+    for (const bad of ["http://push.example.test/x", "https://127.0.0.1:4703/x", "https://localhost/x"]) {
+      const res = await page.request.post("/api/account/push/subscriptions", { headers: sameOrigin, data: { ...sub, endpoint: bad } });
+      expect(res.status(), bad).toBe(400);
+    }
+    const created = await page.request.post("/api/account/push/subscriptions", { headers: sameOrigin, data: sub });
+    expect(created.status(), await created.text()).toBe(201);
+    const state = async (p: Page) =>
+      ((await (await p.request.get(`/api/account/push?endpoint=${encodeURIComponent(endpoint)}`)).json()) as { data: { subscriptions: number; thisBrowser: boolean } }).data;
+    expect(await state(page)).toMatchObject({ subscriptions: 1, thisBrowser: true });
+    expect(await state(other)).toMatchObject({ subscriptions: 0, thisBrowser: false });
+
+    // someone else cannot remove it
+    const foreign = await other.request.delete("/api/account/push/subscriptions", { headers: sameOrigin, data: { endpoint } });
+    expect(((await foreign.json()) as { data: { removed: boolean } }).data.removed).toBe(false);
+    expect(await state(page)).toMatchObject({ subscriptions: 1, thisBrowser: true });
+
+    const removed = await page.request.delete("/api/account/push/subscriptions", { headers: sameOrigin, data: { endpoint } });
+    expect(((await removed.json()) as { data: { removed: boolean } }).data.removed).toBe(true);
+    expect(await state(page)).toMatchObject({ subscriptions: 0, thisBrowser: false });
+
+    const badSettings = await page.request.patch("/api/account/push", { headers: sameOrigin, data: { approvals: "yes" } });
+    expect(badSettings.status()).toBe(400);
+  } finally {
+    await anonymous.dispose();
+    await page.context().close();
+    await other.context().close();
+  }
 });
