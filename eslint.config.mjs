@@ -35,6 +35,11 @@ const layers = [
     patterns: [wall(["@/server/*", "!@/server/shared", "!@/server/workspace-fs", "@/app/*", "@/components/*", "@/generated/*"], "server/workspace-changes imports only server/shared and server/workspace-fs")],
   },
   {
+    // Web Push both processes share (VAPID keys; sending): below the processes, like server/db
+    files: ["server/push/**/*.ts"],
+    patterns: [wall(["@/server/sidecar/*", "@/server/web/*", "@/server/edge-proxy/*", "@/app/*", "@/components/*"], "server/push is below the processes")],
+  },
+  {
     files: ["server/edge-proxy/**/*.ts"],
     patterns: [wall(["@/server/sidecar/*", "@/server/web/*", "@/server/db/*", "@/server/domain/*", "@/app/*", "@/components/*"], "the edge proxy stands alone: it may import server/shared and server/env only")],
   },

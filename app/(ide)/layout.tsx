@@ -18,11 +18,11 @@ export default async function IdeLayout({ children }: { children: ReactNode }) {
     <div className="flex min-h-screen flex-col">
       {(await sessionsUnisolated()) && <UnisolatedBanner />}
       {isDemoModel() && <DemoBanner />}
-      <header className="flex items-center gap-4 border-b border-zinc-200 bg-white px-4 py-2 dark:border-zinc-800 dark:bg-zinc-900">
+      <header className="flex flex-wrap items-center gap-x-4 gap-y-1 border-b border-zinc-200 bg-white px-3 py-2 sm:px-4 dark:border-zinc-800 dark:bg-zinc-900">
         <Link href="/workspaces" className="font-semibold tracking-tight">
           Conduit
         </Link>
-        <nav className="flex gap-3 text-sm text-zinc-600 dark:text-zinc-400">
+        <nav className="order-last flex w-full flex-wrap items-center gap-x-3 gap-y-1 text-sm text-zinc-600 sm:order-none sm:w-auto dark:text-zinc-400">
           <Link href="/workspaces" className="hover:text-zinc-900 dark:hover:text-zinc-100">
             Workspaces
           </Link>
@@ -40,7 +40,7 @@ export default async function IdeLayout({ children }: { children: ReactNode }) {
           <ApprovalCountBadge />
         </nav>
         <div className="ml-auto flex items-center gap-3 text-sm">
-          <span data-testid="current-user" title={user.email}>
+          <span data-testid="current-user" title={user.email} className="max-w-32 truncate sm:max-w-none">
             {user.name}
             {user.isAdmin && <span className="ml-1 rounded bg-zinc-200 px-1 text-xs dark:bg-zinc-700">admin</span>}
           </span>
@@ -50,7 +50,7 @@ export default async function IdeLayout({ children }: { children: ReactNode }) {
           <SignOutButton />
         </div>
       </header>
-      <main className="mx-auto w-full max-w-5xl flex-1 p-6">{children}</main>
+      <main className="mx-auto w-full min-w-0 max-w-5xl flex-1 p-3 sm:p-6">{children}</main>
     </div>
   );
 }

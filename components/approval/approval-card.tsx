@@ -177,9 +177,9 @@ export function ApprovalCard({
         selected ? "ring-2 ring-indigo-500 ring-offset-2 ring-offset-zinc-50 dark:ring-offset-zinc-950" : ""
       }`}
     >
-      <header className="flex items-start gap-2 px-3 pt-2.5 pb-2">
+      <header className="flex flex-wrap items-start gap-2 px-3 pt-2.5 pb-2">
         <ToolChip tool={tool} />
-        <div className="min-w-0 flex-1">
+        <div className="min-w-[12rem] flex-1 basis-0">
           <div
             className="truncate font-mono text-xs font-medium text-zinc-800 dark:text-zinc-200"
             title={approvalSummary(approval)}
@@ -209,7 +209,7 @@ export function ApprovalCard({
             </div>
           )}
         </div>
-        <div className="flex shrink-0 items-center gap-1.5">
+        <div className="ml-auto flex shrink-0 items-center gap-1.5">
           {pending && <ApprovalCountdown expiresAt={approval.expiresAt} />}
           <StatusPill status={status} />
         </div>

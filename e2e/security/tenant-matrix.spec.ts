@@ -103,6 +103,11 @@ const routeCases: RouteCase[] = [
   // a wrong current password: nobody changes a password here (it would end the cookies under test)
   { route: "POST /api/account/password", path: () => "/api/account/password", body: () => ({ currentPassword: "not-the-password", newPassword: "An0ther-long-pass" }), expect: nobody },
   { route: "PATCH /api/account", path: () => "/api/account", body: () => ({ name: "Matrix Person" }), expect: signedIn },
+  // Web Push: each signed-in person reads and changes only their own settings and browsers
+  { route: "GET /api/account/push", path: () => "/api/account/push", expect: signedIn },
+  { route: "PATCH /api/account/push", path: () => "/api/account/push", body: () => ({ approvals: true, finishedTurns: false }), expect: signedIn },
+  { route: "POST /api/account/push/subscriptions", path: () => "/api/account/push/subscriptions", body: () => ({ endpoint: `https://push.example.test/matrix/${uniqueEmail("sub")}`, keys: { p256dh: "BMatrixKey", auth: "matrixAuth" } }), expect: signedIn },
+  { route: "DELETE /api/account/push/subscriptions", path: () => "/api/account/push/subscriptions", body: () => ({ endpoint: "https://push.example.test/matrix/none" }), expect: signedIn },
   { route: "POST /api/invitations", path: () => "/api/invitations", body: (f) => ({ email: uniqueEmail("m-invitee"), workspaceSlug: f.slug, role: "viewer" }), expect: owners },
   { route: "DELETE /api/invitations/[id]", path: (f) => `/api/invitations/${f.invitationId}`, expect: owners },
   { route: "PUT /api/admin/users/[id]/budget", path: (f) => `/api/admin/users/${f.ids.viewer}/budget`, body: () => ({ monthlyBudgetUsd: 5 }), expect: nobody },

@@ -34,6 +34,9 @@ import { attachApprovalSockets, notifyUsersOf } from "@/server/sidecar/socket/ap
 import { RevocationSweep } from "@/server/sidecar/socket/revocation-sweep";
 import { TurnSnapshots } from "@/server/sidecar/session/turn-snapshots";
 import { attachChangesSockets } from "@/server/sidecar/socket/changes-socket";
+import { PushSender, vapidSubjectFor } from "@/server/push/push-sender";
+import { loadVapidKeys } from "@/server/push/vapid-keys";
+import { attachTurnPushes, notifyWithPush } from "@/server/sidecar/push/push-notifier";
 
 const log = pino({ name: "sidecar", level: getEnv().LOG_LEVEL });
 
@@ -100,7 +103,10 @@ async function main(): Promise<void> {
     httpRoutes: sidecarHttpRoutes({ metrics, sidecarId, liveSessions: () => admitting.liveCount, metricsToken: env.CONDUIT_METRICS_TOKEN }),
   });
   // Approvals an earlier run left pending can never be answered: their CLI is gone.
-  const approvals = new ApprovalService({ db, log: log.child({ component: "approvals" }), notify: notifyUsersOf(server.io) });
+  // Web Push to subscribed browsers: approvals routed to a user, turns finished while away.
+  const pushLog = log.child({ component: "push" });
+  const push = new PushSender({ db, keys: loadVapidKeys(env.CONDUIT_DATA_DIR), subject: vapidSubjectFor(publicUrlOf(env)), log: pushLog });
+  const approvals = new ApprovalService({ db, log: log.child({ component: "approvals" }), notify: notifyWithPush(notifyUsersOf(server.io), push) });
   approvalsPending = () => approvals.pendingCount;
   const leftovers = await approvals.cancelLeftovers(sidecarId);
   if (leftovers > 0) log.info({ leftovers }, "cancelled approvals left pending by an earlier sidecar");
@@ -136,6 +142,7 @@ async function main(): Promise<void> {
   attachSessionManageSockets(server.io, { management: new SessionManagement({ hub, db, log }), db, log });
   attachApprovalSockets(server.io, { service: approvals, db, log });
   attachChangesSockets(server.io, { hub, snapshots, db, log });
+  attachTurnPushes({ io: server.io, hub, db, sender: push });
   // Disabled accounts, sign-outs and removed members lose their open sockets within about 2 s.
   const revocations = new RevocationSweep({
     io: server.io,
@@ -159,6 +166,7 @@ async function main(): Promise<void> {
       .then(() => snapshots.close())
       .then(() => writer.close())
       .then(() => approvals.close())
+      .then(() => push.close())
       .then(() => credentialProxy.close())
       .then(() => checkpointer.close())
       .then(() => db.$disconnect())

@@ -1,12 +1,14 @@
 import { AccountSettings } from "@/components/account/account-settings";
+import { PushToggle } from "@/components/account/push-toggle";
 import { readAccount } from "@/server/web/account";
 import { requirePageUser } from "@/server/web/auth";
+import { readPushState } from "@/server/web/push";
 
 export const dynamic = "force-dynamic";
 
 export default async function AccountPage() {
   const user = await requirePageUser();
-  const account = await readAccount(user);
+  const [account, push] = await Promise.all([readAccount(user), readPushState(user)]);
   const month = new Date(account.from).toLocaleDateString("en", { month: "long", year: "numeric", timeZone: "UTC" });
   const share = account.monthlyBudgetUsd ? Math.min(100, (account.spentUsd / account.monthlyBudgetUsd) * 100) : undefined;
   return (
@@ -34,6 +36,7 @@ export default async function AccountPage() {
         <p className="text-xs text-zinc-500">Your budget is set by an admin; prompts stop starting once the month&apos;s spend reaches it.</p>
       </section>
       <AccountSettings email={account.email} name={account.name} hasPassword={account.hasPassword} />
+      <PushToggle publicKey={push.publicKey} initialSettings={push.settings} />
     </div>
   );
 }

@@ -1,0 +1,56 @@
+/**
+ * The instance's VAPID key pair (RFC 8292): made once into `DATA_DIR/vapid-keys.json` (0600),
+ * read by the sidecar (it signs every push) and the web app (browsers subscribe with the
+ * public key). Both processes may ask first: the file is created exclusively, and the loser of
+ * that race reads the winner's keys, so there is only ever one pair.
+ */
+import { createECDH, randomBytes } from "node:crypto";
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+
+export const vapidKeysFile = "vapid-keys.json";
+
+const ZVapidKeys = z.object({
+  /** Uncompressed P-256 point, base64url (65 bytes): the browser's `applicationServerKey`. */
+  publicKey: z.string().regex(/^[A-Za-z0-9_-]{87}$/),
+  /** The private scalar, base64url (32 bytes). */
+  privateKey: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
+});
+export type VapidKeys = z.infer<typeof ZVapidKeys>;
+
+/** A fresh P-256 key pair in the encoding web-push and browsers take. */
+export function generateVapidKeys(): VapidKeys {
+  const ecdh = createECDH("prime256v1");
+  ecdh.generateKeys();
+  // the private scalar may have leading zero bytes that getPrivateKey() drops: pad to 32
+  const priv = Buffer.alloc(32);
+  const raw = ecdh.getPrivateKey();
+  raw.copy(priv, 32 - raw.length);
+  return { publicKey: ecdh.getPublicKey().toString("base64url"), privateKey: priv.toString("base64url") };
+}
+
+const cache = new Map<string, VapidKeys>();
+
+/** The keys in `dataDir`, made on first use. A damaged file is an error, never silently replaced (subscriptions depend on it). */
+export function loadVapidKeys(dataDir: string): VapidKeys {
+  const file = path.resolve(/*turbopackIgnore: true*/ dataDir, vapidKeysFile);
+  const cached = cache.get(file);
+  if (cached) return cached;
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  // Written whole to a temp file, then linked into place: link() fails if the name exists, so
+  // a reader never sees a half-written file and a second writer never replaces the first pair.
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
+  writeFileSync(temp, `${JSON.stringify(generateVapidKeys())}\n`, { mode: 0o600, flag: "wx" });
+  try {
+    linkSync(temp, file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+  } finally {
+    unlinkSync(temp);
+  }
+  const parsed = ZVapidKeys.safeParse(JSON.parse(readFileSync(file, "utf8")));
+  if (!parsed.success) throw new Error(`${file} is not a VAPID key pair; move it away to make a new one (browsers then subscribe again).`);
+  cache.set(file, parsed.data);
+  return parsed.data;
+}
