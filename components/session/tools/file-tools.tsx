@@ -1,6 +1,6 @@
 "use client";
 
-import type { ToolResultView } from "../conversation";
+import type { ToolBodyProps } from "./tool-data";
 import { relativePath } from "../format";
 import { fileToolDiff } from "./diff-data";
 import { DiffStatsBadge, DiffView } from "./diff-view";
@@ -10,17 +10,7 @@ import { OpenFileLink } from "./search-tools";
 export const fileToolNames: ReadonlySet<string> = new Set(["Edit", "MultiEdit", "Write", "NotebookEdit"]);
 
 /** Edit, MultiEdit, Write, NotebookEdit: the change as a real diff, and a link to the file. */
-export function FileToolBody({
-  name,
-  input,
-  result,
-  rootPath,
-}: {
-  name: string;
-  input: unknown;
-  result?: ToolResultView;
-  rootPath?: string;
-}) {
+export function FileToolBody({ name, input, result, rootPath }: ToolBodyProps) {
   const diff = fileToolDiff(name, input, result && !result.isError ? result.structured : undefined);
   if (!diff) return null;
   const relative = workspaceRelative(diff.path, rootPath);

@@ -1,22 +1,11 @@
 "use client";
 
-import type { ToolResultView } from "../conversation";
 import { relativePath } from "../format";
 import { requestOpenFile, workspaceRelative } from "./open-file";
-import { searchFigures } from "./tool-data";
+import { searchFigures, type ToolBodyProps } from "./tool-data";
 
 /** Read, Grep, Glob: what was looked at or for, how much came back; the output is in the card's result. */
-export function SearchToolBody({
-  name,
-  input,
-  result,
-  rootPath,
-}: {
-  name: string;
-  input: unknown;
-  result?: ToolResultView;
-  rootPath?: string;
-}) {
+export function SearchToolBody({ name, input, result, rootPath }: ToolBodyProps) {
   const f = searchFigures(name, input, result);
   const relative = name === "Read" ? workspaceRelative(f.target, rootPath) : undefined;
   return (

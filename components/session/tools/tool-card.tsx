@@ -5,7 +5,7 @@ import type { ApprovalView, ToolResultView } from "../conversation";
 import { relativePath } from "../format";
 import { FileToolBody, fileToolNames } from "./file-tools";
 import { SearchToolBody } from "./search-tools";
-import { isSubagentTool, parseTodos } from "./tool-data";
+import { isSubagentTool, parseTodos, type ToolBodyProps } from "./tool-data";
 import { SubagentStream } from "./subagent";
 import { TodoList } from "./todo-list";
 import { WebToolBody } from "./web-tools";
@@ -213,17 +213,7 @@ function Label({ children, path }: { children: string; path?: string }) {
   );
 }
 
-function ToolInput({
-  name,
-  input,
-  result,
-  rootPath,
-}: {
-  name: string;
-  input: unknown;
-  result?: ToolResultView;
-  rootPath?: string;
-}) {
+function ToolInput({ name, input, result, rootPath }: ToolBodyProps) {
   const i = asObject(input);
   switch (toolFamily(name)) {
     case "bash":

@@ -21,6 +21,14 @@ function num(value: unknown): number | undefined {
 // ---------------------------------------------------------------------------------------------
 // TodoWrite
 
+/** What every tool card's body gets: the call, its result once there, and the workspace root for paths. */
+export interface ToolBodyProps {
+  name: string;
+  input: unknown;
+  result?: ToolResultView;
+  rootPath?: string;
+}
+
 export type TodoStatus = "pending" | "in_progress" | "completed";
 
 export interface Todo {
