@@ -6,9 +6,7 @@
  * Every write is contained in the workspace (`server/workspace-fs`'s real-path rules) and goes
  * to a temporary file renamed over the target.
  */
-import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
-import { lstat, mkdir, open, readFile, rename, symlink, unlink } from "node:fs/promises";
+import { lstat, mkdir, readFile, symlink, unlink } from "node:fs/promises";
 import path from "node:path";
 import { applyPatch, structuredPatch, type StructuredPatch } from "diff";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
@@ -16,6 +14,7 @@ import type { ChangeHunk, ChangedFile, FileSide, RewindPreview } from "@/server/
 import { maxDiffedFileBytes } from "@/server/shared/wire/changes";
 import { looksBinary } from "@/server/workspace-fs/file-content";
 import { parseRelativePath, resolveEntry, resolveNew, type WorkspaceRoot } from "@/server/workspace-fs/workspace-path";
+import { writeAtomically } from "@/server/workspace-fs/write-file";
 import type { ShadowRepo } from "./shadow-repo";
 
 /** Lines of context around each hunk (what the browser's hunk list and a revert agree on). */
@@ -179,19 +178,7 @@ async function writeContained(ws: WorkspaceRoot, rel: string, bytes: Buffer, mod
   });
   const info = await lstat(real).catch(() => undefined);
   if (info?.isDirectory()) throw new AppError(ErrorCode.conflict, `${rel} is a folder now; it was left alone.`);
-  const tmp = path.join(path.dirname(real), `.${path.basename(real)}.conduit-${randomBytes(6).toString("hex")}.tmp`);
-  const handle = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode ?? (info ? info.mode & 0o777 : 0o644));
-  try {
-    await handle.writeFile(bytes);
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(tmp, real);
-  } catch (err) {
-    await unlink(tmp).catch(() => undefined);
-    throw err;
-  }
+  await writeAtomically(real, bytes, mode ?? (info ? info.mode & 0o777 : 0o644));
 }
 
 /** Creates the folders of `dir` inside the workspace, one contained level at a time. */

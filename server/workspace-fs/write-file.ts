@@ -36,11 +36,15 @@ async function serialised<T>(key: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-async function writeAtomically(real: string, content: string, mode?: number): Promise<void> {
+/**
+ * Writes `content` to the real path `real` through a temp file beside it (created exclusively,
+ * never through a link) and a rename, so readers see the old bytes or the new, never half.
+ */
+export async function writeAtomically(real: string, content: string | Uint8Array, mode?: number): Promise<void> {
   const tmp = path.join(path.dirname(real), `.${path.basename(real)}.conduit-${randomBytes(6).toString("hex")}.tmp`);
   const handle = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode ?? 0o644);
   try {
-    await handle.writeFile(content, "utf8");
+    await (typeof content === "string" ? handle.writeFile(content, "utf8") : handle.writeFile(content));
     await handle.sync();
   } finally {
     await handle.close();
