@@ -12,6 +12,7 @@ import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import {
   subscribePage as eventPage,
   type SessionStatus,
+  sessionStatuses,
   type SessionView,
   type WireEvent,
   type WireEventKind,
@@ -20,16 +21,6 @@ import { requireWorkspaceAccess, type WorkspaceSummary } from "@/server/web/work
 import { encodeHistoryCursor } from "@/server/db/session-history";
 import { sessionListWhere, sessionListPageSize, type SessionListQuery } from "@/server/web/session-list-query";
 
-const statuses: readonly SessionStatus[] = [
-  "starting",
-  "idle",
-  "running",
-  "awaiting-approval",
-  "stalled",
-  "stopped",
-  "crashed",
-  "dead",
-];
 
 export interface WorkspaceSessionSettings {
   allowBypass: boolean;
@@ -256,7 +247,7 @@ async function toViews(
       workspaceId: r.workspaceId,
       workspaceSlug: workspace.slug,
       title: r.title,
-      status: statuses.includes(r.status as SessionStatus) ? (r.status as SessionStatus) : "idle",
+      status: (sessionStatuses as readonly string[]).includes(r.status) ? (r.status as SessionStatus) : "idle",
       mode: r.mode,
       model: r.model,
       createdBy: { id: r.createdBy.id, name: r.createdBy.name },

@@ -90,15 +90,8 @@ export const ZFetchEvent = z.object({ sessionId: ZSessionId, seq: z.number().int
 export const ZWatchWorkspace = z.object({ workspace: z.string().min(1).max(100) });
 
 /** Session statuses as browsers see them (the same words as server/domain/session). */
-export type SessionStatus =
-  | "starting"
-  | "idle"
-  | "running"
-  | "awaiting-approval"
-  | "stalled"
-  | "stopped"
-  | "crashed"
-  | "dead";
+export const sessionStatuses = ["starting", "idle", "running", "awaiting-approval", "stalled", "stopped", "crashed", "dead"] as const;
+export type SessionStatus = (typeof sessionStatuses)[number];
 
 /** Kinds of event-log entries. `cli` is a CLI stdout line; the others are user commands or sidecar notes. */
 export type WireEventKind =
