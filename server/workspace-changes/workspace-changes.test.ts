@@ -81,6 +81,31 @@ describe("the shadow repository and take-backs", () => {
     expect(await repo.diff(first, second)).toEqual([{ path: "big.txt", status: "added", insertions: 0, deletions: 0, binary: false, large: true }]);
   });
 
+  it("sees every kind of change after a snapshot that found nothing (the status fast path)", async () => {
+    await mkdir(path.join(ws, "src", "deep"), { recursive: true });
+    await writeFile(path.join(ws, "src", "deep", "a.ts"), "export const a = 1;\n");
+    await writeFile(path.join(ws, "b.txt"), "bee\n");
+    const base = await repo.snapshot();
+    expect(await repo.snapshot()).toBe(base);
+    // a new file in an existing folder (the untracked cache must notice the folder changed)
+    await writeFile(path.join(ws, "src", "deep", "new.ts"), "export const n = 2;\n");
+    const added = await repo.snapshot();
+    expect(await repo.diff(base, added)).toMatchObject([{ path: "src/deep/new.ts", status: "added" }]);
+    expect(await repo.snapshot()).toBe(added);
+    // same size, same second: racy-git content check
+    await writeFile(path.join(ws, "src", "deep", "a.ts"), "export const a = 9;\n");
+    const modified = await repo.snapshot();
+    expect(await repo.diff(added, modified)).toMatchObject([{ path: "src/deep/a.ts", status: "modified" }]);
+    await rm(path.join(ws, "b.txt"));
+    const deleted = await repo.snapshot();
+    expect(await repo.diff(modified, deleted)).toMatchObject([{ path: "b.txt", status: "deleted" }]);
+    // an ignored file stays out, on the fast path too
+    await writeFile(path.join(ws, ".gitignore"), "*.log\n");
+    const ignoreRule = await repo.snapshot();
+    await writeFile(path.join(ws, "noise.log"), "x");
+    expect(await repo.snapshot()).toBe(ignoreRule);
+  });
+
   it("reverts a hunk on text that changed elsewhere, and refuses one whose lines changed", async () => {
     const before = sideOf(Buffer.from("a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n"));
     const after = sideOf(Buffer.from("a\nB\nc\nd\ne\nf\ng\nh\ni\nJ\n"));
