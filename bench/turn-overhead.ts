@@ -23,7 +23,11 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { ShadowRepo } from "../server/workspace-changes/shadow-repo";
 import { buildCliArgs } from "../server/sidecar/process/build-cli-args";
 import { buildCliEnv } from "../server/sidecar/process/build-cli-env";
 import { killProcessGroup } from "../server/sidecar/process/cli-process";
@@ -125,6 +129,8 @@ class TurnClock {
 function conduitVariant(
   cliEnv: CliEnv,
   isolation: { sandbox: CliSandbox; proxy: CredentialProxy; network?: { sessions: SessionNetwork; policy: NetworkPolicy } },
+  /** The Changes capture as the hub runs it: a before-turn snapshot the prompt waits for, an after-turn one it does not. */
+  snapshots?: ShadowRepo,
 ): Variant {
   const clock = new TurnClock();
   const runner: SessionRunner = createSessionRunner(
@@ -166,8 +172,12 @@ function conduitVariant(
     },
     async warm(text) {
       const timing = clock.begin();
+      await snapshots?.snapshot("before");
       await runner.prompt({ uuid: randomUUID(), text });
-      return timing;
+      if (!snapshots) return timing;
+      const done = await timing;
+      await snapshots.snapshot("after");
+      return done;
     },
     close: () => runner.dispose(),
   };
@@ -296,10 +306,16 @@ export async function run(): Promise<TurnOverheadResult> {
     sandbox.mode === "bwrap"
       ? conduitVariant(cliEnv, { sandbox, proxy, network: { sessions: createSessionNetwork({ credentialProxyPort: proxy.port }), policy: { mode: "none", domains: [] } } })
       : undefined;
-  const variants = { conduit: conduitVariant(cliEnv, { sandbox, proxy }), bare: bareVariant(cliEnv), spawn: spawnVariant(cliEnv), ...(netNone ? { netNone } : {}) };
-  const names = (["conduit", "bare", "spawn", "netNone"] as const).filter((name) => name in variants);
+  // variant E captures each turn's changes as the hub does (server/workspace-changes)
+  const shadowDir = await mkdtemp(path.join(os.tmpdir(), "conduit-bench-shadow-"));
+  const snapshots = new ShadowRepo(path.join(shadowDir, "ws.git"), cliEnv.cwd);
+  await snapshots.snapshot("baseline");
+  const variants = {
+    conduit: conduitVariant(cliEnv, { sandbox, proxy }),
+    snap: conduitVariant(cliEnv, { sandbox, proxy }, snapshots), bare: bareVariant(cliEnv), spawn: spawnVariant(cliEnv), ...(netNone ? { netNone } : {}) };
+  const names = (["conduit", "bare", "spawn", "netNone", "snap"] as const).filter((name) => name in variants);
   const cold = {} as Record<(typeof names)[number], TurnTiming>;
-  const warm: Record<(typeof names)[number], TurnTiming[]> = { conduit: [], bare: [], spawn: [], netNone: [] };
+  const warm: Record<(typeof names)[number], TurnTiming[]> = { conduit: [], bare: [], spawn: [], netNone: [], snap: [] };
   try {
     for (const name of names) cold[name] = await variants[name]!.cold(`${name} cold turn`);
     for (let turn = 1; turn <= WARM_TURNS; turn++) {
@@ -309,6 +325,7 @@ export async function run(): Promise<TurnOverheadResult> {
     await Promise.all(names.map((name) => variants[name]!.close()));
     await proxy.close();
     await cliEnv.close();
+    await rm(shadowDir, { recursive: true, force: true });
   }
   const conduit = summarise(cold.conduit, warm.conduit);
   const bare = summarise(cold.bare, warm.bare);
@@ -316,18 +333,20 @@ export async function run(): Promise<TurnOverheadResult> {
   const ratio = spawned.resultMs / conduit.resultMs;
   const overhead = conduit.resultMs / bare.resultMs;
   const none = netNone ? summarise(cold.netNone, warm.netNone) : undefined;
+  const snap = summarise(cold.snap, warm.snap);
   const line = (label: string, s: VariantSummary) =>
     `  ${label.padEnd(22)} first_assistant=${ms(s.firstAssistantMs)} result=${ms(s.resultMs)}` +
     (s.exitMs === undefined ? "" : ` exit=${ms(s.exitMs)}`) +
     `   cold: first_assistant=${ms(s.cold.firstAssistantMs)} result=${ms(s.cold.resultMs)}`;
   console.log(
-    `turn-overhead: ${WARM_TURNS} warm turns per variant after 1 cold one, interleaved A B C${none ? " D" : ""}; ` +
+    `turn-overhead: ${WARM_TURNS} warm turns per variant after 1 cold one, interleaved A B C${none ? " D" : ""} E; ` +
       "median ms from sending the prompt (C: from the spawn; cold: from the spawn) to the first assistant message and to the result",
   );
   console.log(line(`A conduit runner${sandbox.mode === "bwrap" ? "+bwrap" : ""}+proxy`, conduit));
   console.log(line("B bare stdin driver", bare));
   console.log(line("C spawn per message", spawned));
   if (none) console.log(line("D conduit, network none", none));
+  console.log(line("E A + per-turn snapshots", snap));
   console.log("turn-overhead: headline figures are the warm time-to-result medians");
   if (none) {
     console.log(
@@ -335,6 +354,11 @@ export async function run(): Promise<TurnOverheadResult> {
         `ratio=${(spawned.resultMs / none.resultMs).toFixed(2)} overhead=${(none.resultMs / bare.resultMs).toFixed(3)}`,
     );
   }
+  // the Changes capture's cost on a warm turn: a before-turn `git status` the prompt waits for
+  console.log(
+    `turn-overhead-snapshots: conduit_ms=${ms(snap.resultMs)} bare_ms=${ms(bare.resultMs)} spawn_ms=${ms(spawned.resultMs)} ` +
+      `ratio=${(spawned.resultMs / snap.resultMs).toFixed(2)} overhead=${(snap.resultMs / bare.resultMs).toFixed(3)}`,
+  );
   console.log(
     `turn-overhead: conduit_ms=${ms(conduit.resultMs)} bare_ms=${ms(bare.resultMs)} spawn_ms=${ms(spawned.resultMs)} ` +
       `ratio=${ratio.toFixed(2)} overhead=${overhead.toFixed(3)}`,
