@@ -242,13 +242,26 @@ async function shutdown(code: number): Promise<void> {
   process.exit(failure ? 1 : code);
 }
 
+/**
+ * `check`'s answer, or false when it has not settled within `ms`. A probe's own abort signal has
+ * been seen not to end a hung request (a start waited ten minutes on the web app's first health
+ * check); this timer is an ordinary, ref'd one.
+ */
+function withinMs(check: Promise<boolean>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  return Promise.race([check, late]).finally(() => clearTimeout(timer));
+}
+
 /** Waits until `probe` succeeds; fails early when the part has died. */
 async function waitUntilUp(part: Part, probe: () => Promise<boolean>, timeoutMs: number, label = "up"): Promise<void> {
   const started = Date.now();
   const child = part.child;
   for (;;) {
     if (!alive(part) || part.child !== child || shuttingDown) throw new StartError(part.name, "stopped before it was ready");
-    if (await probe()) {
+    if (await withinMs(probe(), 5000)) {
       say(`${part.name} ${label} (${elapsed(started)}, pid ${child.pid})`);
       return;
     }
