@@ -22,6 +22,7 @@ import { createSessionRunner } from "@/server/sidecar/session/session-runner";
 import { startCliEnv, type CliEnv } from "@/test/cli-env";
 import { createSessionFixtures, type SessionFixtures } from "@/test/session-fixtures";
 import { startTestSidecar, type TestSidecar } from "@/test/sidecar-fixture";
+import { until } from "@/test/until";
 
 let counter = 0;
 const commandId = () => `ctl-${++counter}-${Math.random().toString(36).slice(2, 10)}`;
@@ -30,13 +31,6 @@ function ask<T>(socket: Socket, name: string, payload: unknown): Promise<Ack<T>>
   return socket.timeout(60_000).emitWithAck(name, payload) as Promise<Ack<T>>;
 }
 
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 30_000, what = "condition"): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** A real 2×2 PNG (signature, IHDR, IDAT, IEND with their CRCs). */
 function tinyPng(): Buffer {

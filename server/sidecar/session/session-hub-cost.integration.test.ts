@@ -11,6 +11,7 @@ import { startCliEnv, type CliEnv } from "@/test/cli-env";
 import { createSessionFixtures, type SessionFixtures } from "@/test/session-fixtures";
 import { SessionHub } from "./session-hub";
 import { createSessionRunner } from "./session-runner";
+import { until } from "@/test/until";
 
 const log = pino({ level: "silent" });
 const usage = {
@@ -25,13 +26,6 @@ const turnUsd = (1000 * 4 + 2000 * 20 + 3000 * 0.2 + 4000 * 5) / 1_000_000;
 let counter = 0;
 const commandId = () => `cost-${++counter}-${Math.random().toString(36).slice(2, 10)}`;
 
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 30_000, what = "condition"): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe("cost recording and budgets with the real CLI", () => {
   let cli: CliEnv;

@@ -16,18 +16,12 @@ import { createSessionFixtures, type SessionFixtures } from "@/test/session-fixt
 import { SessionHub } from "./session-hub";
 import { SessionManagement } from "./session-management";
 import { createSessionRunner } from "./session-runner";
+import { until } from "@/test/until";
 
 const log = pino({ level: "silent" });
 let counter = 0;
 const commandId = () => `manage-${++counter}-${Math.random().toString(36).slice(2, 10)}`;
 
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 30_000, what = "condition"): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe("session management with the real CLI", () => {
   let cli: CliEnv;

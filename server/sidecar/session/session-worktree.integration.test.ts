@@ -15,18 +15,12 @@ import { SessionHub } from "./session-hub";
 import { createSessionRunner } from "./session-runner";
 import { releaseSessionWorktree } from "./session-worktree-start";
 import { TurnSnapshots } from "./turn-snapshots";
+import { until } from "@/test/until";
 
 const log = pino({ level: "silent" });
 let counter = 0;
 const commandId = () => `wt-${++counter}-${Math.random().toString(36).slice(2, 10)}`;
 
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 30_000, what = "condition"): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe("sessions in their own git worktree, real CLI", () => {
   let cli: CliEnv;

@@ -18,18 +18,14 @@ import { createSessionRunner } from "@/server/sidecar/session/session-runner";
 import { startCliEnv, type CliEnv } from "@/test/cli-env";
 import { createSessionFixtures, type SessionFixtures } from "@/test/session-fixtures";
 import { startTestSidecar, type TestSidecar } from "@/test/sidecar-fixture";
+import { until as untilShared } from "@/test/until";
 
 const log = pino({ level: process.env.TEST_LOG ?? "silent" });
 let counter = 0;
 const commandId = () => `chg-${++counter}-${Math.random().toString(36).slice(2, 10)}`;
 
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 60_000, what = "condition"): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+/** The shared poll with this file's longer default (real turns with snapshots). */
+const until = (check: () => boolean | Promise<boolean>, timeoutMs = 60_000, what = "condition") => untilShared(check, timeoutMs, what);
 
 const original: Record<string, string> = {
   "notes.txt": "one\ntwo\nthree\n",

@@ -10,18 +10,12 @@ import type { SessionView, WireEvent } from "@/server/shared/wire/session";
 import { emitTurn, fakeRunnerFactory, type FakeSessionRunner } from "@/test/fake-session-runner";
 import { createSessionFixtures, type SessionFixtures, type TestUser } from "@/test/session-fixtures";
 import { startTestSidecar, type TestSidecar } from "@/test/sidecar-fixture";
+import { until } from "@/test/until";
 
 const log = pino({ level: "silent" });
 let counter = 0;
 const commandId = () => `cmd-${++counter}-${Math.random().toString(36).slice(2, 10)}`;
 
-async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /**
  * How long a revoked socket may stay open in these tests: the sweep's one-second period plus a

@@ -18,6 +18,7 @@ import { startCliEnv, type CliEnv } from "@/test/cli-env";
 import { fakeRunnerFactory, type FakeSessionRunner } from "@/test/fake-session-runner";
 import { createSessionFixtures, type SessionFixtures, type TestUser } from "@/test/session-fixtures";
 import { startTestSidecar } from "@/test/sidecar-fixture";
+import { until } from "@/test/until";
 
 const log = pino({ level: "silent" });
 
@@ -84,13 +85,6 @@ let counter = 0;
 const commandId = () => `cmd-${++counter}-${Math.random().toString(36).slice(2, 10)}`;
 const seqs = (events: { seq: number }[]) => events.map((e) => e.seq);
 
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 30_000, what = "condition"): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** A sidecar with the session handlers on a hub made by `createRunner`; `open` connects a Client. */
 async function startServer(fx: SessionFixtures, createRunner: CreateRunner) {
