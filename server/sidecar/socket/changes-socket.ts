@@ -8,15 +8,14 @@
 import type { Logger } from "pino";
 import type { Server, Socket } from "socket.io";
 import type { Db } from "@/server/db/client";
-import { findSessionAccess } from "@/server/db/sessions";
-import { canPerform, parseRole, type WorkspaceAction } from "@/server/domain/workspace/roles";
-import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
+import type { WorkspaceAction } from "@/server/domain/workspace/roles";
 import { ChangesCommand, ZRevertFile, ZRevertHunk, ZRewind } from "@/server/shared/wire/changes";
 import type { SocketUser } from "@/server/shared/wire/events";
 import type { Actor, SessionHub } from "@/server/sidecar/session/session-hub";
 import type { TurnSnapshots } from "@/server/sidecar/session/turn-snapshots";
 import { changeRootOf } from "@/server/workspace-changes/shadow-repo";
 import { handleCommand } from "./handle-command";
+import { authorizeSession } from "./session-access";
 
 export interface ChangesSocketDeps {
   hub: SessionHub;
@@ -25,7 +24,6 @@ export interface ChangesSocketDeps {
   log: Logger;
 }
 
-const sessionNotFound = "No such session, or you are not a member of its workspace.";
 const viewerRefused = "Viewers can read a session's changes but not take them back. Ask a workspace owner for the editor role.";
 
 /** Serves the take-back commands on every socket of `io`. Returns a function that detaches it. */
@@ -43,13 +41,7 @@ export function attachChangesSockets(io: Server, deps: ChangesSocketDeps): () =>
 function registerChangesHandlers(socket: Socket, user: SocketUser, deps: ChangesSocketDeps): void {
   const { hub, snapshots, db, log } = deps;
   const actor: Actor = { id: user.id, name: user.name };
-  const authorize = async (sessionId: string, action: WorkspaceAction) => {
-    const access = await findSessionAccess(db, user.id, sessionId);
-    const role = access?.role === undefined ? undefined : parseRole(access.role);
-    if (!access || !role || !canPerform(role, "read")) throw new AppError(ErrorCode.notFound, sessionNotFound);
-    if (!canPerform(role, action)) throw new AppError(ErrorCode.forbidden, viewerRefused);
-    return access;
-  };
+  const authorize = (sessionId: string, action: WorkspaceAction) => authorizeSession(db, user.id, sessionId, action, viewerRefused);
 
   socket.on(
     ChangesCommand.revertFile,

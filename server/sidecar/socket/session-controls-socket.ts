@@ -4,11 +4,12 @@
  * change (thinking budget, cancelling a queued prompt). Every message is authorized against
  * the member's current role; non-members get the same not_found as a missing session.
  */
+import { authorizeSession } from "./session-access";
 import type { Logger } from "pino";
 import type { Server, Socket } from "socket.io";
 import type { Db } from "@/server/db/client";
-import { findSessionAccess, findWorkspaceAccess } from "@/server/db/sessions";
-import { canPerform, parseRole, type WorkspaceAction } from "@/server/domain/workspace/roles";
+import { findWorkspaceAccess } from "@/server/db/sessions";
+import { parseRole, type WorkspaceAction } from "@/server/domain/workspace/roles";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import type { SocketUser } from "@/server/shared/wire/events";
 import {
@@ -23,7 +24,6 @@ import type { Actor } from "@/server/sidecar/session/session-hub";
 import { SessionControls, type SessionControlsDeps } from "@/server/sidecar/session/session-controls";
 import { handleCommand, limitCommandsInFlight } from "./handle-command";
 
-const sessionNotFound = "No such session, or you are not a member of its workspace.";
 const viewerRefused =
   "Viewers can read this session but not change its thinking budget or its queue. Ask a workspace owner for the editor role.";
 
@@ -45,10 +45,7 @@ function registerControlHandlers(socket: Socket, user: SocketUser, controls: Ses
   limitCommandsInFlight(socket, log);
   const actor: Actor = { id: user.id, name: user.name };
   const authorize = async (sessionId: string, action: WorkspaceAction): Promise<void> => {
-    const access = await findSessionAccess(db, user.id, sessionId);
-    const role = access?.role === undefined ? undefined : parseRole(access.role);
-    if (!access || !role || !canPerform(role, "read")) throw new AppError(ErrorCode.notFound, sessionNotFound);
-    if (!canPerform(role, action)) throw new AppError(ErrorCode.forbidden, viewerRefused);
+    await authorizeSession(db, user.id, sessionId, action, viewerRefused);
   };
 
   socket.on(

@@ -8,8 +8,8 @@
 import type { Logger } from "pino";
 import type { Server, Socket } from "socket.io";
 import type { Db } from "@/server/db/client";
-import { findSessionAccess, type SessionAccess } from "@/server/db/sessions";
-import { canPerform, parseRole, type Role, type WorkspaceAction } from "@/server/domain/workspace/roles";
+import type { SessionAccess } from "@/server/db/sessions";
+import type { WorkspaceAction } from "@/server/domain/workspace/roles";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import type { SocketUser } from "@/server/shared/wire/events";
 import {
@@ -24,6 +24,7 @@ import {
 import type { Actor } from "@/server/sidecar/session/session-hub";
 import type { SessionManagement } from "@/server/sidecar/session/session-management";
 import { handleCommand } from "./handle-command";
+import { authorizeSession } from "./session-access";
 import { sessionRoom, workspaceRoom } from "./session-socket";
 
 export interface SessionManageSocketDeps {
@@ -32,7 +33,6 @@ export interface SessionManageSocketDeps {
   log: Logger;
 }
 
-const sessionNotFound = "No such session, or you are not a member of its workspace.";
 
 export function attachSessionManageSockets(io: Server, deps: SessionManageSocketDeps): () => void {
   const onConnection = (socket: Socket) => {
@@ -52,16 +52,9 @@ function register(io: Server, socket: Socket, user: SocketUser, deps: SessionMan
     need: WorkspaceAction | "owner",
     what: string,
   ): Promise<SessionAccess> => {
-    const access = await findSessionAccess(db, user.id, sessionId);
-    const role: Role | undefined = access?.role === undefined ? undefined : parseRole(access.role);
-    if (!access || !role || !canPerform(role, "read")) throw new AppError(ErrorCode.notFound, sessionNotFound);
-    if (need === "owner" ? role !== "owner" : !canPerform(role, need))
-      throw new AppError(
-        ErrorCode.forbidden,
-        need === "owner"
-          ? `Only the workspace's owners can ${what}.`
-          : `Viewers cannot ${what}. Ask a workspace owner for the editor role.`,
-      );
+    const viewerRefused = `Viewers cannot ${what}. Ask a workspace owner for the editor role.`;
+    const access = await authorizeSession(db, user.id, sessionId, need === "owner" ? "read" : need, viewerRefused);
+    if (need === "owner" && access.role !== "owner") throw new AppError(ErrorCode.forbidden, `Only the workspace's owners can ${what}.`);
     return access;
   };
 

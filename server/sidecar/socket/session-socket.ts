@@ -4,10 +4,11 @@
  * (every message, not only the connection), and handed to the hub. The hub's facts go to
  * rooms: `session:<id>` for a session's viewers, `workspace:<id>` for its workspace's lists.
  */
+import { authorizeSession } from "./session-access";
 import type { Logger } from "pino";
 import type { Server, Socket } from "socket.io";
 import type { Db } from "@/server/db/client";
-import { findSessionAccess, findWorkspaceAccess, type SessionAccess, type WorkspaceAccess } from "@/server/db/sessions";
+import { findWorkspaceAccess, type SessionAccess, type WorkspaceAccess } from "@/server/db/sessions";
 import { canPerform, parseRole, type WorkspaceAction } from "@/server/domain/workspace/roles";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import type { SocketUser } from "@/server/shared/wire/events";
@@ -47,7 +48,6 @@ export function workspaceRoom(workspaceId: string): string {
   return `workspace:${workspaceId}`;
 }
 
-const sessionNotFound = "No such session, or you are not a member of its workspace.";
 const workspaceNotFound = "No such workspace, or you are not a member of it.";
 const viewerRefused =
   "Viewers can read this session but not prompt, interrupt, stop, or change its mode or model. Ask a workspace owner for the editor role.";
@@ -95,13 +95,8 @@ function registerSessionHandlers(
   };
 
   /** The session if the user may do `action` in it; non-members learn nothing (the same not_found as a missing session). */
-  const authorize = async (sessionId: string, action: WorkspaceAction): Promise<SessionAccess> => {
-    const access = await findSessionAccess(db, user.id, sessionId);
-    const role = access?.role === undefined ? undefined : parseRole(access.role);
-    if (!access || !role || !canPerform(role, "read")) throw new AppError(ErrorCode.notFound, sessionNotFound);
-    if (!canPerform(role, action)) throw new AppError(ErrorCode.forbidden, viewerRefused);
-    return access;
-  };
+  const authorize = (sessionId: string, action: WorkspaceAction): Promise<SessionAccess> =>
+    authorizeSession(db, user.id, sessionId, action, viewerRefused);
   const authorizeWorkspace = async (slug: string, action: WorkspaceAction): Promise<WorkspaceAccess> => {
     const access = await findWorkspaceAccess(db, user.id, slug);
     const role = access === undefined ? undefined : parseRole(access.role);
