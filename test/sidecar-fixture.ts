@@ -11,6 +11,7 @@ import { attachApprovalSockets, notifyUsersOf } from "@/server/sidecar/socket/ap
 import { createSocketServer } from "@/server/sidecar/socket/create-socket-server";
 import { RevocationSweep } from "@/server/sidecar/socket/revocation-sweep";
 import { attachSessionSockets } from "@/server/sidecar/socket/session-socket";
+import { attachSessionPageSockets } from "@/server/sidecar/socket/session-pages-socket";
 import { TurnSnapshots } from "@/server/sidecar/session/turn-snapshots";
 import { attachChangesSockets } from "@/server/sidecar/socket/changes-socket";
 import { attachSessionControlSockets } from "@/server/sidecar/socket/session-controls-socket";
@@ -81,6 +82,7 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
   });
   attachSessionSockets(server.io, { hub, db: fx.db, log });
   attachSessionControlSockets(server.io, { hub, db: fx.db, log });
+  attachSessionPageSockets(server.io, { db: fx.db, log });
   attachSessionManageSockets(server.io, { management: new SessionManagement({ hub, db: fx.db, log }), db: fx.db, log });
   if (approvals) attachApprovalSockets(server.io, { service: approvals, db: fx.db, log });
   if (snapshots) attachChangesSockets(server.io, { hub, snapshots, db: fx.db, log });

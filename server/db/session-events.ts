@@ -176,3 +176,39 @@ export async function findPromptSender(db: Db, sessionId: string, promptUuid: st
   });
   return row?.userId ?? undefined;
 }
+
+/**
+ * The last page of events before `beforeSeq`, in seq order: at most `maxEvents` rows and, past
+ * the row nearest `beforeSeq`, at most `maxChars` characters of payload (sizes read first, as
+ * {@link listSessionEventPage} does). `more` says rows precede the page. The rows are
+ * consecutive in the log: every row between the page's first and `beforeSeq` is in it.
+ */
+export async function listSessionEventPageBefore(
+  db: Db,
+  sessionId: string,
+  beforeSeq: number,
+  limits: EventPageLimits,
+): Promise<SessionEventPage> {
+  const sizes = await db.$queryRaw<{ seq: number | bigint; size: number | bigint | null }[]>`
+    SELECT "seq", length("payload") AS "size" FROM "SessionEvent"
+    WHERE "sessionId" = ${sessionId} AND "seq" < ${beforeSeq}
+    ORDER BY "seq" DESC LIMIT ${limits.maxEvents + 1}`;
+  let chars = 0;
+  let count = 0;
+  let firstSeq = beforeSeq;
+  for (const row of sizes) {
+    if (count === limits.maxEvents) break;
+    const size = Number(row.size ?? 0);
+    if (count > 0 && chars + size > limits.maxChars) break;
+    chars += size;
+    firstSeq = Number(row.seq);
+    count += 1;
+  }
+  if (count === 0) return { rows: [], more: false };
+  const rows = await db.sessionEvent.findMany({
+    where: { sessionId, seq: { gte: firstSeq, lt: beforeSeq } },
+    orderBy: { seq: "asc" },
+    select: columns,
+  });
+  return { rows, more: count < sizes.length };
+}

@@ -28,6 +28,7 @@ import { createSocketServer } from "@/server/sidecar/socket/create-socket-server
 import { attachSessionSockets } from "@/server/sidecar/socket/session-socket";
 import { attachSessionControlSockets } from "@/server/sidecar/socket/session-controls-socket";
 import { attachSessionManageSockets } from "@/server/sidecar/socket/session-manage-socket";
+import { attachSessionPageSockets } from "@/server/sidecar/socket/session-pages-socket";
 import { SessionManagement } from "@/server/sidecar/session/session-management";
 import { ApprovalService } from "@/server/sidecar/approval/approval-service";
 import { attachApprovalSockets, notifyUsersOf } from "@/server/sidecar/socket/approval-socket";
@@ -139,6 +140,7 @@ async function main(): Promise<void> {
   // After the socket layer's listener: by now the event has been emitted to its room.
   hub.onDidEmitEvent((event) => metrics.relay.observe(Math.max(0, Date.now() - Date.parse(event.at)) / 1000));
   attachSessionControlSockets(server.io, { hub, db, log });
+  attachSessionPageSockets(server.io, { db, log });
   attachSessionManageSockets(server.io, { management: new SessionManagement({ hub, db, log }), db, log });
   attachApprovalSockets(server.io, { service: approvals, db, log });
   attachChangesSockets(server.io, { hub, snapshots, db, log });
