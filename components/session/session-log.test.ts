@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   emptySessionLog,
+  hasEarlier,
   hasGap,
   lastSeqOf,
   reduceSessionLog,
@@ -58,5 +59,30 @@ describe("reduceSessionLog", () => {
     const log = run([{ type: "snapshot", events: [{ ...ev(1), trimmed: true, payload: "…" }], reset: false }]);
     const whole = reduceSessionLog(log, { type: "replace", event: ev(1, "cli", { type: "user" }) });
     expect(whole.events[0]!.payload).toEqual({ type: "user" });
+  });
+
+  it("starts at the tail: the first subscribe's afterSeq is the base, no gap, earlier pages join below it", () => {
+    const tail = run([{ type: "snapshot", events: [ev(801), ev(802), ev(803)], reset: false, from: 800 }]);
+    expect(tail).toMatchObject({ baseSeq: 800, contiguousSeq: 803 });
+    expect(hasGap(tail)).toBe(false);
+    expect(hasEarlier(tail)).toBe(true);
+    const live = reduceSessionLog(tail, { type: "event", event: ev(804) });
+    const page = Array.from({ length: 300 }, (_, i) => ev(501 + i));
+    const more = reduceSessionLog(live, { type: "earlier", events: page, fromSeq: 500 });
+    expect(more).toMatchObject({ baseSeq: 500, contiguousSeq: 804 });
+    expect(seqs(more)).toEqual(Array.from({ length: 304 }, (_, i) => 501 + i));
+    const start = reduceSessionLog(more, { type: "earlier", events: Array.from({ length: 500 }, (_, i) => ev(1 + i)), fromSeq: 0 });
+    expect(hasEarlier(start)).toBe(false);
+    expect(seqs(start)).toEqual(Array.from({ length: 804 }, (_, i) => 1 + i));
+    expect(hasGap(start)).toBe(false);
+  });
+
+  it("drops an earlier page that does not end at the base (a stale or repeated answer)", () => {
+    const tail = run([{ type: "snapshot", events: [ev(801), ev(802)], reset: false, from: 800 }]);
+    expect(reduceSessionLog(tail, { type: "earlier", events: [ev(799), ev(800), ev(801)], fromSeq: 798 })).toBe(tail);
+    expect(reduceSessionLog(tail, { type: "earlier", events: [], fromSeq: 800 })).toBe(tail);
+    // a log that already holds the start ignores `from`
+    const whole = run([{ type: "snapshot", events: [ev(1)], reset: false }, { type: "snapshot", events: [ev(2)], reset: false, from: 1 }]);
+    expect(whole.baseSeq).toBe(0);
   });
 });

@@ -18,7 +18,13 @@ export interface SessionLog {
 }
 
 export type SessionLogAction =
-  | { type: "snapshot"; events: readonly WireEvent[]; reset: boolean }
+  /**
+   * A subscribe reply. `from` is the seq it was asked after: an empty log that starts at the
+   * tail (`tailAfterSeq`) takes it as its base, and earlier pages come with `earlier`.
+   */
+  | { type: "snapshot"; events: readonly WireEvent[]; reset: boolean; from?: number }
+  /** A page of events before the log's base: every seq in (fromSeq, baseSeq] (`session:events-before`). */
+  | { type: "earlier"; events: readonly WireEvent[]; fromSeq: number }
   | { type: "event"; event: WireEvent }
   /** A trimmed event replaced by its whole payload (`session:fetch-event`). */
   | { type: "replace"; event: WireEvent };
@@ -32,9 +38,15 @@ export function reduceSessionLog(log: SessionLog, action: SessionLogAction): Ses
         const events = mergeEvents([], action.events);
         return withEvents(events, Math.max(0, (events[0]?.seq ?? 1) - 1), log.generation + 1);
       }
+      if (log.events.length === 0 && action.from !== undefined && action.from > 0)
+        return withEvents(mergeEvents([], action.events), action.from, log.generation);
       return action.events.length === 0
         ? log
         : withEvents(mergeEvents(log.events, action.events), log.baseSeq, log.generation);
+    case "earlier":
+      // A page for an older base (a reset came in meanwhile) or one that does not reach it is dropped.
+      if (action.fromSeq >= log.baseSeq || action.events.some((e) => e.seq > log.baseSeq)) return log;
+      return withEvents(mergeEvents(log.events, action.events), action.fromSeq, log.generation);
     case "event":
       if (log.events.length > 0 && action.event.seq <= lastSeqOf(log) && hasSeq(log.events, action.event.seq))
         return log;
@@ -49,6 +61,11 @@ export function reduceSessionLog(log: SessionLog, action: SessionLogAction): Ses
 /** The highest seq held, gaps or not. */
 export function lastSeqOf(log: SessionLog): number {
   return log.events.at(-1)?.seq ?? 0;
+}
+
+/** True when the log starts after seq 1: earlier pages can be read (`session:events-before`). */
+export function hasEarlier(log: SessionLog): boolean {
+  return log.baseSeq > 0;
 }
 
 /** True when events after a gap are held: the view should resubscribe from `contiguousSeq`. */

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState, type ReactNode } from "react";
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from "react";
 import type { Ack } from "@/server/shared/wire/ack";
 import type {
   PermissionModeChoice,
@@ -14,6 +14,8 @@ import type {
   WireEvent,
 } from "@/server/shared/wire/session";
 import { buildConversation, type Conversation, type ConversationItem } from "./conversation";
+import { ConversationList, type ConversationRow } from "./conversation-list";
+import { tailAfterSeq, useEarlierPages, type EarlierPages } from "./conversation-pages";
 import { formatDuration, formatRelative, formatTokens, formatUsd, sessionTitle } from "./format";
 import { Markdown } from "./markdown";
 import { modeChoices, modeLabel } from "./modes";
@@ -68,6 +70,8 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
   const [removed, setRemoved] = useState<SessionRemoved & { archived?: boolean }>();
   const logRef = useRef(log);
   const resubscribe = useRef<() => void>(() => undefined);
+  // A long log opens at its tail; earlier pages load on scroll up (conversation-pages.ts).
+  const tailFrom = useRef(tailAfterSeq(initialSession.lastSeq));
 
   useEffect(() => {
     logRef.current = log;
@@ -91,7 +95,8 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
         // A long backlog comes in pages; each page but the last leaves this socket out of the
         // session's room, so the next page starts where this one ended (the log may not have
         // re-rendered yet), and the last page brings the live stream with it.
-        let afterSeq = logRef.current.contiguousSeq;
+        let afterSeq = logRef.current.events.length === 0 ? tailFrom.current : logRef.current.contiguousSeq;
+        const from = afterSeq;
         for (;;) {
           const ack = await emitCommand<SubscribeResult>(socket, command.subscribe, { sessionId, afterSeq });
           if (!alive) return;
@@ -99,7 +104,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
             setSubscribeError(ackMessage(ack));
             break;
           }
-          dispatch({ type: "snapshot", events: ack.data.events, reset: ack.data.reset });
+          dispatch({ type: "snapshot", events: ack.data.events, reset: ack.data.reset, from });
           setInfo(ack.data.session);
           setViewers(ack.data.viewers);
           setSubscribeError(undefined);
@@ -159,6 +164,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
   }, [log]);
 
   const conversation = useMemo(() => buildConversation(log.events), [log.events]);
+  const earlier = useEarlierPages({ socket, sessionId, log, dispatch });
   // the Changes tab reloads when a turn's changes, a revert or a rewind is logged
   const changesKey = useMemo(
     () => String(log.events.findLast((e) => e.kind === "changes" || e.kind === "revert" || e.kind === "rewind")?.seq ?? 0),
@@ -384,6 +390,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
             conversation={conversation}
             rootPath={workspace.rootPath}
             onRewind={canWrite ? setRewindSeq : undefined}
+            pages={earlier}
             loading={!subscribed && log.events.length === 0 && !subscribeError}
             failed={subscribeError !== undefined && log.events.length === 0}
             onLoadFull={async (seq) => {
@@ -679,19 +686,9 @@ function ConversationPane(props: {
   loading: boolean;
   failed: boolean;
   onLoadFull: (seq: number) => void;
+  pages: EarlierPages;
 }) {
-  const { conversation, rootPath, loading, failed, onLoadFull, onRewind, imageBase } = props;
-  const endRef = useRef<HTMLDivElement>(null);
-  const stick = useRef(true);
-
-  // Follow the stream while the reader is at the bottom; leave them alone once they scroll up.
-  useEffect(() => {
-    const onScroll = () => {
-      stick.current = window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 120;
-    };
-    window.addEventListener("scroll", onScroll, { passive: true });
-    return () => window.removeEventListener("scroll", onScroll);
-  }, []);
+  const { conversation, rootPath, loading, failed, onLoadFull, onRewind, imageBase, pages } = props;
   const nested = useMemo(() => nestSubagents(conversation.items), [conversation.items]);
   const subagents = useMemo(
     () => ({
@@ -702,10 +699,25 @@ function ConversationPane(props: {
     }),
     [nested, rootPath, onLoadFull],
   );
-  const partialLength = conversation.partials.reduce((n, p) => n + p.text.length, 0);
-  useLayoutEffect(() => {
-    if (stick.current) endRef.current?.scrollIntoView({ block: "end" });
-  }, [conversation.items.length, partialLength]);
+  const rows = useMemo<ConversationRow[]>(
+    () => [
+      ...nested.top.map((item) => ({
+        key: item.key,
+        render: () => (
+          <ConversationItemView item={item} rootPath={rootPath} onLoadFull={onLoadFull} onRewind={onRewind} imageBase={imageBase} />
+        ),
+      })),
+      ...conversation.partials.map((p) => ({
+        key: `partial-${p.key}`,
+        render: () => (
+          <AssistantBubble streaming>
+            <Markdown text={p.text} />
+          </AssistantBubble>
+        ),
+      })),
+    ],
+    [nested, conversation.partials, rootPath, onLoadFull, onRewind, imageBase],
+  );
 
   if (loading) return <p className="py-10 text-center text-sm text-zinc-500">Loading the conversation…</p>;
   if (failed)
@@ -714,7 +726,7 @@ function ConversationPane(props: {
         The conversation is not available until the live session opens.
       </p>
     );
-  if (conversation.items.length === 0 && conversation.partials.length === 0) {
+  if (conversation.items.length === 0 && conversation.partials.length === 0 && !pages.more) {
     return (
       <p className="py-10 text-center text-sm text-zinc-500">
         No messages yet. Send a prompt to start the conversation.
@@ -723,28 +735,7 @@ function ConversationPane(props: {
   }
   return (
     <SubagentContext.Provider value={subagents}>
-      <ol
-        className="space-y-3 pb-2"
-        aria-label="Conversation"
-        // new messages are read out once they have finished streaming
-        aria-live="polite"
-        aria-relevant="additions text"
-        aria-busy={conversation.partials.length > 0}
-      >
-        {nested.top.map((item) => (
-          <li key={item.key}>
-            <ConversationItemView item={item} rootPath={rootPath} onLoadFull={onLoadFull} onRewind={onRewind} imageBase={imageBase} />
-          </li>
-        ))}
-        {conversation.partials.map((p) => (
-          <li key={`partial-${p.key}`}>
-            <AssistantBubble streaming>
-              <Markdown text={p.text} />
-            </AssistantBubble>
-          </li>
-        ))}
-        <div ref={endRef} />
-      </ol>
+      <ConversationList rows={rows} streaming={conversation.partials.length > 0} pages={pages} />
     </SubagentContext.Provider>
   );
 }

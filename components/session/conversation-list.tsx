@@ -1,0 +1,185 @@
+"use client";
+
+/**
+ * The conversation, virtualized (react-virtuoso on the window's scroll): only the rows near the
+ * screen are in the DOM, whatever the session's length. It follows the stream while the reader
+ * is at the bottom of the page and leaves them alone once they scroll up (then "Jump to latest"
+ * brings them back). Scrolling to the top reads the earlier page (`pages.load`); the rows it
+ * adds go above without moving what is on screen (`firstItemIndex` counts down by the rows that
+ * appeared before the old first one).
+ */
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode, type Ref } from "react";
+import { Virtuoso, type Components } from "react-virtuoso";
+import type { EarlierPages } from "./conversation-pages";
+
+/** A row of the list: its stable key (a conversation item's) and how to draw it. */
+export interface ConversationRow {
+  key: string;
+  render: () => ReactNode;
+}
+
+/** Rows the reader can be below the end by and still count as at the bottom (px). */
+const bottomSlack = 120;
+/** Virtuoso needs a positive first index that only counts down: room for this many earlier rows. */
+const firstIndexStart = 10_000_000;
+/** How many of the old first rows are looked for when rows change, to find how many were added above. */
+const anchorKeys = 32;
+
+function atPageBottom(): boolean {
+  return window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - bottomSlack;
+}
+
+function scrollToPageBottom(): void {
+  window.scrollTo({ top: document.documentElement.scrollHeight });
+}
+
+/** The rows added above the old first rows: the first old key still present, its new index minus its old one. */
+function rowsAddedAbove(oldKeys: readonly string[], rows: readonly ConversationRow[]): number {
+  if (oldKeys.length === 0) return 0;
+  const index = new Map<string, number>();
+  const limit = Math.min(rows.length, 100_000);
+  for (let i = 0; i < limit; i++) index.set(rows[i]!.key, i);
+  for (let old = 0; old < oldKeys.length; old++) {
+    const now = index.get(oldKeys[old]!);
+    if (now !== undefined) return Math.max(0, now - old);
+  }
+  return 0;
+}
+
+export function ConversationList({
+  rows,
+  streaming,
+  pages,
+}: {
+  rows: readonly ConversationRow[];
+  /** Text is streaming into the last rows (the list is `aria-busy`). */
+  streaming: boolean;
+  pages: EarlierPages;
+}) {
+  // Adjusted while rendering (React's "state from props" pattern), so Virtuoso sees the new
+  // first index together with the rows that caused it.
+  const [anchor, setAnchor] = useState(() => ({ keys: rows.slice(0, anchorKeys).map((r) => r.key), first: firstIndexStart }));
+  if (anchor.keys[0] !== rows[0]?.key) {
+    const added = rowsAddedAbove(anchor.keys, rows);
+    setAnchor({ keys: rows.slice(0, anchorKeys).map((r) => r.key), first: Math.max(1, anchor.first - added) });
+  }
+
+  // Following: true while the reader is at the bottom; every change of size then scrolls down.
+  const stick = useRef(true);
+  const [away, setAway] = useState(false);
+  const listRef = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    const onScroll = () => {
+      stick.current = atPageBottom();
+      setAway(!stick.current);
+    };
+    window.addEventListener("scroll", onScroll, { passive: true });
+    return () => window.removeEventListener("scroll", onScroll);
+  }, []);
+
+  // Rows are measured after they render, and streamed text grows the last one: follow any growth.
+  useEffect(() => {
+    const target = listRef.current;
+    if (!target || typeof ResizeObserver === "undefined") return;
+    const observer = new ResizeObserver(() => {
+      if (stick.current) scrollToPageBottom();
+    });
+    observer.observe(target);
+    return () => observer.disconnect();
+  }, []);
+  useLayoutEffect(() => {
+    if (stick.current) scrollToPageBottom();
+  }, [rows]);
+
+  const jump = useCallback(() => {
+    stick.current = true;
+    setAway(false);
+    scrollToPageBottom();
+  }, []);
+
+  const { more, loading, error, load } = pages;
+  // A tail with nothing to show (the middle of a long turn's stream) reads on at once.
+  useEffect(() => {
+    if (rows.length === 0 && more && !loading && !error) load();
+  }, [rows.length, more, loading, error, load]);
+  const Header = useCallback(
+    () =>
+      more || error ? (
+        <div data-testid="conversation-earlier" data-state={error ? "error" : loading ? "loading" : "more"} className="py-2 text-center text-xs text-zinc-500">
+          {error ? (
+            <span role="alert">
+              Could not load earlier messages: {error}{" "}
+              <button type="button" className="font-medium underline" onClick={load}>
+                Retry
+              </button>
+            </span>
+          ) : loading ? (
+            <span role="status">Loading earlier messages…</span>
+          ) : (
+            <button type="button" className="hover:underline" onClick={load}>
+              Load earlier messages
+            </button>
+          )}
+        </div>
+      ) : (
+        <div data-testid="conversation-start" className="h-1" />
+      ),
+    [more, loading, error, load],
+  );
+
+  return (
+    <div ref={listRef} className="relative">
+      <Virtuoso
+        useWindowScroll
+        data={rows}
+        firstItemIndex={anchor.first}
+        initialTopMostItemIndex={{ index: "LAST", align: "end" }}
+        computeItemKey={(_, row) => row.key}
+        itemContent={(_, row) => row.render()}
+        startReached={() => {
+          if (more && !error) load();
+        }}
+        increaseViewportBy={{ top: 800, bottom: 400 }}
+        context={{ streaming }}
+        components={{ List: ConversationOl, Item: ConversationLi, Header } as Components<ConversationRow, ListContext>}
+      />
+      {away && (
+        <button
+          type="button"
+          data-testid="jump-to-latest"
+          onClick={jump}
+          className="fixed bottom-44 left-1/2 z-20 -translate-x-1/2 rounded-full bg-indigo-600 px-3 py-1 text-xs font-medium text-white shadow-lg hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500"
+        >
+          Jump to latest ↓
+        </button>
+      )}
+    </div>
+  );
+}
+
+interface ListContext {
+  streaming: boolean;
+}
+
+/** The list element: new messages are read out once they have finished streaming. */
+const ConversationOl: Components<ConversationRow, ListContext>["List"] = ({ style, children, context, ref, ...rest }) => (
+  <ol
+    {...rest}
+    ref={ref as Ref<HTMLOListElement>}
+    style={style}
+    aria-label="Conversation"
+    aria-live="polite"
+    aria-relevant="additions text"
+    aria-busy={context?.streaming ?? false}
+  >
+    {children}
+  </ol>
+);
+
+/** One row; the gap between rows is padding inside it, so Virtuoso measures it with the row. */
+const ConversationLi: Components<ConversationRow, ListContext>["Item"] = ({ children, context: _context, item: _item, ...rest }) => (
+  <li {...rest} className="pb-3">
+    {children}
+  </li>
+);
