@@ -310,6 +310,7 @@ test("socket commands × owner, editor, viewer, non-member: no unexpected allow"
     { event: "changes:revert-hunk", payload: () => ({ sessionId, scope: { session: true }, path: "../escape.txt", hunk: 0, commandId: commandId() }), expect: steerers, authorizedWhen: "invalid_payload" },
     { event: "session:subscribe", payload: () => ({ sessionId, afterSeq: 0 }), expect: members },
     { event: "session:fetch-event", payload: () => ({ sessionId, seq: 1 }), expect: members },
+    { event: "session:events-before", payload: () => ({ sessionId, beforeSeq: 2 }), expect: members },
     { event: "workspace:watch", payload: () => ({ workspace: slug }), expect: members },
     { event: "session:list-models", payload: () => ({ sessionId }), expect: members },
     { event: "models:list", payload: () => ({ workspace: slug }), expect: members },

@@ -1,0 +1,225 @@
+/**
+ * A long session in the browser (issue #13 item 7): a whole Conduit (`npm start`), a stopped
+ * session of 10,000 realistic events (500 turns: prompt, init, streamed text, reply, an Edit,
+ * Bash or Read with its result, the result) written straight into its database, and Chromium.
+ *
+ *   first_paint_ms       navigation → the last turn's reply is on screen (an in-page rAF probe
+ *                        from the document's start; the page opens at the log's tail)
+ *   js_heap_mb           the page's used JS heap after scrolling up through every page (CDP)
+ *   scroll_frame_p95_ms  p95 of the frame intervals (rAF deltas) while wheeling up from the end
+ *                        to the session's first event, earlier pages loading on the way
+ *   page_js_kb           the session page's scripts before Monaco loads, as sent through the
+ *                        edge (compressed when the edge compresses), KB; decoded size printed too
+ *
+ * Last line: `long-session: events=… first_paint_ms=… js_heap_mb=… scroll_frame_p95_ms=… page_js_kb=…`
+ * (targets: first paint ≤ 1000 ms, frame p95 ≤ 33 ms, page JS ≤ 300 KB). Figures, never assertions.
+ */
+import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import { startConduitInstance, type ConduitInstance } from "../e2e/support/conduit-instance";
+import { seedLongSession, turnMarker } from "../e2e/support/long-session-seed";
+
+const EVENTS = Number(process.env.LONG_SESSION_EVENTS ?? 10_000);
+const OPENS = Number(process.env.LONG_SESSION_OPENS ?? 5);
+const PASSWORD = "correct-horse-42";
+const TIMEOUT_MS = 60_000;
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].filter(Number.isFinite).sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function signedInContext(browser: Browser, base: string, email: string, signUp: boolean): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 900 } });
+  if (signUp) {
+    const res = await context.request.post("/api/signup", { headers: { origin: base }, data: { email, password: PASSWORD, name: "Ada" } });
+    if (res.status() !== 201) throw new Error(`sign-up failed: ${res.status()} ${await res.text()}`);
+  }
+  const page = await context.newPage();
+  await page.goto("/signin");
+  await page.getByTestId("signin-email").fill(email);
+  await page.getByTestId("signin-password").fill(PASSWORD);
+  await page.getByTestId("signin-submit").click();
+  await page.waitForURL(/\/workspaces$/);
+  return { context, page };
+}
+
+/** Polls `expression` in the page until true (the page's CSP forbids waitForFunction's eval). */
+async function until(page: Page, expression: string, timeoutMs = TIMEOUT_MS): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await page.evaluate(expression))) {
+    if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms: ${expression}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+// Strings, not functions: tsx would wrap functions in helpers the page does not have.
+/** From the document's start: the first frame in which the marker's reply is inside the viewport. */
+const firstPaintProbe = (marker: string) => `(() => {
+  window.__long = { seen: 0 };
+  const look = () => {
+    const hit = Array.from(document.querySelectorAll('[data-testid="message-assistant"]'))
+      .find((e) => (e.textContent || "").includes(${JSON.stringify(marker)}));
+    if (hit) {
+      const r = hit.getBoundingClientRect();
+      if (r.bottom > 0 && r.top < window.innerHeight && r.height > 0) { window.__long.seen = performance.now(); return; }
+    }
+    requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
+})()`;
+
+const FRAME_RECORDER = `(() => {
+  window.__frames = [];
+  let last = performance.now();
+  window.__framesOn = true;
+  const tick = (t) => { window.__frames.push(t - last); last = t; if (window.__framesOn) requestAnimationFrame(tick); };
+  requestAnimationFrame((t) => { last = t; requestAnimationFrame(tick); });
+})()`;
+
+/** Opens the session in a fresh page of `context`; ms from navigation to the last reply on screen. */
+async function openOnce(context: BrowserContext, url: string, marker: string): Promise<{ page: Page; firstPaintMs: number }> {
+  const page = await context.newPage();
+  await page.addInitScript({ content: firstPaintProbe(marker) });
+  await page.goto(url);
+  await until(page, "window.__long && window.__long.seen > 0");
+  const firstPaintMs = (await page.evaluate("window.__long.seen")) as number;
+  return { page, firstPaintMs };
+}
+
+/** Wheels up from the end to the session's first event; the frame intervals meanwhile, and the pages read. */
+async function scrollToStart(page: Page): Promise<{ frames: number[]; steps: number; ms: number }> {
+  await page.mouse.move(640, 400);
+  await page.evaluate(FRAME_RECORDER);
+  const started = Date.now();
+  let steps = 0;
+  for (;;) {
+    const done = (await page.evaluate(
+      `document.querySelector('[data-testid="conversation-start"]') !== null && window.scrollY < 5`,
+    )) as boolean;
+    if (done) break;
+    if (Date.now() - started > 10 * TIMEOUT_MS) throw new Error(`the session's start was not reached within ${10 * TIMEOUT_MS} ms (${steps} wheel steps)`);
+    await page.mouse.wheel(0, -1200);
+    steps += 1;
+    await page.waitForTimeout(16);
+  }
+  const ms = Date.now() - started;
+  await page.evaluate("window.__framesOn = false");
+  const frames = (await page.evaluate("window.__frames")) as number[];
+  return { frames: frames.slice(1), steps, ms };
+}
+
+async function usedHeapMb(page: Page): Promise<number> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("HeapProfiler.collectGarbage");
+  await cdp.send("Performance.enable");
+  const { metrics } = await cdp.send("Performance.getMetrics");
+  await cdp.detach();
+  return (metrics.find((m) => m.name === "JSHeapUsedSize")?.value ?? NaN) / 1024 / 1024;
+}
+
+/** The session page's scripts (not Monaco's) from a cold cache: KB as sent and as decoded. */
+async function pageJavaScript(context: BrowserContext, url: string, marker: string): Promise<{ sentKb: number; decodedKb: number; scripts: number }> {
+  const page = await context.newPage();
+  try {
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Network.clearBrowserCache");
+    await page.addInitScript({ content: firstPaintProbe(marker) });
+    await page.goto(url);
+    await until(page, "window.__long && window.__long.seen > 0");
+    await page.waitForLoadState("networkidle");
+    const sizes = (await page.evaluate(`performance.getEntriesByType("resource")
+      .filter((e) => /\\.js(\\?|$)/.test(e.name) && !e.name.includes("/monaco/"))
+      .map((e) => ({ sent: e.encodedBodySize, decoded: e.decodedBodySize }))`)) as { sent: number; decoded: number }[];
+    return {
+      sentKb: sizes.reduce((s, e) => s + e.sent, 0) / 1024,
+      decodedKb: sizes.reduce((s, e) => s + e.decoded, 0) / 1024,
+      scripts: sizes.length,
+    };
+  } finally {
+    await page.close();
+  }
+}
+
+export interface LongSessionResult {
+  events: number;
+  firstPaintMs: number;
+  jsHeapMb: number;
+  scrollFrameP95Ms: number;
+  pageJsKb: number;
+  pageJsDecodedKb: number;
+}
+
+export async function run(): Promise<LongSessionResult> {
+  let conduit: ConduitInstance | undefined;
+  let browser: Browser | undefined;
+  try {
+    conduit = await startConduitInstance({ name: "bench-long-session", env: { CONDUIT_SIGNUP: "open" }, timeoutMs: 600_000 });
+    const base = conduit.url.replace(/\/$/, "");
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-quic"],
+    });
+    const stamp = Date.now().toString(36);
+    const email = `ada-${stamp}@bench.test`;
+    const { context, page: home } = await signedInContext(browser, base, email, true);
+    const created = await home.request.post("/api/workspaces", { headers: { origin: base }, data: { name: `Long ${stamp}` } });
+    const { data: ws } = (await created.json()) as { data: { id: string; slug: string } };
+    const seed = seedLongSession(conduit.databaseFile, { workspaceId: ws.id, userEmail: email, events: EVENTS });
+    const url = `/w/${ws.slug}/s/${seed.sessionId}`;
+    const marker = turnMarker(seed.turns);
+
+    // warm: the route compiled and cached, the sidecar holding the session
+    const warm = await openOnce(context, url, marker);
+    await warm.page.close();
+    const paints: number[] = [];
+    for (let i = 0; i < OPENS; i++) {
+      const opened = await openOnce(context, url, marker);
+      paints.push(opened.firstPaintMs);
+      await opened.page.close();
+    }
+    const openHeap = await (async () => {
+      const opened = await openOnce(context, url, marker);
+      const mb = await usedHeapMb(opened.page);
+      await opened.page.close();
+      return mb;
+    })();
+
+    const { page } = await openOnce(context, url, marker);
+    const scroll = await scrollToStart(page);
+    const firstPrompt = (await page.evaluate(
+      `Array.from(document.querySelectorAll('[data-testid="message-user"]')).some((e) => (e.textContent || "").includes("step 1 of the refactor"))`,
+    )) as boolean;
+    const heap = await usedHeapMb(page);
+    await page.close();
+    const js = await pageJavaScript(context, url, marker);
+
+    const result: LongSessionResult = {
+      events: seed.events,
+      firstPaintMs: percentile(paints, 50),
+      jsHeapMb: heap,
+      scrollFrameP95Ms: percentile(scroll.frames, 95),
+      pageJsKb: js.sentKb,
+      pageJsDecodedKb: js.decodedKb,
+    };
+    const f = (n: number) => n.toFixed(1);
+    console.log(`long-session: ${seed.events} events (${seed.turns} turns), ${OPENS} warm opens`);
+    console.log(`  first paint of the last screen, ms: median ${f(result.firstPaintMs)} (all: ${paints.map(f).join(" ")})`);
+    console.log(`  JS heap: ${f(openHeap)} MB after opening, ${f(heap)} MB after scrolling to the start`);
+    console.log(
+      `  scroll up to the first event: ${scroll.steps} wheel steps in ${scroll.ms} ms, ${scroll.frames.length} frames, ` +
+        `p50 ${f(percentile(scroll.frames, 50))} p95 ${f(result.scrollFrameP95Ms)} p99 ${f(percentile(scroll.frames, 99))} max ${f(Math.max(...scroll.frames))} ms; first prompt on screen: ${firstPrompt}`,
+    );
+    console.log(`  session page JavaScript before Monaco: ${js.scripts} scripts, ${f(js.sentKb)} KB sent, ${f(js.decodedKb)} KB decoded`);
+    console.log(
+      `long-session: events=${result.events} first_paint_ms=${f(result.firstPaintMs)} js_heap_mb=${f(result.jsHeapMb)} ` +
+        `scroll_frame_p95_ms=${f(result.scrollFrameP95Ms)} page_js_kb=${f(result.pageJsKb)}`,
+    );
+    return result;
+  } finally {
+    await browser?.close();
+    await conduit?.stop();
+  }
+}
+
+export default run;

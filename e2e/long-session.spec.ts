@@ -1,0 +1,63 @@
+import path from "node:path";
+import { expect, test } from "@playwright/test";
+import { sameOrigin, sendPrompt, signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
+import { seedLongSession, turnMarker } from "./support/long-session-seed";
+
+const dbFile = path.join(process.cwd(), "test-results/e2e-data/conduit.db");
+// The demo model's slow scenario (server/model-server/demo-scenarios.ts).
+const slowStart = "This answer streams slowly on purpose";
+const slowEnd = "the stream simply finishes with this sentence.";
+
+test("a long session opens at its end, reads earlier pages on scroll up, and still streams at the bottom", async ({ page }) => {
+  test.setTimeout(240_000);
+  const email = uniqueEmail("long");
+  await signUpViaApi(page.request, email, "Lena Long");
+  await signInViaUi(page, email);
+  const created = await page.request.post("/api/workspaces", { headers: sameOrigin, data: { name: `Long ${Date.now().toString(36)}` } });
+  const ws = ((await created.json()) as { data: { id: string; slug: string } }).data;
+  // 3,000 events: the tail (200 events) and five earlier pages of at most 500
+  const seed = seedLongSession(dbFile, { workspaceId: ws.id, userEmail: email, events: 3_000 });
+  expect(seed.turns).toBe(150);
+
+  await page.goto(`/w/${ws.slug}/s/${seed.sessionId}`);
+  // The last screen first: the last turn's reply on screen, the first prompt not even in the DOM.
+  const lastReply = page.getByTestId("message-assistant").filter({ hasText: turnMarker(seed.turns) });
+  await expect(lastReply).toBeInViewport();
+  const firstPrompt = page.getByTestId("message-user").filter({ hasText: "Please do step 1 of the refactor" });
+  await expect(firstPrompt).toHaveCount(0);
+  expect(await page.getByTestId("message-user").count()).toBeLessThan(30);
+  await expect(page.getByTestId("conversation-earlier")).toBeAttached();
+  await expect(page.getByTestId("jump-to-latest")).toHaveCount(0);
+
+  // Scrolling up reads the earlier pages until the session's first prompt appears.
+  await page.mouse.move(640, 300);
+  const deadline = Date.now() + 120_000;
+  while ((await firstPrompt.count()) === 0) {
+    expect(Date.now(), "the first prompt appears while scrolling up").toBeLessThan(deadline);
+    await page.mouse.wheel(0, -2_000);
+    await page.waitForTimeout(30);
+  }
+  await expect(firstPrompt).toBeVisible();
+  await expect(page.getByTestId("conversation-start")).toBeAttached();
+  await expect(page.getByTestId("conversation-earlier")).toHaveCount(0);
+  // a tool call of the first turn kept its card and its result (the pages joined without a hole)
+  await expect(page.getByTestId("message-assistant").filter({ hasText: turnMarker(1) })).toBeVisible();
+  // off-screen rows are not in the DOM: far fewer prompts than turns
+  expect(await page.getByTestId("message-user").count()).toBeLessThan(60);
+
+  // Scrolled up: the way back is one click, and a new turn streams in at the bottom.
+  await expect(page.getByTestId("jump-to-latest")).toBeVisible();
+  await page.getByTestId("jump-to-latest").click();
+  await expect(lastReply).toBeInViewport();
+  await expect(page.getByTestId("jump-to-latest")).toHaveCount(0);
+  await sendPrompt(page, "Please give me a slow answer");
+  const newPrompt = page.getByTestId("message-user").filter({ hasText: "Please give me a slow answer" });
+  await expect(newPrompt).toHaveCount(1);
+  const streaming = page.locator('[data-testid="message-assistant"][data-streaming="true"]');
+  await expect(streaming).toContainText(slowStart, { timeout: 30_000 });
+  await expect(streaming).toBeInViewport();
+  const final = page.locator('[data-testid="message-assistant"][data-streaming="false"]').filter({ hasText: slowEnd });
+  await expect(final).toHaveCount(1, { timeout: 60_000 });
+  await expect(final).toBeInViewport();
+  await expect(newPrompt).toHaveCount(1);
+});
