@@ -70,8 +70,14 @@ export function ConversationList({
   const listRef = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
+    let lastY = window.scrollY;
+    // Only the reader lets go: a scroll up (wheel, keys, scrollbar) leaves the bottom; the page
+    // growing under a follower, or scrolled down by the list's own corrections, does not.
     const onScroll = () => {
-      stick.current = atPageBottom();
+      const y = window.scrollY;
+      if (atPageBottom()) stick.current = true;
+      else if (y < lastY) stick.current = false;
+      lastY = y;
       setAway(!stick.current);
     };
     window.addEventListener("scroll", onScroll, { passive: true });
