@@ -71,17 +71,28 @@ export function ConversationList({
 
   useEffect(() => {
     let lastY = window.scrollY;
-    // Only the reader lets go: a scroll up (wheel, keys, scrollbar) leaves the bottom; the page
-    // growing under a follower, or scrolled down by the list's own corrections, does not.
+    let userAt = -Infinity;
+    // Only the reader lets go: a scroll up soon after their own input (wheel, keys, touch, the
+    // scrollbar). The list correcting its measurements or the page growing does not.
+    const onInput = () => {
+      userAt = performance.now();
+    };
     const onScroll = () => {
       const y = window.scrollY;
       if (atPageBottom()) stick.current = true;
-      else if (y < lastY) stick.current = false;
-      lastY = y;
+      else if (y < lastY && performance.now() - userAt < 1000) stick.current = false;
+      // moved off the bottom by something other than the reader: back down
+      else if (stick.current) scrollToPageBottom();
+      lastY = window.scrollY;
       setAway(!stick.current);
     };
+    const inputs = ["wheel", "keydown", "touchmove", "pointerdown"] as const;
+    for (const name of inputs) window.addEventListener(name, onInput, { passive: true, capture: true });
     window.addEventListener("scroll", onScroll, { passive: true });
-    return () => window.removeEventListener("scroll", onScroll);
+    return () => {
+      for (const name of inputs) window.removeEventListener(name, onInput, { capture: true });
+      window.removeEventListener("scroll", onScroll);
+    };
   }, []);
 
   // Rows are measured after they render, and streamed text grows the last one: follow any growth.

@@ -234,7 +234,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
         </nav>
         <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
           <h1 className="min-w-0 truncate text-lg font-semibold tracking-tight">
-            {sessionTitle(info, conversation.firstPrompt)}
+            {sessionTitle(info, earlier.more ? undefined : conversation.firstPrompt)}
           </h1>
           <span aria-live="polite" aria-atomic="true" className="inline-flex">
             <StatusBadge status={info.status} testId="session-status" />
@@ -291,7 +291,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
             <SessionManage
               sessionId={sessionId}
               slug={workspace.slug}
-              title={sessionTitle(info, conversation.firstPrompt)}
+              title={sessionTitle(info, earlier.more ? undefined : conversation.firstPrompt)}
               role={workspace.role}
               processLive={!["stopped", "crashed", "dead"].includes(info.status)}
               initiallyArchived={initialSession.archivedAt !== undefined}
