@@ -34,7 +34,7 @@ function scrollToPageBottom(): void {
 }
 
 /** The rows added above the old first rows: the first old key still present, its new index minus its old one. */
-function rowsAddedAbove(oldKeys: readonly string[], rows: readonly ConversationRow[]): number {
+export function rowsAddedAbove(oldKeys: readonly string[], rows: readonly ConversationRow[]): number {
   if (oldKeys.length === 0) return 0;
   const index = new Map<string, number>();
   const limit = Math.min(rows.length, 100_000);
