@@ -16,7 +16,7 @@ test("a long session opens at its end, reads earlier pages on scroll up, and sti
   const created = await page.request.post("/api/workspaces", { headers: sameOrigin, data: { name: `Long ${Date.now().toString(36)}` } });
   const ws = ((await created.json()) as { data: { id: string; slug: string } }).data;
   // 3,000 events: the tail (200 events) and five earlier pages of at most 500
-  const seed = seedLongSession(dbFile, { workspaceId: ws.id, userEmail: email, events: 3_000 });
+  const seed = seedLongSession(dbFile, { workspaceId: ws.id, userEmail: email, events: 3_000, startsFresh: true });
   expect(seed.turns).toBe(150);
 
   await page.goto(`/w/${ws.slug}/s/${seed.sessionId}`);

@@ -71,7 +71,22 @@ function turnEvents(turn: number, userId: string, sessionUuid: string): { kind: 
  * Writes a stopped session of `events` events (whole turns, the last one cut short to fit) in
  * the workspace, started by `userEmail`, and returns its id. One transaction.
  */
-export function seedLongSession(databaseFile: string, options: { workspaceId: string; userEmail: string; events: number; title?: string }): LongSessionSeed {
+export function seedLongSession(
+  databaseFile: string,
+  options: {
+    workspaceId: string;
+    userEmail: string;
+    events: number;
+    title?: string;
+    /**
+     * The seeded turns have no transcript in the CLI's config dir, so a prompt cannot resume
+     * them. With this, the result lines are written with a space after their colons: the hub's
+     * text search for `"type":"result"` misses them, counts the conversation as not started,
+     * and a prompt starts a fresh CLI (the browser still parses and draws them).
+     */
+    startsFresh?: boolean;
+  },
+): LongSessionSeed {
   const db = new Database(databaseFile, { timeout: 20_000 });
   try {
     const user = db.prepare("SELECT id FROM User WHERE email = ?").get(options.userEmail) as { id: string } | undefined;
@@ -92,7 +107,9 @@ export function seedLongSession(databaseFile: string, options: { workspaceId: st
         for (const e of turnEvents(turns, user.id, claudeSessionId)) {
           if (seq >= options.events) break;
           seq += 1;
-          insert.run(sessionId, seq, e.kind, JSON.stringify(e.payload), e.commandId ?? null, e.userId ?? null, stored(start + seq * 1000));
+          const payload = JSON.stringify(e.payload);
+          const text = options.startsFresh && payload.startsWith('{"type":"result"') ? payload.replace('{"type":"result"', '{"type": "result"') : payload;
+          insert.run(sessionId, seq, e.kind, text, e.commandId ?? null, e.userId ?? null, stored(start + seq * 1000));
         }
       }
     })();
