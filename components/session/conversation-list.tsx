@@ -72,18 +72,18 @@ export function ConversationList({
   useEffect(() => {
     let lastY = window.scrollY;
     let userAt = -Infinity;
-    // Only the reader lets go: a scroll up soon after their own input (wheel, keys, touch, the
-    // scrollbar). The list correcting its measurements or the page growing does not.
+    // What lets go of the bottom: a scroll up soon after the reader's own input (wheel, keys,
+    // touch, the scrollbar), or a long jump up (a focus or find scrolling something into view).
+    // The list correcting its row measurements moves the page up a little without input: that
+    // keeps following.
     const onInput = () => {
       userAt = performance.now();
     };
     const onScroll = () => {
       const y = window.scrollY;
       if (atPageBottom()) stick.current = true;
-      else if (y < lastY && performance.now() - userAt < 1000) stick.current = false;
-      // moved off the bottom by something other than the reader: back down
-      else if (stick.current) scrollToPageBottom();
-      lastY = window.scrollY;
+      else if (y < lastY && (performance.now() - userAt < 1000 || lastY - y > window.innerHeight / 2)) stick.current = false;
+      lastY = y;
       setAway(!stick.current);
     };
     const inputs = ["wheel", "keydown", "touchmove", "pointerdown"] as const;
