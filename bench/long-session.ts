@@ -130,7 +130,9 @@ async function pageJavaScript(context: BrowserContext, url: string, marker: stri
     await page.waitForLoadState("networkidle");
     const sizes = (await page.evaluate(`performance.getEntriesByType("resource")
       .filter((e) => /\\.js(\\?|$)/.test(e.name) && !e.name.includes("/monaco/"))
-      .map((e) => ({ sent: e.encodedBodySize, decoded: e.decodedBodySize }))`)) as { sent: number; decoded: number }[];
+      .map((e) => ({ name: e.name, sent: e.encodedBodySize, decoded: e.decodedBodySize }))`)) as { name: string; sent: number; decoded: number }[];
+    const largest = [...sizes].sort((a, b) => b.decoded - a.decoded).slice(0, 6);
+    for (const s of largest) console.log(`    ${(s.decoded / 1024).toFixed(1)} KB decoded, ${(s.sent / 1024).toFixed(1)} KB sent: ${new URL(s.name).pathname}`);
     return {
       sentKb: sizes.reduce((s, e) => s + e.sent, 0) / 1024,
       decodedKb: sizes.reduce((s, e) => s + e.decoded, 0) / 1024,
