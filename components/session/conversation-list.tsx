@@ -157,7 +157,8 @@ export function ConversationList({
         startReached={() => {
           if (more && !error) load();
         }}
-        increaseViewportBy={{ top: 800, bottom: 400 }}
+        // rows within 2,400 px of the screen stay in the DOM: a short conversation is there whole
+        increaseViewportBy={{ top: 2400, bottom: 2400 }}
         context={{ streaming }}
         components={{ List: ConversationOl, Item: ConversationLi, Header } as Components<ConversationRow, ListContext>}
       />
