@@ -50,11 +50,18 @@ export function ConversationList({
   rows,
   streaming,
   pages,
+  tail,
 }: {
   rows: readonly ConversationRow[];
-  /** Text is streaming into the last rows (the list is `aria-busy`). */
+  /** Text is streaming (the list is `aria-busy`). */
   streaming: boolean;
   pages: EarlierPages;
+  /**
+   * Drawn after the rows, outside the virtualized list: the text still streaming. It changes
+   * with every delta, so it is plain React rather than a row Virtuoso must re-measure; the
+   * page follows its growth like any other.
+   */
+  tail?: ReactNode;
 }) {
   // Adjusted while rendering (React's "state from props" pattern), so Virtuoso sees the new
   // first index together with the rows that caused it.
@@ -162,6 +169,7 @@ export function ConversationList({
         context={{ streaming }}
         components={{ List: ConversationOl, Item: ConversationLi, Header } as Components<ConversationRow, ListContext>}
       />
+      {tail}
       {away && (
         <button
           type="button"

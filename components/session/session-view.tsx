@@ -700,23 +700,14 @@ function ConversationPane(props: {
     [nested, rootPath, onLoadFull],
   );
   const rows = useMemo<ConversationRow[]>(
-    () => [
-      ...nested.top.map((item) => ({
+    () =>
+      nested.top.map((item) => ({
         key: item.key,
         render: () => (
           <ConversationItemView item={item} rootPath={rootPath} onLoadFull={onLoadFull} onRewind={onRewind} imageBase={imageBase} />
         ),
       })),
-      ...conversation.partials.map((p) => ({
-        key: `partial-${p.key}`,
-        render: () => (
-          <AssistantBubble streaming>
-            <Markdown text={p.text} />
-          </AssistantBubble>
-        ),
-      })),
-    ],
-    [nested, conversation.partials, rootPath, onLoadFull, onRewind, imageBase],
+    [nested, rootPath, onLoadFull, onRewind, imageBase],
   );
 
   if (loading) return <p className="py-10 text-center text-sm text-zinc-500">Loading the conversation…</p>;
@@ -735,7 +726,24 @@ function ConversationPane(props: {
   }
   return (
     <SubagentContext.Provider value={subagents}>
-      <ConversationList rows={rows} streaming={conversation.partials.length > 0} pages={pages} />
+      <ConversationList
+        rows={rows}
+        streaming={conversation.partials.length > 0}
+        pages={pages}
+        tail={
+          conversation.partials.length > 0 && (
+            <ol className="space-y-3 pb-3" aria-label="Streaming reply" aria-live="polite" aria-busy="true">
+              {conversation.partials.map((p) => (
+                <li key={`partial-${p.key}`}>
+                  <AssistantBubble streaming>
+                    <Markdown text={p.text} />
+                  </AssistantBubble>
+                </li>
+              ))}
+            </ol>
+          )
+        }
+      />
     </SubagentContext.Provider>
   );
 }
