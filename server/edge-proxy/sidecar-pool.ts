@@ -22,11 +22,12 @@ export interface HealthCheckSettings extends HealthThresholds {
 }
 
 /**
- * A check every 2 s, out after two failures in a row (a dead sidecar stops getting new
- * connections within about 4 s), back after two good answers (one lucky answer from a sidecar
- * that is still starting is not enough).
+ * A check every 2 s, out after three failures in a row (a dead sidecar refuses at once, so it
+ * stops getting new connections within about 6 s; a busy one gets 2 s per answer and three
+ * chances before its browsers are moved), back after two good answers (one lucky answer from a
+ * sidecar that is still starting is not enough).
  */
-export const DEFAULT_HEALTH_CHECK: HealthCheckSettings = { intervalMs: 2_000, timeoutMs: 1_000, fallAfter: 2, riseAfter: 2 };
+export const DEFAULT_HEALTH_CHECK: HealthCheckSettings = { intervalMs: 2_000, timeoutMs: 2_000, fallAfter: 3, riseAfter: 2 };
 
 export interface SidecarPoolOptions {
   origins: readonly string[];
