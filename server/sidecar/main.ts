@@ -150,7 +150,7 @@ async function main(): Promise<void> {
     log: log.child({ component: "revocation" }),
     onDeciders: (userId, decidesIn) => approvals.withdrawFrom(userId, decidesIn),
   });
-  const port = await server.listen(env.CONDUIT_SIDECAR_PORT, "127.0.0.1");
+  const port = await server.listen(env.CONDUIT_SIDECAR_PORT, env.CONDUIT_SIDECAR_HOST);
   log.info({ port }, "sidecar listening");
 
   let stopping = false;
