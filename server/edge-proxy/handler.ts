@@ -4,7 +4,7 @@ import { EDGE_VOUCH_HEADER } from "../shared/edge-vouch";
 import { ErrorCode } from "../shared/errors/app-error";
 import { compressBody, webCompression, type CompressionSetup } from "./compression";
 import { describeError, type EdgeLog } from "./edge-log";
-import { createEdgeMetrics, METRICS_CONTENT_TYPE, type EdgeMetrics } from "./edge-metrics";
+import { createEdgeMetrics, METRICS_CONTENT_TYPE, renderSidecarHealth, type EdgeMetrics } from "./edge-metrics";
 import { jsonErrorResponse, unavailableResponse, Upstream, wantsJson } from "./edge-responses";
 import { applyForwarding, resolveForwarding, type ClientInfo, type Forwarding } from "./forwarding";
 import { stripHopByHop } from "./hop-by-hop";
@@ -236,7 +236,7 @@ export function createEdgeHandler(deps: EdgeHandlerDeps): EdgeHandler {
     if (!allowed || url.pathname !== METRICS_PATH || (req.method !== "GET" && req.method !== "HEAD")) {
       return jsonErrorResponse(404, ErrorCode.notFound, "Not found.");
     }
-    return new Response(req.method === "HEAD" ? null : metrics.render(), {
+    return new Response(req.method === "HEAD" ? null : metrics.render() + renderSidecarHealth(sidecars.status()), {
       headers: { "content-type": METRICS_CONTENT_TYPE, "cache-control": "no-store" },
     });
   }
