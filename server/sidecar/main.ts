@@ -27,6 +27,8 @@ import { createSessionRunner } from "@/server/sidecar/session/session-runner";
 import { createSocketServer } from "@/server/sidecar/socket/create-socket-server";
 import { attachSessionSockets } from "@/server/sidecar/socket/session-socket";
 import { attachSessionControlSockets } from "@/server/sidecar/socket/session-controls-socket";
+import { attachSessionMcpSockets } from "@/server/sidecar/socket/session-mcp-socket";
+import { loadWorkspaceMcpServers } from "@/server/sidecar/session/mcp-config";
 import { attachSessionManageSockets } from "@/server/sidecar/socket/session-manage-socket";
 import { SessionManagement } from "@/server/sidecar/session/session-management";
 import { ApprovalService } from "@/server/sidecar/approval/approval-service";
@@ -119,6 +121,7 @@ async function main(): Promise<void> {
     writer,
     turnSnapshots: snapshots,
     configRoot: path.resolve(env.CONDUIT_DATA_DIR, "claude-config"),
+    mcpServersOf: (workspaceId) => loadWorkspaceMcpServers(db, env.CONDUIT_DATA_DIR, workspaceId, (fields, message) => log.warn(fields, message)),
     sidecarId,
     log,
     decidePermission: approvals.decidePermission,
@@ -139,6 +142,7 @@ async function main(): Promise<void> {
   // After the socket layer's listener: by now the event has been emitted to its room.
   hub.onDidEmitEvent((event) => metrics.relay.observe(Math.max(0, Date.now() - Date.parse(event.at)) / 1000));
   attachSessionControlSockets(server.io, { hub, db, log });
+  attachSessionMcpSockets(server.io, { hub, db, log });
   attachSessionManageSockets(server.io, { management: new SessionManagement({ hub, db, log }), db, log });
   attachApprovalSockets(server.io, { service: approvals, db, log });
   attachChangesSockets(server.io, { hub, snapshots, db, log });
