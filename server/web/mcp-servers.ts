@@ -48,9 +48,13 @@ function secretKey(): Buffer {
   return loadSecretKey(getEnv().CONDUIT_DATA_DIR);
 }
 
-/** The names of a row's secrets, opened only to learn the names (values never leave this module). */
-function secretNames(row: Row): string[] {
-  return Object.keys(openSecrets(row)).sort();
+/** The names of a row's secrets, opened only to learn the names (values never leave this module); undefined when they cannot be opened. */
+function secretNames(row: Row): string[] | undefined {
+  try {
+    return Object.keys(openSecrets(row)).sort();
+  } catch {
+    return undefined;
+  }
 }
 
 function openSecrets(row: Row): Record<string, string> {
@@ -63,7 +67,8 @@ function openSecrets(row: Row): Record<string, string> {
 }
 
 function viewOf(row: Row): McpServerView {
-  const names = secretNames(row).map((name) => ({ name, set: true as const }));
+  const known = secretNames(row);
+  const names = (known ?? []).map((name) => ({ name, set: true as const }));
   const transport = row.transport === "http" ? "http" : "stdio";
   return {
     id: row.id,
@@ -75,6 +80,7 @@ function viewOf(row: Row): McpServerView {
     env: transport === "stdio" ? names : [],
     headers: transport === "http" ? names : [],
     enabled: row.enabled,
+    ...(known === undefined ? { secretsUnreadable: true as const } : {}),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -170,7 +176,8 @@ export async function updateMcpServer(userId: string, slug: string, id: string, 
   if (entries !== undefined) {
     let values: Record<string, string>;
     try {
-      values = mergeSecretEntries(openSecrets(row), entries);
+      // every value given: nothing stored is needed (and a blob that no longer opens is simply replaced)
+      values = mergeSecretEntries(entries.every((e) => e.value !== undefined) ? {} : openSecrets(row), entries);
     } catch (err) {
       if (err instanceof MissingSecretValue) throw new AppError(ErrorCode.invalidPayload, err.message);
       throw err;

@@ -18,6 +18,8 @@ export interface McpServerView {
   /** http: the headers' names, values never sent. */
   headers: { name: string; set: true }[];
   enabled: boolean;
+  /** The stored secrets cannot be opened (the instance key was replaced): enter them again. */
+  secretsUnreadable?: true;
   createdAt: string;
   updatedAt: string;
 }
