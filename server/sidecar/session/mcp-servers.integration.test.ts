@@ -4,7 +4,7 @@
 // with the MCP SDK (it starts only when its secret env var arrived) is connected with its tool, a
 // broken command is failed. Secrets never appear in a view or in the database; the config file is
 // 0600 in a 0700 directory outside the workspace while the child runs and gone once it exited.
-import { readFile, stat } from "node:fs/promises";
+import { copyFile, mkdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import pino from "pino";
 import type { Socket } from "socket.io-client";
@@ -13,6 +13,7 @@ import { closeDb } from "@/server/db/client";
 import type { Ack } from "@/server/shared/wire/ack";
 import type { CommandAccepted, SessionView } from "@/server/shared/wire/session";
 import type { McpStatusReply } from "@/server/shared/wire/session-mcp";
+import { createBwrapSandbox, findOnPath } from "@/server/sidecar/process/sandbox";
 import { createSessionRunner } from "@/server/sidecar/session/session-runner";
 import type * as McpService from "@/server/web/mcp-servers";
 import { startCliEnv, type CliEnv } from "@/test/cli-env";
@@ -21,6 +22,7 @@ import { startTestSidecar, type TestSidecar } from "@/test/sidecar-fixture";
 import { until } from "@/test/until";
 
 const echoServer = path.join(import.meta.dirname, "../../../test/mcp/echo-mcp-server.mjs");
+const pingServer = path.join(import.meta.dirname, "../../../test/mcp/ping-mcp-server.mjs");
 const secretToken = "tok-PLAINTEXT-9f3c2a71";
 const secretHeader = "Bearer HEADER-PLAINTEXT-55aa";
 
@@ -39,6 +41,8 @@ describe("MCP servers of a workspace with the real CLI", () => {
   let owner: Socket;
   let viewer: Socket;
   let outsider: Socket;
+  /** Later sessions run in bubblewrap, as in production. */
+  let sandboxed = false;
 
   beforeAll(async () => {
     cli = await startCliEnv();
@@ -47,7 +51,12 @@ describe("MCP servers of a workspace with the real CLI", () => {
     process.env.CONDUIT_DATA_DIR = fx.dataDir;
     mcp = await import("@/server/web/mcp-servers");
     sidecar = await startTestSidecar(fx, {
-      createRunner: (options, decidePermission) => createSessionRunner(options, { cliPath: cli.cliPath, decidePermission, baseEnv: cli.env }),
+      createRunner: (options, decidePermission) => {
+        const bwrapPath = findOnPath("bwrap");
+        if (sandboxed && bwrapPath === undefined) throw new Error("bubblewrap is required for this test (apt-get install bubblewrap)");
+        const sandbox = sandboxed && bwrapPath !== undefined ? { sandbox: createBwrapSandbox({ bwrapPath, cliPath: cli.cliPath }) } : {};
+        return createSessionRunner(options, { cliPath: cli.cliPath, decidePermission, baseEnv: cli.env, ...sandbox });
+      },
       log: pino({ level: "silent" }),
     });
     [owner, viewer, outsider] = await Promise.all([sidecar.connect(fx.owner), sidecar.connect(fx.viewer), sidecar.connect(fx.outsider)]);
@@ -169,5 +178,39 @@ describe("MCP servers of a workspace with the real CLI", () => {
     await until(async () => (await stat(path.dirname(configFile)).then(() => false, () => true)), 20_000, "the config directory to be removed");
     const notRunning = await ask(owner, "session:mcp-status", { sessionId });
     expect(notRunning).toMatchObject({ ok: false, error: { code: "conflict" } });
+  }, 120_000);
+
+  it("starts a stdio server inside the session's bubblewrap sandbox from the workspace, its config bound in read-only", async () => {
+    sandboxed = true;
+    await mkdir(path.join(cli.cwd, "tools"), { recursive: true });
+    await copyFile(pingServer, path.join(cli.cwd, "tools", "ping-mcp-server.mjs"));
+    const slug = fx.workspace.slug;
+    for (const view of await mcp.listMcpServers(fx.owner.id, slug)) await mcp.updateMcpServer(fx.owner.id, slug, view.id, { enabled: false });
+    await mcp.createMcpServer(fx.owner.id, slug, {
+      transport: "stdio",
+      name: "ping",
+      command: "/usr/bin/node",
+      args: [path.join(cli.cwd, "tools", "ping-mcp-server.mjs")],
+      env: [{ name: "PING_TOKEN", value: secretToken }],
+      enabled: true,
+    });
+    const created = await ask<SessionView>(owner, "session:create", { workspace: slug, mode: "default", commandId: commandId() });
+    if (!created.ok) throw new Error(created.error.message);
+    const sessionId = created.data.id;
+    await until(async () => (await sidecar.hub.liveRunner(sessionId)) !== undefined, 30_000, "a live CLI");
+    let status: McpStatusReply | undefined;
+    await until(
+      async () => {
+        const ack = await ask<McpStatusReply>(owner, "session:mcp-status", { sessionId });
+        if (!ack.ok) throw new Error(ack.error.message);
+        status = ack.data;
+        return status.servers.length > 0 && status.servers.every((s) => s.status !== "pending");
+      },
+      30_000,
+      "the sandboxed server to leave pending",
+    );
+    expect(status!.servers).toEqual([expect.objectContaining({ name: "ping", status: "connected", tools: ["ping"] })]);
+    const stopped = await ask<CommandAccepted>(owner, "session:stop", { sessionId, commandId: commandId() });
+    if (!stopped.ok) throw new Error(stopped.error.message);
   }, 120_000);
 });
