@@ -28,7 +28,7 @@ import { createSocketServer } from "@/server/sidecar/socket/create-socket-server
 import { attachSessionSockets } from "@/server/sidecar/socket/session-socket";
 import { attachSessionControlSockets } from "@/server/sidecar/socket/session-controls-socket";
 import { attachSessionMcpSockets } from "@/server/sidecar/socket/session-mcp-socket";
-import { loadWorkspaceMcpServers } from "@/server/sidecar/session/mcp-config";
+import { loadWorkspaceMcpServers, resetMcpRunRoot } from "@/server/sidecar/session/mcp-config";
 import { attachSessionManageSockets } from "@/server/sidecar/socket/session-manage-socket";
 import { SessionManagement } from "@/server/sidecar/session/session-management";
 import { ApprovalService } from "@/server/sidecar/approval/approval-service";
@@ -82,6 +82,9 @@ async function main(): Promise<void> {
   const sidecarId = os.hostname();
   const reaped = await reapOrphans(await listRecordedPids(db, sidecarId), { cliPath });
   const stale = await markOrphanedSessionsStopped(db, sidecarId);
+  // MCP configs an earlier sidecar's children left (they hold secrets): gone before any spawn
+  const mcpRunRoot = path.resolve(env.CONDUIT_DATA_DIR, "run", "mcp");
+  resetMcpRunRoot(mcpRunRoot);
   if (reaped.reaped.length > 0 || stale > 0) log.info({ reaped: reaped.reaped, survived: reaped.survived, stale }, "cleaned up after an earlier sidecar");
 
   const admitting = createAdmission({ maxLive: env.CONDUIT_SESSION_MAX, minFreeBytes: env.CONDUIT_MIN_FREE_MB * 1024 * 1024 });
@@ -135,6 +138,7 @@ async function main(): Promise<void> {
         sandbox,
         credentials: credentialProxy,
         network,
+        mcpRunRoot,
       }),
   });
 

@@ -5,7 +5,8 @@
  * `mcp.json` (0600), shown read-only inside the bubblewrap sandbox at the same path, removed
  * when that child exits (or did not start).
  *
- * Flags: `--mcp-config <file>`, plus `--strict-mcp-config` unless an owner trusted the
+ * The directories go under the sidecar's `DATA_DIR/run/mcp` (emptied at start: {@link resetMcpRunRoot}),
+ * else the OS temp dir. Flags: `--mcp-config <file>`, plus `--strict-mcp-config` unless an owner trusted the
  * workspace's own settings (then its reviewed `.mcp.json` keeps working beside these). A
  * workspace without servers gets no flags and no file (an untrusted workspace loads no MCP
  * configuration of its own anyway: `--setting-sources project` without trust).
@@ -13,6 +14,7 @@
  * Stdio servers are started by the CLI inside the session's sandbox: their command must exist
  * there (system directories such as /usr/bin, or the workspace).
  */
+import { mkdirSync, rmSync } from "node:fs";
 import { chmod, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -62,6 +64,16 @@ export interface SpawnMcpConfig {
   readonly file: string;
   /** Removes the directory (idempotent, never throws). */
   remove(): Promise<void>;
+}
+
+/**
+ * Empties and (re)makes `runRoot` (0700), the parent of the per-spawn directories: called once at
+ * sidecar start, so the configs of children an earlier sidecar left behind (a crash) do not stay
+ * on disk. One sidecar per data directory: nothing else uses it.
+ */
+export function resetMcpRunRoot(runRoot: string): void {
+  rmSync(runRoot, { recursive: true, force: true });
+  mkdirSync(runRoot, { recursive: true, mode: 0o700 });
 }
 
 /** Writes the config of one spawn; undefined (no flags, no file) for no servers. */

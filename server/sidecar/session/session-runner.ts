@@ -113,6 +113,8 @@ export interface SessionRunnerDeps {
   credentials?: { issue(sessionId: string): SessionCredential };
   /** Narrowed networks (`none`, `allowlist`); without it a narrowed workspace's spawn is refused. */
   network?: SessionNetwork;
+  /** Where each spawn's private `--mcp-config` directory goes (`mcp-config.ts`); default the OS temp dir. */
+  mcpRunRoot?: string;
 }
 
 const systemClock: Clock = { now: () => Date.now(), ...globalTimers };
@@ -363,7 +365,7 @@ class SupervisedSessionRunner implements SessionRunner {
     if (trusted) grantCliProjectTrust(this.options.configDir, this.options.cwd ?? this.options.workspaceRoot);
     else revokeCliProjectGrants(this.options.configDir);
     // The workspace's MCP servers, read fresh too (mcp-config.ts).
-    const mcp = await writeSpawnMcpConfig((await this.options.mcpServers?.()) ?? [], { trusted });
+    const mcp = await writeSpawnMcpConfig((await this.options.mcpServers?.()) ?? [], { trusted, runRoot: this.deps.mcpRunRoot });
     args.push(...(mcp?.args ?? []));
     // Read fresh before every spawn (an owner narrows at any time); refused rather than run open.
     let network: NetworkAttachment | undefined;
