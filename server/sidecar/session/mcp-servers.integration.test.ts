@@ -4,12 +4,16 @@
 // with the MCP SDK (it starts only when its secret env var arrived) is connected with its tool, a
 // broken command is failed. Secrets never appear in a view or in the database; the config file is
 // 0600 in a 0700 directory outside the workspace while the child runs and gone once it exited.
+// In bubblewrap, a server in the workspace connects, and the model's call of its tool is asked,
+// allowed by the owner through the approval flow, and answered by the server.
 import { copyFile, mkdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import pino from "pino";
 import type { Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb } from "@/server/db/client";
+import { callTool, say } from "@/server/model-server/scenario";
+import type { ApprovalView } from "@/server/shared/wire/approval";
 import type { Ack } from "@/server/shared/wire/ack";
 import type { CommandAccepted, SessionView } from "@/server/shared/wire/session";
 import type { McpStatusReply } from "@/server/shared/wire/session-mcp";
@@ -46,6 +50,7 @@ describe("MCP servers of a workspace with the real CLI", () => {
 
   beforeAll(async () => {
     cli = await startCliEnv();
+    cli.server.addScenario("mcp-ping", [callTool("mcp__ping__ping", {}), say("pinged")]);
     fx = await createSessionFixtures({ rootPath: cli.cwd });
     process.env.DATABASE_URL = fx.url;
     process.env.CONDUIT_DATA_DIR = fx.dataDir;
@@ -57,6 +62,7 @@ describe("MCP servers of a workspace with the real CLI", () => {
         const sandbox = sandboxed && bwrapPath !== undefined ? { sandbox: createBwrapSandbox({ bwrapPath, cliPath: cli.cliPath }) } : {};
         return createSessionRunner(options, { cliPath: cli.cliPath, decidePermission, baseEnv: cli.env, ...sandbox });
       },
+      approvals: true,
       log: pino({ level: "silent" }),
     });
     [owner, viewer, outsider] = await Promise.all([sidecar.connect(fx.owner), sidecar.connect(fx.viewer), sidecar.connect(fx.outsider)]);
@@ -180,7 +186,7 @@ describe("MCP servers of a workspace with the real CLI", () => {
     expect(notRunning).toMatchObject({ ok: false, error: { code: "conflict" } });
   }, 120_000);
 
-  it("starts a stdio server inside the session's bubblewrap sandbox from the workspace, its config bound in read-only", async () => {
+  it("starts a stdio server inside the session's bubblewrap sandbox from the workspace (config bound in read-only); its tool runs after an approval", async () => {
     sandboxed = true;
     await mkdir(path.join(cli.cwd, "tools"), { recursive: true });
     await copyFile(pingServer, path.join(cli.cwd, "tools", "ping-mcp-server.mjs"));
@@ -210,6 +216,20 @@ describe("MCP servers of a workspace with the real CLI", () => {
       "the sandboxed server to leave pending",
     );
     expect(status!.servers).toEqual([expect.objectContaining({ name: "ping", status: "connected", tools: ["ping"] })]);
+
+    // the model calls the server's tool: asked like any tool, allowed by the owner, run, its answer back to the model
+    const requested = new Promise<ApprovalView>((resolve) => owner.on("approval:requested", (a: ApprovalView) => a.sessionId === sessionId && resolve(a)));
+    const prompted = await ask<CommandAccepted>(owner, "session:prompt", { sessionId, text: "[scenario:mcp-ping] ping it", commandId: commandId() });
+    if (!prompted.ok) throw new Error(prompted.error.message);
+    const approval = await requested;
+    expect(approval.toolName).toBe("mcp__ping__ping");
+    const decided = await ask(owner, "approval:decide", { approvalId: approval.id, decision: { behavior: "allow" }, commandId: commandId() });
+    if (!decided.ok) throw new Error(decided.error.message);
+    await until(
+      async () => (await fx.db.sessionEvent.findMany({ where: { sessionId, kind: "cli" } })).some((e) => e.payload.includes('"tool_result"') && e.payload.includes("pong")),
+      30_000,
+      "the tool's answer in the log",
+    );
     const stopped = await ask<CommandAccepted>(owner, "session:stop", { sessionId, commandId: commandId() });
     if (!stopped.ok) throw new Error(stopped.error.message);
   }, 120_000);
