@@ -10,6 +10,7 @@ import { getDb } from "@/server/db/client";
 import { getEnv } from "@/server/env/env";
 import {
   maxMcpServersPerWorkspace,
+  mcpSecretsContext,
   mergeSecretEntries,
   MissingSecretValue,
   parseStoredArgs,
@@ -38,11 +39,6 @@ type Row = {
   createdAt: Date;
   updatedAt: Date;
 };
-
-/** The context a row's secrets are sealed for: a blob copied into another row does not open. */
-export function mcpSecretsContext(rowId: string): string {
-  return `mcp-server:${rowId}`;
-}
 
 function secretKey(): Buffer {
   return loadSecretKey(getEnv().CONDUIT_DATA_DIR);

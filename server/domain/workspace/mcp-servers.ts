@@ -112,6 +112,11 @@ export const ZMcpServerUpdate = z
   .strict();
 export type McpServerUpdate = z.infer<typeof ZMcpServerUpdate>;
 
+/** The context a row's secrets are sealed for (the AES-GCM additional data): a blob copied into another row does not open. */
+export function mcpSecretsContext(rowId: string): string {
+  return `mcp-server:${rowId}`;
+}
+
 /** The secrets of one server as stored (sealed) and opened in the sidecar only. */
 export const ZMcpSecrets = z.object({ values: z.record(z.string(), z.string()) });
 export type McpSecrets = z.infer<typeof ZMcpSecrets>;

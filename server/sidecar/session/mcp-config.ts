@@ -19,13 +19,8 @@ import { chmod, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { Db } from "@/server/db/client";
-import { mcpConfigDocument, parseStoredArgs, ZMcpSecrets, type McpSpawnServer } from "@/server/domain/workspace/mcp-servers";
+import { mcpConfigDocument, mcpSecretsContext, parseStoredArgs, ZMcpSecrets, type McpSpawnServer } from "@/server/domain/workspace/mcp-servers";
 import { loadSecretKey, open } from "@/server/secrets/secret-box";
-
-/** The sealing context of a row's secrets (the same as the web app's `mcpSecretsContext`). */
-function secretsContext(rowId: string): string {
-  return `mcp-server:${rowId}`;
-}
 
 /** The enabled servers of a workspace with their secrets opened; a row whose secrets cannot be opened is left out (and reported). */
 export async function loadWorkspaceMcpServers(
@@ -40,7 +35,7 @@ export async function loadWorkspaceMcpServers(
     let values: Record<string, string> = {};
     if (row.secrets !== null) {
       try {
-        values = ZMcpSecrets.parse(JSON.parse(open(loadSecretKey(dataDir), row.secrets, secretsContext(row.id)))).values;
+        values = ZMcpSecrets.parse(JSON.parse(open(loadSecretKey(dataDir), row.secrets, mcpSecretsContext(row.id)))).values;
       } catch (err) {
         warn({ workspaceId, server: row.name, err }, "an MCP server's secrets cannot be opened; the server is left out");
         continue;
