@@ -171,6 +171,8 @@ async function main(): Promise<void> {
       .close()
       .then(() => server.close())
       .then(() => hub.close())
+      // the children are gone: so are their MCP configs (an exit's own removal may not have run yet)
+      .then(() => resetMcpRunRoot(mcpRunRoot))
       .then(() => snapshots.close())
       .then(() => writer.close())
       .then(() => approvals.close())
