@@ -9,6 +9,7 @@
  */
 import { settingsStillTrusted } from "@/server/workspace-settings/read-workspace-settings";
 import { networkPolicyOf } from "@/server/domain/workspace/network-policy";
+import type { McpSpawnServer } from "@/server/domain/workspace/mcp-servers";
 import { randomUUID } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
@@ -120,6 +121,8 @@ export interface SessionHubDeps {
   writer?: SessionEventWriter;
   /** Passed to every runner. */
   includePartialMessages?: boolean;
+  /** A workspace's MCP servers for a spawn (`mcp-config.ts`); default none. */
+  mcpServersOf?: (workspaceId: string) => Promise<readonly McpSpawnServer[]>;
   /**
    * Answers the CLI's `can_use_tool` questions. Without one, every question is denied with a
    * message saying why (the CLI would otherwise wait forever); permission modes that need no
@@ -690,6 +693,8 @@ export class SessionHub {
         // read fresh before every spawn too: an owner narrows the network at any time
         networkPolicy: async () =>
           networkPolicyOf(await this.deps.db.workspace.findUniqueOrThrow({ where: { id: entry.workspace.id }, select: { networkPolicy: true, networkDomains: true } })),
+        // and the workspace's MCP servers (mcp-config.ts)
+        mcpServers: async () => (await this.deps.mcpServersOf?.(entry.workspace.id)) ?? [],
       },
       (question) => this.decide(entry, question),
     );
