@@ -66,6 +66,7 @@ import {
 } from "@/server/shared/wire/session";
 import { eventLogStoreOf, SessionEventWriter, type StoredEvent } from "./session-event-writer";
 import { storePromptImages } from "./prompt-images";
+import { faultPoint } from "@/server/sidecar/fault-injection";
 import type { PromptImage } from "@/server/shared/wire/session-controls";
 import type { HostControlRequest, PermissionDecision } from "@/server/shared/claude-protocol/encode";
 import type {
@@ -368,6 +369,7 @@ export class SessionHub {
         refs.length > 0 ? { text, uuid, images: refs } : { text, uuid },
         { commandId, actor },
       );
+      faultPoint("crash-after-prompt-event");
       this.indexText(entry, text);
       try {
         // the before-turn snapshot runs while a child starts; it never throws
