@@ -1,0 +1,331 @@
+/**
+ * The chaos scenarios (anchors-reliability §6, A1–A15; docs/CHAOS.md). Each runs against the
+ * shared world (test/chaos/rig.ts), injects its faults into real processes, and reports what the
+ * checks found. A scenario throws when its own pass criterion fails; the counts feed the suite's
+ * headline line.
+ */
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import type { Ack } from "@/server/shared/wire/ack";
+import type { CommandAccepted } from "@/server/shared/wire/session";
+import { until } from "@/test/until";
+import {
+  checkApprovals,
+  checkCost,
+  checkPrompts,
+  checkViews,
+  isPhase,
+  isResult,
+  pidsMatching,
+  waitForEvent,
+  type ChaosClient,
+  type ChaosWorld,
+  type Counts,
+  type SentPrompt,
+} from "./rig";
+
+export interface ScenarioOutcome {
+  faults: number;
+  counts: Partial<Counts>;
+  problems: string[];
+  notes: string[];
+}
+
+export interface Scenario {
+  id: string;
+  title: string;
+  timeoutMs: number;
+  /** Why it cannot run here; a skipped scenario is reported as skipped, never as passed. */
+  skip?: () => string | undefined;
+  run(world: ChaosWorld): Promise<ScenarioOutcome>;
+}
+
+/** Collects one scenario's findings. */
+class Findings {
+  faults = 0;
+  counts: Partial<Counts> = {};
+  problems: string[] = [];
+  notes: string[] = [];
+  add(key: keyof Counts, n: number, problems: readonly string[] = []): void {
+    this.counts[key] = (this.counts[key] ?? 0) + n;
+    this.problems.push(...problems);
+  }
+  expect(condition: boolean, problem: string): void {
+    if (!condition) this.problems.push(problem);
+  }
+  outcome(): ScenarioOutcome {
+    return { faults: this.faults, counts: this.counts, problems: this.problems, notes: this.notes };
+  }
+}
+
+async function prompt(client: ChaosClient, sessionId: string, text: string, sent: SentPrompt[], options: { loseAcks?: number; attempts?: number } = {}): Promise<Ack<CommandAccepted> | undefined> {
+  const commandId = randomUUID();
+  const record: SentPrompt = { sessionId, commandId, acked: false };
+  sent.push(record);
+  const ack = await client.command<CommandAccepted>("session:prompt", { sessionId, text, commandId }, options);
+  record.acked = ack?.ok === true;
+  return ack;
+}
+
+async function checkAll(world: ChaosWorld, f: Findings, sessionId: string, clients: readonly ChaosClient[], sent: readonly SentPrompt[]): Promise<void> {
+  const views = await checkViews(world, sessionId, clients);
+  f.add("events_lost", views.lost);
+  f.add("events_dup", views.dup, views.problems);
+  const prompts = await checkPrompts(world, sent.filter((p) => p.sessionId === sessionId));
+  f.add("prompts_lost", prompts.lost, prompts.problems);
+  f.add("events_dup", prompts.dup);
+  const cost = await checkCost(world, sessionId);
+  f.add("cost_double", cost.double, cost.problems);
+  const approvals = await checkApprovals(world, sessionId);
+  f.add("approvals_lost", approvals.lost, approvals.problems);
+}
+
+const claudeSessionIdsOf = async (world: ChaosWorld, sessionId: string) =>
+  (await world.db.sessionEvent.findMany({ where: { sessionId, kind: "cli" }, orderBy: { seq: "asc" }, select: { payload: true } }))
+    .map((r) => JSON.parse(r.payload) as { type?: string; subtype?: string; session_id?: string })
+    .filter((m) => m.type === "system" && m.subtype === "init")
+    .map((m) => m.session_id);
+
+/** A1: kill -9 of the sidecar mid-turn with three clients subscribed. */
+const a1: Scenario = {
+  id: "A1",
+  title: "kill -9 of the sidecar mid-turn (real CLI, 3 subscribers); restart, catch-up, --resume",
+  timeoutMs: 90_000,
+  async run(world) {
+    const f = new Findings();
+    const sent: SentPrompt[] = [];
+    const [a, b, c] = [await world.client("A1-owner-1"), await world.client("A1-owner-2"), await world.client("A1-editor", world.editor)];
+    const sessionId = await world.createSession(a, "real");
+    for (const client of [a, b, c]) await client.watch(sessionId);
+    const first = await prompt(a, sessionId, "[scenario:quick] first", sent);
+    f.expect(first?.ok === true, "the first prompt was not accepted");
+    await waitForEvent(world, sessionId, isResult, 30_000, "the first turn's result");
+    const firstCli = pidsMatching(world.workspaces.real.rootPath).length;
+    await prompt(a, sessionId, "[scenario:slow] stream for a while", sent);
+    // mid-turn: some of the slow answer's stream is in the log
+    await until(async () => (await world.db.sessionEvent.count({ where: { sessionId, kind: "cli", payload: { contains: "part 3." } } })) > 0, 30_000, "the slow turn streaming", 20);
+    const before = world.sidecar.pid;
+    world.sidecar.kill9();
+    f.faults += 1;
+    await world.sidecar.waitRestarted(before);
+    f.notes.push(`sidecar restarted by the supervisor (pid ${before} → ${world.sidecar.pid})`);
+    // the cut-off turn is marked, the CLI of the dead sidecar reaped
+    await waitForEvent(world, sessionId, isPhase("turn-interrupted"), 10_000, "the turn-interrupted notice");
+    await until(() => pidsMatching(world.workspaces.real.rootPath).length === 0, 10_000, "the dead sidecar's CLI reaped").catch(() =>
+      f.problems.push(`${firstCli} CLI processes of the dead sidecar still running`),
+    );
+    // every client reconnects on its own and catches up; the next prompt resumes the conversation
+    for (const client of [a, b, c]) await client.connected(30_000);
+    const next = await prompt(b, sessionId, "[scenario:quick] after the crash", sent);
+    f.expect(next?.ok === true, `the prompt after the restart was refused: ${JSON.stringify(next)}`);
+    await until(async () => (await world.db.sessionEvent.count({ where: { sessionId, kind: "cli", payload: { contains: '"type":"result"' } } })) >= 2, 40_000, "the resumed turn's result");
+    const spawned = await world.db.sessionEvent.findMany({ where: { sessionId, kind: "process", payload: { contains: '"phase":"spawned"' } }, orderBy: { seq: "asc" } });
+    f.expect(spawned.length === 2 && spawned[1]!.payload.includes('"resumed":true'), "the second child was not started with --resume");
+    const ids = await claudeSessionIdsOf(world, sessionId);
+    f.expect(ids.length >= 2 && new Set(ids).size === 1, `the resumed child reported another conversation id (${ids.join(", ")})`);
+    f.expect([a, b, c].every((client) => client.connects >= 2), "a client did not reconnect");
+    await checkAll(world, f, sessionId, [a, b, c], sent);
+    return f.outcome();
+  },
+};
+
+/** Item 3: kill -9 between the prompt's event and its delivery (the lost-prompt window). */
+const lostPrompt: Scenario = {
+  id: "A1-prompt",
+  title: "kill -9 of the sidecar after a prompt's event is written, before the CLI gets it",
+  timeoutMs: 60_000,
+  async run(world) {
+    const f = new Findings();
+    const sent: SentPrompt[] = [];
+    // A sidecar with the fault point armed (this start only): it dies at the next prompt.
+    const before = world.sidecar.pid;
+    await world.sidecar.stop().catch(() => undefined);
+    await restartPlain(world, { CONDUIT_FAULT: "crash-after-prompt-event" });
+    const client = await world.client("lost-prompt");
+    const watcher = await world.client("lost-prompt-watcher", world.editor);
+    const sessionId = await world.createSession(client, "behave");
+    await client.watch(sessionId);
+    await watcher.watch(sessionId);
+    const armed = world.sidecar.pid;
+    // the ack is lost with the sidecar; the client retries the same commandId on the new one
+    const ack = await prompt(client, sessionId, "please do not lose me", sent, { attempts: 8 });
+    f.faults += 1;
+    f.expect(world.sidecar.pid !== armed, "the fault point did not fire");
+    f.notes.push(`sidecar ${before} → ${armed} (armed) → ${world.sidecar.pid}; the retried prompt's ack: ${JSON.stringify(ack)}`);
+    const refused = await waitForEvent(world, sessionId, isPhase("prompt-refused"), 10_000, "the prompt-refused notice");
+    f.notes.push(`notice: ${JSON.parse(refused.payload).reason}`);
+    // the person sends it again: it is delivered and answered
+    await prompt(client, sessionId, "please do not lose me (again)", sent);
+    await waitForEvent(world, sessionId, isResult, 20_000, "the answer to the prompt sent again");
+    await checkAll(world, f, sessionId, [client, watcher], sent);
+    return f.outcome();
+  },
+};
+
+/** Restarts the world's sidecar with `once` variables (after a polite stop). */
+async function restartPlain(world: ChaosWorld, once: Record<string, string> = {}): Promise<void> {
+  await world.sidecar.start(once);
+}
+
+/** A4: duplicate commands with ack loss: each commandId takes effect once. */
+const a4: Scenario = {
+  id: "A4",
+  title: "retried commands with lost acks (prompt, approve, interrupt): each takes effect once",
+  timeoutMs: 60_000,
+  async run(world) {
+    const f = new Findings();
+    const sent: SentPrompt[] = [];
+    const client = await world.client("A4");
+    const other = await world.client("A4-other", world.editor);
+    // a prompt whose first two acks are lost: three sends of one commandId
+    const sessionId = await world.createSession(client, "behave");
+    await client.watch(sessionId);
+    await other.watch(sessionId);
+    const ack = await prompt(client, sessionId, "once only", sent, { loseAcks: 2 });
+    f.faults += 2;
+    f.expect(ack?.ok === true, "the retried prompt was not acknowledged");
+    await waitForEvent(world, sessionId, isResult, 20_000, "the answer");
+    const prompts = await world.db.sessionEvent.count({ where: { sessionId, kind: "prompt" } });
+    f.expect(prompts === 1, `one prompt sent three times was logged ${prompts} times`);
+    const results = await world.db.sessionEvent.count({ where: { sessionId, kind: "cli", payload: { contains: '"type":"result"' } } });
+    f.expect(results === 1, `the CLI answered ${results} times`);
+    // an approval decided three times (two lost acks), and a second person's late decision
+    const perm = await world.createSession(client, "permission");
+    await client.watch(perm);
+    await prompt(client, perm, "echo once", sent);
+    const approval = await until(async () => (await world.db.approval.count({ where: { sessionId: perm } })) > 0, 20_000, "the approval request").then(() =>
+      world.db.approval.findFirstOrThrow({ where: { sessionId: perm } }),
+    );
+    const decide = { approvalId: approval.id, decision: { behavior: "allow" }, commandId: randomUUID() };
+    const first = await client.command<{ status: string }>("approval:decide", decide, { loseAcks: 2 });
+    f.faults += 2;
+    f.expect(first?.ok === true, `the retried decision was not acknowledged: ${JSON.stringify(first)}`);
+    const late = await other.command<{ status: string }>("approval:decide", { ...decide, decision: { behavior: "deny", message: "no" }, commandId: randomUUID() });
+    f.expect(late?.ok === false && late.error.code === "already_decided", `a second decision was not refused: ${JSON.stringify(late)}`);
+    await waitForEvent(world, perm, isResult, 20_000, "the tool's turn ending");
+    const toolRuns = await world.db.sessionEvent.count({ where: { sessionId: perm, kind: "cli", payload: { contains: "ran: echo once" } } });
+    f.expect(toolRuns === 2, `the tool result and answer appear ${toolRuns} times (want one tool_result and one result)`);
+    const decisions = await world.db.sessionEvent.count({ where: { sessionId: perm, kind: "decision" } });
+    f.expect(decisions === 1, `${decisions} decision events for one approval`);
+    // an interrupt retried with lost acks: one interrupt event
+    const interrupt = { sessionId, commandId: randomUUID() };
+    await client.command("session:interrupt", interrupt, { loseAcks: 2 });
+    f.faults += 2;
+    const interrupts = await world.db.sessionEvent.count({ where: { sessionId, kind: "interrupt" } });
+    f.expect(interrupts === 1, `${interrupts} interrupt events for one commandId`);
+    await checkAll(world, f, sessionId, [client, other], sent);
+    await checkAll(world, f, perm, [client], sent);
+    return f.outcome();
+  },
+};
+
+/** A2: the client's transport dropped for longer than the ping timeout; exact catch-up. */
+const a2: Scenario = {
+  id: "A2",
+  title: "blackout longer than the ping timeout while a turn streams; reconnect and exact catch-up",
+  timeoutMs: 90_000,
+  async run(world) {
+    const f = new Findings();
+    const sent: SentPrompt[] = [];
+    const client = await world.client("A2-dark");
+    const steady = await world.client("A2-steady", world.editor);
+    const sessionId = await world.createSession(client, "real");
+    await client.watch(sessionId);
+    await steady.watch(sessionId);
+    await prompt(client, sessionId, "[scenario:quick] warm up", sent);
+    await waitForEvent(world, sessionId, isResult, 30_000, "the warm-up answer");
+    // darkness: the client's transport stops (no packets either way), the server's ping goes
+    // unanswered, and the server closes the connection; the turn streams meanwhile
+    await prompt(steady, sessionId, "[scenario:slow] talk while A2-dark is away", sent);
+    const engine = client.socket.io.engine;
+    const heldBefore = client.view(sessionId).last;
+    // freeze: no reads, no writes (as a dead network does), until the server gives up on it
+    engine.transport.pause?.(() => undefined);
+    const ws = (engine.transport as unknown as { ws?: { _socket?: { pause(): void; resume(): void } } }).ws?._socket;
+    ws?.pause();
+    f.faults += 1;
+    const darkStart = Date.now();
+    // the server's ping interval + timeout (socket.io defaults 25 s + 20 s) are long; the turn ends
+    // well before; the client's own ping check (pingInterval + pingTimeout) reconnects it.
+    await until(() => !client.socket.connected, 60_000, "the client noticing the blackout", 100);
+    f.notes.push(`blackout noticed after ${((Date.now() - darkStart) / 1000).toFixed(1)} s; held seq ${heldBefore}`);
+    ws?.resume();
+    await client.connected(30_000);
+    await waitForEvent(world, sessionId, isResult, 30_000, "the slow turn's end");
+    await checkAll(world, f, sessionId, [client, steady], sent);
+    return f.outcome();
+  },
+};
+
+/** A8: kill -9 of the CLI mid-turn: crash shown at once, no silent replay, next prompt resumes. */
+const a8: Scenario = {
+  id: "A8",
+  title: "kill -9 of the CLI mid-turn (real CLI): crash reported, no replay, the next prompt resumes",
+  timeoutMs: 60_000,
+  async run(world) {
+    const f = new Findings();
+    const sent: SentPrompt[] = [];
+    const client = await world.client("A8");
+    const sessionId = await world.createSession(client, "real");
+    await client.watch(sessionId);
+    await prompt(client, sessionId, "[scenario:quick] warm up", sent);
+    await waitForEvent(world, sessionId, isResult, 30_000, "the warm-up answer");
+    await prompt(client, sessionId, "[scenario:slow] be killed", sent);
+    await until(async () => (await world.db.sessionEvent.count({ where: { sessionId, kind: "cli", payload: { contains: "part 3." } } })) > 0, 30_000, "streaming", 20);
+    const row = await world.db.session.findUniqueOrThrow({ where: { id: sessionId }, select: { pid: true } });
+    const killedAt = Date.now();
+    if (row.pid) process.kill(row.pid, "SIGKILL");
+    f.faults += 1;
+    const exited = await waitForEvent(world, sessionId, (r) => isPhase("exited")(r) && r.payload.includes("SIGKILL"), 5_000, "the exit within 5 s");
+    f.notes.push(`exit logged ${Date.now() - killedAt} ms after the kill`);
+    // the runner may start a new child (--resume, within its restart budget), but it must not
+    // send the cut-off prompt again: no answer appears until someone prompts
+    await new Promise((r) => setTimeout(r, 2000));
+    const replayed = await world.db.sessionEvent.count({ where: { sessionId, kind: "cli", seq: { gt: exited.seq }, payload: { contains: '"type":"result"' } } });
+    f.expect(replayed === 0, `the cut-off prompt was answered again without anyone asking (${replayed} results): a silent replay`);
+    await prompt(client, sessionId, "[scenario:quick] carry on", sent);
+    await until(async () => (await world.db.sessionEvent.count({ where: { sessionId, kind: "cli", payload: { contains: '"type":"result"' } } })) >= 2, 30_000, "the resumed answer");
+    const ids = await claudeSessionIdsOf(world, sessionId);
+    f.expect(new Set(ids).size === 1, "the next child did not resume the same conversation");
+    await checkAll(world, f, sessionId, [client], sent);
+    return f.outcome();
+  },
+};
+
+/** kill -9 of the CLI while an approval waits: cancelled with a notice, nothing stuck. */
+const a8approval: Scenario = {
+  id: "A8-approval",
+  title: "kill -9 of the CLI during an approval: the approval is cancelled with a notice",
+  timeoutMs: 45_000,
+  async run(world) {
+    const f = new Findings();
+    const sent: SentPrompt[] = [];
+    const client = await world.client("A8-approval");
+    const decider = await world.client("A8-approval-decider", world.editor);
+    const sessionId = await world.createSession(client, "permission");
+    await client.watch(sessionId);
+    const resolved: unknown[] = [];
+    decider.socket.on("approval:resolved", (payload: unknown) => resolved.push(payload));
+    await prompt(client, sessionId, "rm -rf nothing", sent);
+    await until(async () => (await world.db.approval.count({ where: { sessionId, status: "pending" } })) > 0, 20_000, "the approval request");
+    const row = await world.db.session.findUniqueOrThrow({ where: { id: sessionId }, select: { pid: true } });
+    if (row.pid) process.kill(row.pid, "SIGKILL");
+    f.faults += 1;
+    await until(async () => (await world.db.approval.count({ where: { sessionId, status: "pending" } })) === 0, 10_000, "the approval settled").catch(() => undefined);
+    const approval = await world.db.approval.findFirstOrThrow({ where: { sessionId } });
+    f.notes.push(`approval ${approval.status}; deciders told: ${resolved.length > 0}`);
+    f.expect(approval.status !== "pending", "the approval is stuck pending");
+    await until(() => resolved.length > 0, 5_000, "the deciders told").catch(() => f.problems.push("the deciders were not told the approval ended"));
+    const late = await decider.command<unknown>("approval:decide", { approvalId: approval.id, decision: { behavior: "allow" }, commandId: randomUUID() });
+    f.expect(late?.ok === false, `a decision after the CLI died was accepted: ${JSON.stringify(late)}`);
+    await checkAll(world, f, sessionId, [client], sent);
+    return f.outcome();
+  },
+};
+
+export const scenarios: Scenario[] = [a1, lostPrompt, a4, a2, a8, a8approval];
+
+/** Whether this machine can create a cgroup (for A15). */
+export function cgroupWritable(): boolean {
+  return existsSync("/sys/fs/cgroup/cgroup.procs");
+}
