@@ -425,6 +425,8 @@ export async function createWorld(options: { keep?: boolean; sidecarEnv?: Record
     CONDUIT_PUBLIC_URL: origin,
     CONDUIT_SANDBOX: "off",
     CONDUIT_MIN_FREE_MB: "0",
+    // A11: silence during a turn is "stalled" after 3 s (the real CLI streams well within it)
+    CONDUIT_STALL_SEC: "3",
     CLAUDE_CLI_PATH: wrapper,
     ANTHROPIC_BASE_URL: model.url,
     ANTHROPIC_API_KEY: "sk-ant-chaos-test",

@@ -323,7 +323,165 @@ const a8approval: Scenario = {
   },
 };
 
-export const scenarios: Scenario[] = [a1, lostPrompt, a4, a2, a8, a8approval];
+
+/** The session row's live pid (written within 100 ms of a spawn). */
+async function livePid(world: ChaosWorld, sessionId: string): Promise<number> {
+  let pid: number | null = null;
+  await until(async () => {
+    pid = (await world.db.session.findUniqueOrThrow({ where: { id: sessionId }, select: { pid: true } })).pid;
+    return pid !== null;
+  }, 15_000, "the CLI's pid on the row");
+  return pid!;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Statuses a client saw for a session, with when. */
+function statusLog(client: ChaosClient, sessionId: string): { status: string; at: number }[] {
+  const seen: { status: string; at: number }[] = [];
+  client.socket.on("session:status", (view: { id: string; status: string }) => {
+    if (view.id === sessionId) seen.push({ status: view.status, at: Date.now() });
+  });
+  return seen;
+}
+
+/** A6: nobody answers an approval before its deadline. */
+const a6: Scenario = {
+  id: "A6",
+  title: "approval timeout: the CLI gets a deny with a message, every tab sees it expire, a late answer is refused",
+  timeoutMs: 40_000,
+  async run(world) {
+    const f = new Findings();
+    const sent: SentPrompt[] = [];
+    await world.db.workspace.update({ where: { id: world.workspaces.permission.id }, data: { approvalDeadlineSec: 2 } });
+    try {
+      const client = await world.client("A6");
+      const tab2 = await world.client("A6-tab-2");
+      const editor = await world.client("A6-editor", world.editor);
+      const resolved = new Map<string, unknown[]>();
+      for (const tab of [client, tab2, editor]) {
+        resolved.set(tab.name, []);
+        tab.socket.on("approval:resolved", (payload: unknown) => resolved.get(tab.name)!.push(payload));
+      }
+      const sessionId = await world.createSession(client, "permission");
+      await client.watch(sessionId);
+      await prompt(client, sessionId, "wait for nobody", sent);
+      f.faults += 1;
+      await waitForEvent(world, sessionId, isResult, 20_000, "the turn ending after the deadline");
+      const approval = await world.db.approval.findFirstOrThrow({ where: { sessionId } });
+      f.expect(approval.status === "expired", `the approval is ${approval.status}, not expired`);
+      const toolResult = await world.db.sessionEvent.findFirst({ where: { sessionId, kind: "cli", payload: { contains: "tool_result" } } });
+      const content = toolResult ? JSON.stringify(JSON.parse(toolResult.payload)) : "";
+      f.expect(content.includes("is_error\":true") || content.includes('"is_error":true'), "the CLI's tool result is not a refusal");
+      f.expect(!/invalid permission result/i.test(content), "the CLI got an invalid permission result");
+      f.notes.push(`the CLI was told: ${/"content":"([^"]*)"/.exec(content)?.[1] ?? "?"}`);
+      for (const [name, seen] of resolved) f.expect(seen.length > 0, `${name} was not told the approval expired`);
+      const late = await editor.command<unknown>("approval:decide", { approvalId: approval.id, decision: { behavior: "allow" }, commandId: randomUUID() });
+      f.expect(late?.ok === false && late.error.code === "expired", `a late answer was not refused as expired: ${JSON.stringify(late)}`);
+      await checkAll(world, f, sessionId, [client], sent);
+    } finally {
+      await world.db.workspace.update({ where: { id: world.workspaces.permission.id }, data: { approvalDeadlineSec: 600 } });
+    }
+    return f.outcome();
+  },
+};
+
+/** A11: the CLI goes silent mid-turn. */
+const a11: Scenario = {
+  id: "A11",
+  title: "silent hang mid-turn: stalled after the threshold, interrupt answered, stop reaps the process",
+  timeoutMs: 60_000,
+  async run(world) {
+    const f = new Findings();
+    const sent: SentPrompt[] = [];
+    const client = await world.client("A11");
+    const sessionId = await world.createSession(client, "hang");
+    await client.watch(sessionId);
+    const statuses = statusLog(client, sessionId);
+    await prompt(client, sessionId, "never answered", sent);
+    f.faults += 1;
+    const pid = await livePid(world, sessionId);
+    await until(() => statuses.some((s) => s.status === "stalled"), 20_000, "the stalled status").catch(() => f.problems.push("the session was never marked stalled"));
+    // The interrupt is a control request the hung CLI never answers: it waits for the runner's
+    // control timeout (30 s). A person then stops the session; the interrupt must still get an answer.
+    const t0 = Date.now();
+    const interrupting = client.command<unknown>("session:interrupt", { sessionId, commandId: randomUUID() }, { attempts: 1, ackTimeoutMs: 45_000 });
+    const early = await Promise.race([interrupting, new Promise<"waiting">((r) => setTimeout(() => r("waiting"), 3000))]);
+    if (early === "waiting") f.notes.push("the interrupt was still unanswered after 3 s (a hung CLI answers no control request; the runner gives up after 30 s); stopping");
+    const stop = await client.command<unknown>("session:stop", { sessionId, commandId: randomUUID() }, { attempts: 1, ackTimeoutMs: 30_000 });
+    f.expect(stop?.ok === true, `stop failed: ${JSON.stringify(stop)}`);
+    const interrupt = await interrupting;
+    f.notes.push(`interrupt answered after ${((Date.now() - t0) / 1000).toFixed(1)} s: ${JSON.stringify(interrupt)?.slice(0, 160)}`);
+    f.expect(interrupt !== undefined, "the interrupt got no answer at all");
+    await until(() => !processAlive(pid), 15_000, "the hung CLI reaped").catch(() => f.problems.push(`the hung CLI ${pid} is still running`));
+    await checkAll(world, f, sessionId, [client], sent);
+    return f.outcome();
+  },
+};
+
+/** A12: the CLI prints its result and stays alive (as it always does in stream-json). */
+const a12: Scenario = {
+  id: "A12",
+  title: "result emitted, process stays alive: the turn shows idle within 1 s of the result",
+  timeoutMs: 30_000,
+  async run(world) {
+    const f = new Findings();
+    const sent: SentPrompt[] = [];
+    const client = await world.client("A12");
+    const sessionId = await world.createSession(client, "result-then-alive");
+    await client.watch(sessionId);
+    const statuses = statusLog(client, sessionId);
+    await prompt(client, sessionId, "answer and stay", sent);
+    f.faults += 1;
+    await waitForEvent(world, sessionId, isResult, 15_000, "the result");
+    const resultOf = () => client.view(sessionId).events.find((e) => (e.payload as { type?: string } | null)?.type === "result");
+    await until(() => statuses.some((s) => s.status === "idle") && resultOf() !== undefined, 5_000, "idle").catch(() => undefined);
+    const resultAt = resultOf();
+    const idle = statuses.find((s) => s.status === "idle");
+    const lagMs = idle && resultAt ? idle.at - Date.parse(resultAt.at) : undefined;
+    f.notes.push(`idle ${lagMs ?? "never"} ms after the result was stored`);
+    f.expect(lagMs !== undefined && lagMs <= 1000, `the turn did not show idle within 1 s of its result (${lagMs ?? "never"})`);
+    f.expect(processAlive(await livePid(world, sessionId)), "the CLI did not stay alive");
+    await checkAll(world, f, sessionId, [client], sent);
+    return f.outcome();
+  },
+};
+
+/** A9: a CLI that ignores stdin's end and SIGTERM is stopped. */
+const a9: Scenario = {
+  id: "A9",
+  title: "shutdown escalation: a CLI ignoring EOF and SIGTERM is SIGKILLed, its group gone within 15 s",
+  timeoutMs: 40_000,
+  async run(world) {
+    const f = new Findings();
+    const sent: SentPrompt[] = [];
+    const client = await world.client("A9");
+    const sessionId = await world.createSession(client, "ignore-sigterm");
+    await client.watch(sessionId);
+    await prompt(client, sessionId, "then refuse to die", sent);
+    await waitForEvent(world, sessionId, isResult, 15_000, "the result");
+    const pid = await livePid(world, sessionId);
+    const t0 = Date.now();
+    const stop = await client.command<unknown>("session:stop", { sessionId, commandId: randomUUID() }, { attempts: 1, ackTimeoutMs: 20_000 });
+    f.faults += 1;
+    f.expect(stop?.ok === true, `stop failed: ${JSON.stringify(stop)}`);
+    const exited = await waitForEvent(world, sessionId, isPhase("exited"), 15_000, "the exit");
+    f.expect(exited.payload.includes('"signal":"SIGKILL"'), `the CLI ended without SIGKILL: ${exited.payload}`);
+    await until(() => !processAlive(pid), 15_000 - (Date.now() - t0), "the group gone").catch(() => f.problems.push("the CLI outlived 15 s"));
+    f.notes.push(`stopped in ${Date.now() - t0} ms (stdin grace, SIGTERM grace, SIGKILL)`);
+    await checkAll(world, f, sessionId, [client], sent);
+    return f.outcome();
+  },
+};
+
+export const scenarios: Scenario[] = [a1, lostPrompt, a4, a2, a8, a8approval, a6, a11, a12, a9];
 
 /** Whether this machine can create a cgroup (for A15). */
 export function cgroupWritable(): boolean {
