@@ -8,7 +8,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { chmodSync, createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync, type WriteStream } from "node:fs";
+import { chmodSync, copyFileSync, createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync, type WriteStream } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -29,7 +29,7 @@ import { until } from "@/test/until";
 const root = path.resolve(import.meta.dirname, "../..");
 
 /** The workspaces of the world: `real` runs the real CLI, the others the fake CLI in that mode. */
-export const workspaceModes = ["real", "behave", "permission", "hang", "ignore-sigterm", "grandchild", "result-then-alive"] as const;
+export const workspaceModes = ["real", "behave", "permission", "hang", "ignore-sigterm", "setsid-grandchild", "result-then-alive"] as const;
 export type WorkspaceName = (typeof workspaceModes)[number];
 
 export interface Person {
@@ -378,12 +378,18 @@ export async function createWorld(options: { keep?: boolean; sidecarEnv?: Record
   });
 
   // One wrapper as CLAUDE_CLI_PATH: the fake CLI where the workspace says so, else the real one.
-  const wrapper = path.join(dir, "claude-wrapper.sh");
+  // Both in a folder of their own: a bwrap sandbox binds the CLI's folder (read-only), so the
+  // fake CLI beside the wrapper is reachable inside it too.
+  const bin = path.join(dir, "bin");
+  mkdirSync(bin);
+  const fakeCli = path.join(bin, "fake-cli.mjs");
+  copyFileSync(fakeCliScript, fakeCli);
+  const wrapper = path.join(bin, "claude-wrapper.sh");
   writeFileSync(
     wrapper,
     [
       "#!/bin/sh",
-      `if [ -f .fake-mode ]; then exec ${JSON.stringify(process.execPath)} ${JSON.stringify(fakeCliScript)} --fake-mode "$(cat .fake-mode)" $(cat .fake-args 2>/dev/null) "$@"; fi`,
+      `if [ -f .fake-mode ]; then exec ${JSON.stringify(process.execPath)} ${JSON.stringify(fakeCli)} --fake-mode "$(cat .fake-mode)" $(cat .fake-args 2>/dev/null) "$@"; fi`,
       `exec ${JSON.stringify(resolveClaudeBinary())} "$@"`,
       "",
     ].join("\n"),

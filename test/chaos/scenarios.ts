@@ -4,6 +4,7 @@
  * checks found. A scenario throws when its own pass criterion fails; the counts feed the suite's
  * headline line.
  */
+import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import type { Ack } from "@/server/shared/wire/ack";
@@ -481,7 +482,63 @@ const a9: Scenario = {
   },
 };
 
-export const scenarios: Scenario[] = [a1, lostPrompt, a4, a2, a8, a8approval, a6, a11, a12, a9];
+/** A10: a grandchild that leaves the CLI's process group with setsid. */
+const a10: Scenario = {
+  id: "A10",
+  title: "runaway process tree: a setsid grandchild is gone after stop (bwrap's PID namespace); sandbox off is reported",
+  timeoutMs: 90_000,
+  skip: () => (bwrapWorks() ? undefined : "bubblewrap cannot create a PID namespace here"),
+  async run(world) {
+    const f = new Findings();
+    const runaways = () => pidsMatching("sleep 313");
+    const round = async (label: string): Promise<number> => {
+      const sent: SentPrompt[] = [];
+      const client = await world.client(`A10-${label}`);
+      const sessionId = await world.createSession(client, "setsid-grandchild");
+      await client.watch(sessionId);
+      await prompt(client, sessionId, "leave something behind", sent);
+      await waitForEvent(world, sessionId, isResult, 20_000, "the result");
+      await until(() => runaways().length > 0, 5_000, "the runaway started").catch(() => f.problems.push(`${label}: the runaway never started`));
+      f.faults += 1;
+      const stop = await client.command<unknown>("session:stop", { sessionId, commandId: randomUUID() }, { attempts: 1, ackTimeoutMs: 20_000 });
+      f.expect(stop?.ok === true, `${label}: stop failed: ${JSON.stringify(stop)}`);
+      await waitForEvent(world, sessionId, isPhase("exited"), 15_000, "the exit");
+      await until(() => runaways().length === 0, 3_000, "the runaway gone").catch(() => undefined);
+      const left = runaways();
+      for (const pid of left) process.kill(pid, "SIGKILL");
+      await checkAll(world, f, sessionId, [client], sent);
+      client.close();
+      return left.length;
+    };
+    // sandbox off (the world's setting): only the process group is signalled
+    const offLeft = await round("off");
+    f.notes.push(offLeft > 0 ? `CONDUIT_SANDBOX=off: the setsid grandchild outlived the stop (${offLeft} left; killed by the suite). Only the sandbox contains a runaway tree.` : "CONDUIT_SANDBOX=off: no runaway left");
+    // bwrap: the CLI is PID 1's child in a namespace of its own; its end takes everything along
+    const before = world.sidecar.pid;
+    await world.sidecar.stop();
+    await world.sidecar.start({ CONDUIT_SANDBOX: "bwrap" });
+    try {
+      const bwrapLeft = await round("bwrap");
+      f.expect(bwrapLeft === 0, `CONDUIT_SANDBOX=bwrap: ${bwrapLeft} setsid grandchildren outlived the stop`);
+    } finally {
+      await world.sidecar.stop();
+      await world.sidecar.start();
+    }
+    f.notes.push(`sidecar ${before} restarted with bwrap and back`);
+    return f.outcome();
+  },
+};
+
+function bwrapWorks(): boolean {
+  try {
+    execFileSync("bwrap", ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--die-with-parent", "true"], { stdio: "ignore", timeout: 5000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const scenarios: Scenario[] = [a1, lostPrompt, a4, a2, a8, a8approval, a6, a11, a12, a9, a10];
 
 /** Whether this machine can create a cgroup (for A15). */
 export function cgroupWritable(): boolean {

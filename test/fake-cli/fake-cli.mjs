@@ -10,6 +10,8 @@
 //   garbage         per user message: a non-JSON line and a huge non-JSON line, then a normal turn
 //   ignore-sigterm  behave, but ignore SIGTERM and stdin end (only SIGKILL ends it)
 //   grandchild      start `sleep 300` in the same process group (pid on stderr), then behave
+//   setsid-grandchild  start `sleep 313` in a session and process group of its own (it escapes a
+//                   group kill; only a PID namespace or a cgroup takes it down), then behave
 //   crash-after     behave, but exit 1 once N stdout lines were printed (N = 0: right after start)
 //   permission      per user message: a can_use_tool request; after the answer, the tool result and a result
 //
@@ -43,6 +45,12 @@ function print(message) {
 if (mode === "crash-after" && crashAfterLines === 0) setTimeout(() => process.exit(1), 20);
 
 if (mode === "ignore-sigterm") process.on("SIGTERM", () => process.stderr.write("fake-cli: ignoring SIGTERM\n"));
+
+if (mode === "setsid-grandchild") {
+  const runaway = spawn("sleep", ["313"], { stdio: "ignore", detached: true });
+  runaway.unref();
+  process.stderr.write(`fake-cli setsid grandchild ${runaway.pid}\n`);
+}
 
 if (mode === "grandchild") {
   const grandchild = spawn("sleep", ["300"], { stdio: "ignore" });

@@ -29,6 +29,7 @@ export type FakeCliMode =
   | "garbage"
   | "ignore-sigterm"
   | "grandchild"
+  | "setsid-grandchild"
   | "crash-after"
   | "permission";
 
