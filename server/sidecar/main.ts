@@ -36,6 +36,7 @@ import { TurnSnapshots } from "@/server/sidecar/session/turn-snapshots";
 import { attachChangesSockets } from "@/server/sidecar/socket/changes-socket";
 import { PushSender, vapidSubjectFor } from "@/server/push/push-sender";
 import { armFaults } from "@/server/sidecar/fault-injection";
+import { startSlowConsumerSweep } from "@/server/sidecar/socket/slow-consumer-sweep";
 import { settleUnansweredPrompts } from "@/server/sidecar/session/undelivered-prompts";
 import { loadVapidKeys } from "@/server/push/vapid-keys";
 import { attachTurnPushes, notifyWithPush } from "@/server/sidecar/push/push-notifier";
@@ -158,6 +159,8 @@ async function main(): Promise<void> {
     log: log.child({ component: "revocation" }),
     onDeciders: (userId, decidesIn) => approvals.withdrawFrom(userId, decidesIn),
   });
+  // A socket that stops reading is cut before its backlog grows past a few MB; it catches up from the log.
+  const slowConsumers = startSlowConsumerSweep(server.io, { log: log.child({ component: "slow-consumers" }) });
   const port = await server.listen(env.CONDUIT_SIDECAR_PORT, "127.0.0.1");
   log.info({ port }, "sidecar listening");
 
@@ -167,6 +170,7 @@ async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, "sidecar stopping");
     // Sockets first (no new commands), then the children (their last lines are logged), then the database.
+    slowConsumers.close();
     revocations
       .close()
       .then(() => server.close())

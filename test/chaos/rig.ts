@@ -190,6 +190,8 @@ export interface SessionView {
   last: number;
   duplicates: number;
   outOfOrder: number;
+  /** The first few out-of-order arrivals: `seq after last`. */
+  disorder: string[];
   resets: number;
 }
 
@@ -242,7 +244,7 @@ export class ChaosClient {
   view(sessionId: string): SessionView {
     let view = this.views.get(sessionId);
     if (!view) {
-      view = { events: [], last: 0, duplicates: 0, outOfOrder: 0, resets: 0 };
+      view = { events: [], last: 0, duplicates: 0, outOfOrder: 0, disorder: [], resets: 0 };
       this.views.set(sessionId, view);
     }
     return view;
@@ -293,7 +295,10 @@ export class ChaosClient {
       view.duplicates += 1;
       return;
     }
-    if (event.seq < view.last) view.outOfOrder += 1;
+    if (event.seq < view.last) {
+      view.outOfOrder += 1;
+      if (view.disorder.length < 5) view.disorder.push(`${event.seq} (${event.kind}) after ${view.last}`);
+    }
     view.events.push(event);
     view.last = Math.max(view.last, event.seq);
   }
@@ -507,12 +512,13 @@ export interface ViewCheck {
  * received twice is a duplicate; out-of-order deliveries and payloads unlike the log's are problems.
  */
 export async function checkViews(world: ChaosWorld, sessionId: string, clients: readonly ChaosClient[], settleMs = 10_000): Promise<ViewCheck> {
-  const lastInLog = async () => (await logOf(world.db, sessionId)).at(-1)?.seq ?? 0;
+  // the log may still grow (a turn's last events): read it until the views have all of it
+  let log = await logOf(world.db, sessionId);
   await until(async () => {
-    const last = await lastInLog();
+    log = await logOf(world.db, sessionId);
+    const last = log.at(-1)?.seq ?? 0;
     return clients.every((c) => c.view(sessionId).last >= last);
   }, settleMs, "views caught up").catch(() => undefined);
-  const log = await logOf(world.db, sessionId);
   const result: ViewCheck = { lost: 0, dup: 0, problems: [] };
   for (const client of clients) {
     const view = client.view(sessionId);
@@ -522,7 +528,7 @@ export async function checkViews(world: ChaosWorld, sessionId: string, clients: 
     result.dup += view.duplicates;
     if (missing.length > 0) result.problems.push(`${client.name}: ${missing.length} events missing (seqs ${missing.slice(0, 5).map((m) => m.seq).join(", ")}…)`);
     if (view.duplicates > 0) result.problems.push(`${client.name}: ${view.duplicates} duplicate deliveries`);
-    if (view.outOfOrder > 0) result.problems.push(`${client.name}: ${view.outOfOrder} events out of seq order`);
+    if (view.outOfOrder > 0) result.problems.push(`${client.name}: ${view.outOfOrder} events out of seq order (${view.disorder.join("; ")})`);
     const extra = view.events.filter((e) => !log.some((row) => row.seq === e.seq));
     if (extra.length > 0) result.problems.push(`${client.name}: ${extra.length} events not in the log`);
     for (const row of log) {
