@@ -29,7 +29,7 @@ import { until } from "@/test/until";
 const root = path.resolve(import.meta.dirname, "../..");
 
 /** The workspaces of the world: `real` runs the real CLI, the others the fake CLI in that mode. */
-export const workspaceModes = ["real", "behave", "permission", "hang", "ignore-sigterm", "setsid-grandchild", "result-then-alive"] as const;
+export const workspaceModes = ["real", "behave", "permission", "hang", "ignore-sigterm", "setsid-grandchild", "result-then-alive", "flood"] as const;
 export type WorkspaceName = (typeof workspaceModes)[number];
 
 export interface Person {

@@ -30,6 +30,7 @@ export type FakeCliMode =
   | "ignore-sigterm"
   | "grandchild"
   | "setsid-grandchild"
+  | "flood"
   | "crash-after"
   | "permission";
 
