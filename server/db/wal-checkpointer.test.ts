@@ -45,7 +45,7 @@ describe("startWalCheckpointer", () => {
     await checkpointer.close();
     expect(await autocheckpoint()).toBe(1000);
     expect(await fx.db.sessionEvent.count({ where: { sessionId: session.id } })).toBe(3000);
-  });
+  }, 30_000);
 
   it("never waits for a reader: a RESTART a long read blocks answers busy, and writes go on", async () => {
     const session = await fx.db.session.create({ data: { workspaceId: fx.workspace.id, createdById: fx.owner.id } });
@@ -78,7 +78,7 @@ describe("startWalCheckpointer", () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(timings.slice(before).some((t) => t.mode === "RESTART" && !t.busy) || timings.slice(before).every((t) => t.walPages <= 64)).toBe(true);
     await checkpointer.close();
-  });
+  }, 30_000);
 
   it("does nothing for PostgreSQL", async () => {
     const checkpointer = await startWalCheckpointer(fx.db, "postgresql://user@localhost/db");
