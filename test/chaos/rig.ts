@@ -211,8 +211,8 @@ export class ChaosClient {
   connects = 0;
   private readonly watched = new Set<string>();
   private subscribing = new Map<string, Promise<void>>();
-  /** Stops reading events (a consumer that stopped reading) until `resume`. */
-  paused = false;
+  /** Why each connection ended, as socket.io-client reported it. */
+  readonly disconnects: string[] = [];
 
   constructor(
     readonly name: string,
@@ -235,6 +235,12 @@ export class ChaosClient {
       for (const sessionId of this.watched) void this.resubscribe(sessionId);
     });
     this.socket.on("session:event", (event: WireEvent) => this.receive(event));
+    this.socket.on("disconnect", (reason) => {
+      this.disconnects.push(reason);
+      // The server ended the connection on purpose (a sidecar stopping politely): the browser's
+      // socket does not come back by itself then; this client reconnects as a reload would.
+      if (reason === "io server disconnect") setTimeout(() => this.socket.connect(), 200);
+    });
   }
 
   async connected(timeoutMs = 20_000): Promise<void> {

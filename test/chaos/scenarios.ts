@@ -590,6 +590,82 @@ function bwrapWorks(): boolean {
   }
 }
 
+/** A7: the approver's tab closes while an approval waits and opens again later. */
+const a7: Scenario = {
+  id: "A7",
+  title: "approver tab closed and reopened: the same pending approval, not auto-approved, visible to other editors",
+  timeoutMs: 40_000,
+  async run(world) {
+    const f = new Findings();
+    const sent: SentPrompt[] = [];
+    const tab = await world.client("A7-tab");
+    const sessionId = await world.createSession(tab, "permission");
+    await tab.watch(sessionId);
+    await prompt(tab, sessionId, "wait for me", sent);
+    await until(async () => (await world.db.approval.count({ where: { sessionId, status: "pending" } })) > 0, 20_000, "the approval request");
+    const approval = await world.db.approval.findFirstOrThrow({ where: { sessionId } });
+    tab.close();
+    f.faults += 1;
+    await new Promise((r) => setTimeout(r, 3000));
+    const reopened = await world.client("A7-tab-reopened");
+    const editor = await world.client("A7-editor", world.editor);
+    type Listed = { approvals: { id: string; status: string }[] };
+    for (const client of [reopened, editor]) {
+      const list = await client.command<Listed>("approval:list", {});
+      const mine = list?.ok ? list.data.approvals.find((a) => a.id === approval.id) : undefined;
+      f.expect(mine?.status === "pending", `${client.name} does not see the pending approval ${approval.id}: ${JSON.stringify(list).slice(0, 200)}`);
+    }
+    f.expect((await world.db.approval.findUniqueOrThrow({ where: { id: approval.id } })).status === "pending", "the approval was settled while nobody watched");
+    const decided = await reopened.command<unknown>("approval:decide", { approvalId: approval.id, decision: { behavior: "allow" }, commandId: randomUUID() });
+    f.expect(decided?.ok === true, `the reopened tab could not decide: ${JSON.stringify(decided)}`);
+    await waitForEvent(world, sessionId, isResult, 20_000, "the turn ending");
+    await reopened.watch(sessionId);
+    await checkAll(world, f, sessionId, [reopened], sent);
+    return f.outcome();
+  },
+};
+
+/** A3: the client holds more than the log (the database was restored from an older snapshot). */
+const a3: Scenario = {
+  id: "A3",
+  title: "client ahead of the server (the log restored to an older point): a full resync, never the stale tail",
+  timeoutMs: 60_000,
+  async run(world) {
+    const f = new Findings();
+    const sent: SentPrompt[] = [];
+    const client = await world.client("A3");
+    const sessionId = await world.createSession(client, "behave");
+    await client.watch(sessionId);
+    for (const text of ["one", "two", "three"]) {
+      await prompt(client, sessionId, text, sent);
+      await until(async () => (await world.db.sessionEvent.count({ where: { sessionId, kind: "cli", payload: { contains: '"type":"result"' } } })) >= sent.length, 15_000, "the answer");
+    }
+    await checkViews(world, sessionId, [client]);
+    const held = client.view(sessionId).last;
+    // the sidecar stops; the database comes back from a snapshot taken after the first turn
+    const firstResult = await findEventAfter(world, sessionId, isResult);
+    await world.sidecar.stop();
+    await world.db.sessionEvent.deleteMany({ where: { sessionId, seq: { gt: firstResult } } });
+    await world.sidecar.start();
+    f.faults += 1;
+    await client.connected(30_000);
+    await until(() => client.view(sessionId).resets > 0, 15_000, "the reset").catch(() => f.problems.push("the client ahead of the log got no reset"));
+    f.notes.push(`the client held seq ${held}, the restored log ends at ${firstResult}; resets seen: ${client.view(sessionId).resets}`);
+    // a new turn on the restored log: the client's view must be the log, not its stale tail
+    await prompt(client, sessionId, "after the restore", sent.splice(0));
+    await until(async () => (await world.db.sessionEvent.count({ where: { sessionId, kind: "cli", payload: { contains: '"type":"result"' } } })) >= 2, 20_000, "the answer after the restore");
+    const views = await checkViews(world, sessionId, [client]);
+    f.add("events_lost", views.lost);
+    f.add("events_dup", views.dup, views.problems);
+    return f.outcome();
+  },
+};
+
+async function findEventAfter(world: ChaosWorld, sessionId: string, predicate: (row: { seq: number; kind: string; payload: string; commandId: string | null }) => boolean): Promise<number> {
+  const rows = await world.db.sessionEvent.findMany({ where: { sessionId }, orderBy: { seq: "asc" }, select: { seq: true, kind: true, payload: true, commandId: true } });
+  return rows.find(predicate)?.seq ?? 0;
+}
+
 /** A15: a per-session cgroup memory cap. */
 const a15: Scenario = {
   id: "A15",
@@ -601,4 +677,4 @@ const a15: Scenario = {
   run: () => Promise.reject(new Error("skipped")),
 };
 
-export const scenarios: Scenario[] = [a1, lostPrompt, a4, a2, a5, a8, a8approval, a6, a11, a12, a9, a10, a15];
+export const scenarios: Scenario[] = [a1, lostPrompt, a4, a2, a5, a8, a8approval, a6, a7, a11, a12, a9, a10, a3, a15];
