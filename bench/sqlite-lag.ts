@@ -61,7 +61,9 @@ export default async function run(): Promise<void> {
   const user = await db.user.create({ data: { email: "lag@example.test", name: "Lag" } });
   const workspace = await db.workspace.create({ data: { name: "Lag", slug: "lag", rootPath: dir } });
   const sessions = await Promise.all(
-    Array.from({ length: 10 }, () => db.session.create({ data: { workspaceId: workspace.id, createdById: user.id, status: "running" } })),
+    Array.from({ length: 10 }, () =>
+      db.session.create({ data: { workspaceId: workspace.id, createdById: user.id, status: "running" } }),
+    ),
   );
 
   const checkpoints: CheckpointTiming[] = [];
@@ -71,12 +73,25 @@ export default async function run(): Promise<void> {
   const require = createRequire(import.meta.url);
   // SQLITE_LAG_READER=0: no reader, the baseline
   const holdMs = process.env.SQLITE_LAG_READER === "0" ? 0 : READ_HOLD_MS;
-  const reader = spawn(process.execPath, ["-e", holdMs > 0 ? readerSource : "setInterval(() => {}, 1000); process.on('SIGTERM', () => process.exit(0));", require.resolve("better-sqlite3"), file, String(holdMs)], { stdio: ["ignore", "pipe", "inherit"] });
+  const reader = spawn(
+    process.execPath,
+    [
+      "-e",
+      holdMs > 0 ? readerSource : "setInterval(() => {}, 1000); process.on('SIGTERM', () => process.exit(0));",
+      require.resolve("better-sqlite3"),
+      file,
+      String(holdMs),
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
   let readerOut = "";
   reader.stdout.on("data", (c: Buffer) => (readerOut += c.toString()));
   await new Promise((r) => setTimeout(r, 300));
 
-  const payload = JSON.stringify({ type: "stream_event", event: { type: "content_block_delta", delta: { type: "text_delta", text: "x".repeat(bytes) } } });
+  const payload = JSON.stringify({
+    type: "stream_event",
+    event: { type: "content_block_delta", delta: { type: "text_delta", text: "x".repeat(bytes) } },
+  });
   let writes = 0;
   let failures = 0;
   let walMax = 0;
@@ -115,7 +130,8 @@ export default async function run(): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
 
   const ms = (ns: number) => (ns / 1e6).toFixed(1);
-  const longest = (mode?: string) => Math.max(0, ...checkpoints.filter((c) => !mode || c.mode === mode).map((c) => c.ms));
+  const longest = (mode?: string) =>
+    Math.max(0, ...checkpoints.filter((c) => !mode || c.mode === mode).map((c) => c.ms));
   const restarts = checkpoints.filter((c) => c.mode === "RESTART");
   console.log(
     `sqlite-lag: ${seconds} s at ${rate} events/s of ${bytes} B, reader holding ${holdMs / 1000} s reads (${readerOut || "?"} reads); ` +

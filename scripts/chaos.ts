@@ -54,7 +54,16 @@ async function main(): Promise<number> {
       if (only && !only.includes(scenario.id)) continue;
       const skipped = scenario.skip?.();
       if (skipped !== undefined) {
-        rows.push({ id: scenario.id, title: scenario.title, status: "skipped", seconds: 0, faults: 0, counts: {}, problems: [], notes: [skipped] });
+        rows.push({
+          id: scenario.id,
+          title: scenario.title,
+          status: "skipped",
+          seconds: 0,
+          faults: 0,
+          counts: {},
+          problems: [],
+          notes: [skipped],
+        });
         process.stdout.write(`chaos: ${scenario.id} skipped: ${skipped}\n`);
         continue;
       }
@@ -63,7 +72,12 @@ async function main(): Promise<number> {
       try {
         outcome = await withinMs(scenario.run(world), scenario.timeoutMs, scenario.id);
       } catch (err) {
-        outcome = { faults: 0, counts: {}, problems: [`failed: ${err instanceof Error ? err.message : String(err)}`], notes: [] };
+        outcome = {
+          faults: 0,
+          counts: {},
+          problems: [`failed: ${err instanceof Error ? err.message : String(err)}`],
+          notes: [],
+        };
       }
       // whatever a scenario left running, the next starts from a serving sidecar and no clients
       for (const client of world.clients.splice(0)) client.close();
@@ -79,15 +93,21 @@ async function main(): Promise<number> {
       rows.push(row);
       faults += outcome.faults;
       addCounts(totals, outcome.counts);
-      process.stdout.write(`chaos: ${row.id} ${row.status} in ${row.seconds.toFixed(1)} s (faults ${row.faults})${row.problems.length ? `: ${row.problems.join("; ")}` : ""}\n`);
+      process.stdout.write(
+        `chaos: ${row.id} ${row.status} in ${row.seconds.toFixed(1)} s (faults ${row.faults})${row.problems.length ? `: ${row.problems.join("; ")}` : ""}\n`,
+      );
     }
   } finally {
     await world.close();
   }
-  const line = `chaos: faults=${faults} ${Object.entries(totals).map(([k, v]) => `${k}=${v}`).join(" ")}`;
+  const line = `chaos: faults=${faults} ${Object.entries(totals)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(" ")}`;
   const failed = rows.filter((r) => r.status === "failed");
   writeReport(reportFile, rows, line, (Date.now() - started) / 1000);
-  process.stdout.write(`chaos: report in ${path.relative(root, reportFile)} (${rows.length} scenarios, ${failed.length} failed, ${rows.filter((r) => r.status === "skipped").length} skipped, ${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+  process.stdout.write(
+    `chaos: report in ${path.relative(root, reportFile)} (${rows.length} scenarios, ${failed.length} failed, ${rows.filter((r) => r.status === "skipped").length} skipped, ${((Date.now() - started) / 1000).toFixed(0)} s)\n`,
+  );
   process.stdout.write(`${line}\n`);
   return failed.length > 0 || Object.values(totals).some((n) => n > 0) ? 1 : 0;
 }
@@ -103,11 +123,17 @@ function writeReport(file: string, rows: readonly Row[], line: string, seconds: 
     "",
     "| scenario | status | s | faults | findings |",
     "|---|---|---|---|---|",
-    ...rows.map((r) => `| ${r.id}: ${r.title} | ${r.status} | ${r.seconds.toFixed(1)} | ${r.faults} | ${[...r.problems, ...r.notes].join("<br>").replace(/\|/g, "\\|") || "—"} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.id}: ${r.title} | ${r.status} | ${r.seconds.toFixed(1)} | ${r.faults} | ${[...r.problems, ...r.notes].join("<br>").replace(/\|/g, "\\|") || "—"} |`,
+    ),
     "",
   ].join("\n");
   writeFileSync(file, md);
-  writeFileSync(file.replace(/\.md$/, "") + ".json", `${JSON.stringify({ line, seconds, scenarios: rows }, null, 2)}\n`);
+  writeFileSync(
+    file.replace(/\.md$/, "") + ".json",
+    `${JSON.stringify({ line, seconds, scenarios: rows }, null, 2)}\n`,
+  );
 }
 
 main().then(

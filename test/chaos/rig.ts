@@ -8,7 +8,19 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { chmodSync, copyFileSync, createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync, type WriteStream } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  createWriteStream,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+  type WriteStream,
+} from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -29,7 +41,16 @@ import { until } from "@/test/until";
 const root = path.resolve(import.meta.dirname, "../..");
 
 /** The workspaces of the world: `real` runs the real CLI, the others the fake CLI in that mode. */
-export const workspaceModes = ["real", "behave", "permission", "hang", "ignore-sigterm", "setsid-grandchild", "result-then-alive", "flood"] as const;
+export const workspaceModes = [
+  "real",
+  "behave",
+  "permission",
+  "hang",
+  "ignore-sigterm",
+  "setsid-grandchild",
+  "result-then-alive",
+  "flood",
+] as const;
 export type WorkspaceName = (typeof workspaceModes)[number];
 
 export interface Person {
@@ -46,7 +67,13 @@ export interface Counts {
   prompts_lost: number;
 }
 
-export const zeroCounts = (): Counts => ({ events_lost: 0, events_dup: 0, approvals_lost: 0, cost_double: 0, prompts_lost: 0 });
+export const zeroCounts = (): Counts => ({
+  events_lost: 0,
+  events_dup: 0,
+  approvals_lost: 0,
+  cost_double: 0,
+  prompts_lost: 0,
+});
 
 export function addCounts(into: Counts, more: Partial<Counts>): void {
   for (const key of Object.keys(into) as (keyof Counts)[]) into[key] += more[key] ?? 0;
@@ -127,7 +154,8 @@ export class SidecarProcess {
           // not yet
         }
       }
-      if (Date.now() > deadline) throw new Error(`the sidecar did not serve within ${timeoutMs} ms (log: ${this.logFile})`);
+      if (Date.now() > deadline)
+        throw new Error(`the sidecar did not serve within ${timeoutMs} ms (log: ${this.logFile})`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -276,7 +304,9 @@ export class ChaosClient {
       if (!this.socket.connected) return;
       let ack: Ack<SubscribeResult>;
       try {
-        ack = (await this.socket.timeout(10_000).emitWithAck("session:subscribe", { sessionId, afterSeq: view.last })) as Ack<SubscribeResult>;
+        ack = (await this.socket
+          .timeout(10_000)
+          .emitWithAck("session:subscribe", { sessionId, afterSeq: view.last })) as Ack<SubscribeResult>;
       } catch {
         return; // the connection went; the next connect subscribes again
       }
@@ -314,7 +344,11 @@ export class ChaosClient {
    * timeout or a dropped connection, as the browser's command queue does. Returns the first ack
    * that arrived (or undefined when none did).
    */
-  async command<T>(event: string, payload: Record<string, unknown>, options: CommandOptions = {}): Promise<Ack<T> | undefined> {
+  async command<T>(
+    event: string,
+    payload: Record<string, unknown>,
+    options: CommandOptions = {},
+  ): Promise<Ack<T> | undefined> {
     const attempts = options.attempts ?? 5;
     let lose = options.loseAcks ?? 0;
     for (let attempt = 0; attempt < attempts; attempt++) {
@@ -362,7 +396,9 @@ export interface ChaosWorld {
 /** Scenario names the model knows (prompts tag them: `[scenario:slow] …`). */
 export const slowTurnChunks = 30;
 
-export async function createWorld(options: { keep?: boolean; sidecarEnv?: Record<string, string> } = {}): Promise<ChaosWorld> {
+export async function createWorld(
+  options: { keep?: boolean; sidecarEnv?: Record<string, string> } = {},
+): Promise<ChaosWorld> {
   const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), "conduit-chaos-")));
   const dataDir = path.join(dir, "data");
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -416,8 +452,12 @@ export async function createWorld(options: { keep?: boolean; sidecarEnv?: Record
     mkdirSync(rootPath, { recursive: true });
     const mode: FakeCliMode | "result-then-alive" | undefined = name === "real" ? undefined : name;
     // result-then-alive: the fake CLI that ignores stdin's end and SIGTERM, so only a kill ends it
-    if (mode !== undefined) writeFileSync(path.join(rootPath, ".fake-mode"), mode === "result-then-alive" ? "ignore-sigterm" : mode);
-    const workspace = await db.workspace.create({ data: { name, slug: `chaos-${name}`, rootPath }, select: { id: true, slug: true, rootPath: true } });
+    if (mode !== undefined)
+      writeFileSync(path.join(rootPath, ".fake-mode"), mode === "result-then-alive" ? "ignore-sigterm" : mode);
+    const workspace = await db.workspace.create({
+      data: { name, slug: `chaos-${name}`, rootPath },
+      select: { id: true, slug: true, rootPath: true },
+    });
     await db.membership.createMany({
       data: [
         { workspaceId: workspace.id, userId: owner.id, role: "owner" },
@@ -503,7 +543,11 @@ interface LogRow {
 }
 
 async function logOf(db: Db, sessionId: string): Promise<LogRow[]> {
-  return db.sessionEvent.findMany({ where: { sessionId }, orderBy: { seq: "asc" }, select: { seq: true, kind: true, payload: true, commandId: true } });
+  return db.sessionEvent.findMany({
+    where: { sessionId },
+    orderBy: { seq: "asc" },
+    select: { seq: true, kind: true, payload: true, commandId: true },
+  });
 }
 
 export interface ViewCheck {
@@ -517,14 +561,23 @@ export interface ViewCheck {
  * then compares each view with the log: a seq in the log and not in the view is lost; a seq
  * received twice is a duplicate; out-of-order deliveries and payloads unlike the log's are problems.
  */
-export async function checkViews(world: ChaosWorld, sessionId: string, clients: readonly ChaosClient[], settleMs = 10_000): Promise<ViewCheck> {
+export async function checkViews(
+  world: ChaosWorld,
+  sessionId: string,
+  clients: readonly ChaosClient[],
+  settleMs = 10_000,
+): Promise<ViewCheck> {
   // the log may still grow (a turn's last events): read it until the views have all of it
   let log = await logOf(world.db, sessionId);
-  await until(async () => {
-    log = await logOf(world.db, sessionId);
-    const last = log.at(-1)?.seq ?? 0;
-    return clients.every((c) => c.view(sessionId).last >= last);
-  }, settleMs, "views caught up").catch(() => undefined);
+  await until(
+    async () => {
+      log = await logOf(world.db, sessionId);
+      const last = log.at(-1)?.seq ?? 0;
+      return clients.every((c) => c.view(sessionId).last >= last);
+    },
+    settleMs,
+    "views caught up",
+  ).catch(() => undefined);
   const result: ViewCheck = { lost: 0, dup: 0, problems: [] };
   for (const client of clients) {
     const view = client.view(sessionId);
@@ -532,9 +585,16 @@ export async function checkViews(world: ChaosWorld, sessionId: string, clients: 
     const missing = log.filter((row) => !bySeq.has(row.seq));
     result.lost += missing.length;
     result.dup += view.duplicates;
-    if (missing.length > 0) result.problems.push(`${client.name}: ${missing.length} events missing (seqs ${missing.slice(0, 5).map((m) => m.seq).join(", ")}…)`);
+    if (missing.length > 0)
+      result.problems.push(
+        `${client.name}: ${missing.length} events missing (seqs ${missing
+          .slice(0, 5)
+          .map((m) => m.seq)
+          .join(", ")}…)`,
+      );
     if (view.duplicates > 0) result.problems.push(`${client.name}: ${view.duplicates} duplicate deliveries`);
-    if (view.outOfOrder > 0) result.problems.push(`${client.name}: ${view.outOfOrder} events out of seq order (${view.disorder.join("; ")})`);
+    if (view.outOfOrder > 0)
+      result.problems.push(`${client.name}: ${view.outOfOrder} events out of seq order (${view.disorder.join("; ")})`);
     const extra = view.events.filter((e) => !log.some((row) => row.seq === e.seq));
     if (extra.length > 0) result.problems.push(`${client.name}: ${extra.length} events not in the log`);
     for (const row of log) {
@@ -562,7 +622,10 @@ export interface SentPrompt {
  * answered), or a visible notice after it (refused, interrupted, the CLI's exit, a failed command).
  * A prompt acknowledged and then neither answered nor refused is lost.
  */
-export async function checkPrompts(world: ChaosWorld, sent: readonly SentPrompt[]): Promise<{ lost: number; dup: number; problems: string[] }> {
+export async function checkPrompts(
+  world: ChaosWorld,
+  sent: readonly SentPrompt[],
+): Promise<{ lost: number; dup: number; problems: string[] }> {
   const out = { lost: 0, dup: 0, problems: [] as string[] };
   for (const prompt of sent) {
     const log = await logOf(world.db, prompt.sessionId);
@@ -581,7 +644,9 @@ export async function checkPrompts(world: ChaosWorld, sent: readonly SentPrompt[
     }
     const uuid = (JSON.parse(event.payload) as { uuid?: string }).uuid ?? "";
     const after = log.filter((row) => row.seq > event.seq);
-    const answered = after.some((row) => row.kind === "cli" && row.payload.includes('"type":"result"') && row.payload.includes(uuid));
+    const answered = after.some(
+      (row) => row.kind === "cli" && row.payload.includes('"type":"result"') && row.payload.includes(uuid),
+    );
     const settled = after.some(
       (row) =>
         row.kind === "process" && /"phase":"(prompt-refused|turn-interrupted|exited|command-failed)"/.test(row.payload),
@@ -638,27 +703,46 @@ export async function checkCost(world: ChaosWorld, sessionId: string): Promise<{
 }
 
 /** Approvals still pending (nobody will ever answer them: stuck) in `sessionId`. */
-export async function checkApprovals(world: ChaosWorld, sessionId: string): Promise<{ lost: number; problems: string[] }> {
+export async function checkApprovals(
+  world: ChaosWorld,
+  sessionId: string,
+): Promise<{ lost: number; problems: string[] }> {
   const pending = await world.db.approval.count({ where: { sessionId, status: "pending" } });
   return { lost: pending, problems: pending > 0 ? [`${pending} approvals stuck pending`] : [] };
 }
 
 /** The last event of a kind in the log whose payload matches. */
-export async function findEvent(world: ChaosWorld, sessionId: string, predicate: (row: LogRow) => boolean): Promise<LogRow | undefined> {
+export async function findEvent(
+  world: ChaosWorld,
+  sessionId: string,
+  predicate: (row: LogRow) => boolean,
+): Promise<LogRow | undefined> {
   return (await logOf(world.db, sessionId)).filter(predicate).at(-1);
 }
 
-export async function waitForEvent(world: ChaosWorld, sessionId: string, predicate: (row: LogRow) => boolean, timeoutMs = 30_000, what = "event"): Promise<LogRow> {
+export async function waitForEvent(
+  world: ChaosWorld,
+  sessionId: string,
+  predicate: (row: LogRow) => boolean,
+  timeoutMs = 30_000,
+  what = "event",
+): Promise<LogRow> {
   let found: LogRow | undefined;
-  await until(async () => {
-    found = await findEvent(world, sessionId, predicate);
-    return found !== undefined;
-  }, timeoutMs, what, 50);
+  await until(
+    async () => {
+      found = await findEvent(world, sessionId, predicate);
+      return found !== undefined;
+    },
+    timeoutMs,
+    what,
+    50,
+  );
   return found!;
 }
 
 export const isResult = (row: LogRow) => row.kind === "cli" && row.payload.includes('"type":"result"');
-export const isPhase = (phase: string) => (row: LogRow) => row.kind === "process" && row.payload.includes(`"phase":"${phase}"`);
+export const isPhase = (phase: string) => (row: LogRow) =>
+  row.kind === "process" && row.payload.includes(`"phase":"${phase}"`);
 
 /** Pids of processes whose command line contains `needle` (from /proc). */
 export function pidsMatching(needle: string): number[] {

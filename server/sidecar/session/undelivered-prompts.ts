@@ -69,7 +69,10 @@ export async function settleUnansweredPrompts(deps: {
       commandId: null,
       userId: null,
     });
-    deps.log.info({ sessionId: prompt.sessionId, promptSeq: prompt.seq, phase: notice.phase }, "settled a prompt the previous sidecar left unanswered");
+    deps.log.info(
+      { sessionId: prompt.sessionId, promptSeq: prompt.seq, phase: notice.phase },
+      "settled a prompt the previous sidecar left unanswered",
+    );
     notices.push(notice);
   }
   return notices;

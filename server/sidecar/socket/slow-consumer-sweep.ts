@@ -49,7 +49,10 @@ export function startSlowConsumerSweep(io: Server, options: SlowConsumerOptions)
       const backlog = backlogOf(socket);
       if (backlog.bufferedBytes <= maxBytes && backlog.queuedPackets <= maxPackets) continue;
       evicted += 1;
-      options.log.warn({ socketId: socket.id, userId: (socket.data as { user?: { id: string } }).user?.id, ...backlog }, "socket cut: it stopped reading (it reconnects and catches up from the log)");
+      options.log.warn(
+        { socketId: socket.id, userId: (socket.data as { user?: { id: string } }).user?.id, ...backlog },
+        "socket cut: it stopped reading (it reconnects and catches up from the log)",
+      );
       const conn = socket.conn as unknown as EngineConnection;
       // terminate(): the TCP connection goes now, with its buffers; close() would wait behind them
       const ws = conn.transport?.socket;
