@@ -683,6 +683,21 @@ export async function checkCost(world: ChaosWorld, sessionId: string): Promise<{
     lastOfSpawn = Math.max(lastOfSpawn, value.total_cost_usd ?? 0);
   }
   bound += lastOfSpawn;
+  // a result's cost rows are written just after the result is logged: give them a moment
+  const counts = async () =>
+    new Set(
+      (await world.db.costEntry.findMany({ where: { sessionId }, select: { resultId: true } })).map(
+        (r) => r.resultId.split("#")[0]!,
+      ),
+    );
+  await until(
+    async () => {
+      const counted = await counts();
+      return [...results].every((id) => counted.has(id));
+    },
+    10_000,
+    "cost rows",
+  ).catch(() => undefined);
   const rows = await world.db.costEntry.findMany({ where: { sessionId }, select: { resultId: true, usd: true } });
   const stored = rows.reduce((sum, r) => sum + r.usd, 0);
   const counted = new Set(rows.map((r) => r.resultId.split("#")[0]!));
