@@ -37,6 +37,9 @@ import { RevocationSweep } from "@/server/sidecar/socket/revocation-sweep";
 import { TurnSnapshots } from "@/server/sidecar/session/turn-snapshots";
 import { attachChangesSockets } from "@/server/sidecar/socket/changes-socket";
 import { PushSender, vapidSubjectFor } from "@/server/push/push-sender";
+import { armFaults } from "@/server/sidecar/fault-injection";
+import { startSlowConsumerSweep } from "@/server/sidecar/socket/slow-consumer-sweep";
+import { settleUnansweredPrompts } from "@/server/sidecar/session/undelivered-prompts";
 import { loadVapidKeys } from "@/server/push/vapid-keys";
 import { attachTurnPushes, notifyWithPush } from "@/server/sidecar/push/push-notifier";
 
@@ -45,6 +48,9 @@ const log = pino({ name: "sidecar", level: getEnv().LOG_LEVEL });
 async function main(): Promise<void> {
   const env = getEnv();
   const secret = requireSetting(env, "NEXTAUTH_SECRET");
+  // The chaos suite's fault points (refused in production); inert when CONDUIT_FAULT is unset.
+  const fault = armFaults();
+  if (fault !== undefined) log.warn({ fault }, "fault injection armed (tests only)");
 
   const cliPath = resolveClaudeBinary();
   const version = await claudeVersion(cliPath);
@@ -119,6 +125,9 @@ async function main(): Promise<void> {
   const snapshots = new TurnSnapshots({ db, dataDir: path.resolve(env.CONDUIT_DATA_DIR), log: log.child({ component: "snapshots" }) });
   // The hub's event writer, with its inserts timed for /metrics (the hub then leaves closing it to us).
   const writer = new SessionEventWriter(metrics.timedStore(eventLogStoreOf(db)), log);
+  // Prompts the previous sidecar accepted but no CLI answered get a visible end (never dropped silently).
+  const unanswered = await settleUnansweredPrompts({ db, writer, sidecarId, log });
+  if (unanswered.length > 0) log.info({ prompts: unanswered.length }, "settled prompts an earlier sidecar left unanswered");
   const hub = new SessionHub({
     db,
     writer,
@@ -158,6 +167,8 @@ async function main(): Promise<void> {
     log: log.child({ component: "revocation" }),
     onDeciders: (userId, decidesIn) => approvals.withdrawFrom(userId, decidesIn),
   });
+  // A socket that stops reading is cut before its backlog grows past a few MB; it catches up from the log.
+  const slowConsumers = startSlowConsumerSweep(server.io, { log: log.child({ component: "slow-consumers" }) });
   const port = await server.listen(env.CONDUIT_SIDECAR_PORT, env.CONDUIT_SIDECAR_HOST);
   log.info({ port }, "sidecar listening");
 
@@ -167,6 +178,7 @@ async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, "sidecar stopping");
     // Sockets first (no new commands), then the children (their last lines are logged), then the database.
+    slowConsumers.close();
     revocations
       .close()
       .then(() => server.close())

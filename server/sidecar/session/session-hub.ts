@@ -67,6 +67,7 @@ import {
 } from "@/server/shared/wire/session";
 import { eventLogStoreOf, SessionEventWriter, type StoredEvent } from "./session-event-writer";
 import { storePromptImages } from "./prompt-images";
+import { faultPoint } from "@/server/sidecar/fault-injection";
 import type { PromptImage } from "@/server/shared/wire/session-controls";
 import type { HostControlRequest, PermissionDecision } from "@/server/shared/claude-protocol/encode";
 import type {
@@ -371,6 +372,7 @@ export class SessionHub {
         refs.length > 0 ? { text, uuid, images: refs } : { text, uuid },
         { commandId, actor },
       );
+      faultPoint("crash-after-prompt-event");
       this.indexText(entry, text);
       try {
         // the before-turn snapshot runs while a child starts; it never throws
