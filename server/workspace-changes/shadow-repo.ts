@@ -163,9 +163,10 @@ export class ShadowRepo {
   private async snapshotAll(message: string): Promise<string> {
     // The fast path for a turn that changed nothing: HEAD is the snapshots ref, so an empty
     // `git status` (lstat per tracked file, the untracked cache per folder) means the work tree
-    // is exactly the latest snapshot; cheaper than `git add -A`, which reads every folder.
+    // is exactly the latest snapshot; cheaper than `git add -A`, which reads every folder. A
+    // nested repository whose commit moved shows (`dirty`: only its own uncommitted files do not).
     if (this.indexIsLatest && this.latest) {
-      const status = await this.git(["status", "--porcelain=v1", "-z", "--no-renames", "--ignore-submodules=all"], { allowFailure: true });
+      const status = await this.git(["status", "--porcelain=v1", "-z", "--no-renames", "--ignore-submodules=dirty"], { allowFailure: true });
       if (status.code === 0 && status.stdout.length === 0) return this.latest.commit;
     }
     // --ignore-errors: an unreadable file is left out, the rest is still snapshotted
