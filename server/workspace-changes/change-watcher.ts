@@ -56,8 +56,9 @@ export interface WatchLimits {
   /** Events within one poll phase that make every watcher untrusted (default half the kernel's queue). */
   overflowBurst: number;
   /**
-   * How long a scanning snapshot waits for a new watcher's first walk (default 500 ms; a watcher
-   * not ready then is trusted from a later scan on).
+   * How long a scanning snapshot waits for a new watcher's first walk. Default 0: a scan never
+   * waits (a prompt's before-snapshot has a deadline); a watcher not ready at one scan is trusted
+   * from the next scan on, so a new watcher costs at most one more scan.
    */
   readyWaitMs: number;
   /** After a resource limit (folders, kernel watches), how long a root is not watched (default `idleMs`). */
@@ -470,7 +471,7 @@ export class WorkTreeWatchers {
       idleMs,
       maxDirectories: limits.maxDirectories ?? 20_000,
       overflowBurst: limits.overflowBurst ?? Math.floor(kernelQueueSize() / 2),
-      readyWaitMs: limits.readyWaitMs ?? 500,
+      readyWaitMs: limits.readyWaitMs ?? 0,
       backoffMs: limits.backoffMs ?? idleMs,
     };
   }
