@@ -330,6 +330,17 @@ describe("snapshots from watched paths", () => {
       few.close();
     }
 
+    // more changed paths than pathspecs pay off for
+    await both();
+    await mkdir(path.join(ws, "many"));
+    await both();
+    for (let k = 0; k < 600; k += 50) {
+      await Promise.all(Array.from({ length: 50 }, (_, j) => writeFile(path.join(ws, "many", `m${k + j}.txt`), "m\n")));
+    }
+    expect((await both()).way).toBe("scan");
+    await writeFile(path.join(ws, "many", "m0.txt"), "again\n");
+    expect((await both()).way).toBe("paths");
+
     watchers.close();
     await writeFile(path.join(ws, "README.md"), "closed\n");
     const closed = await both();

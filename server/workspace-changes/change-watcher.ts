@@ -101,6 +101,12 @@ function skippedFolder(name: string): boolean {
   return name === ".git" || heavyDirectoryNames.has(name);
 }
 
+/**
+ * Above this many changed paths a snapshot scans: matching every index entry against that many
+ * pathspecs costs about what a scan does (and a tracker stops collecting there).
+ */
+export const maxChangedPaths = 500;
+
 const dotGit = Buffer.from(".git");
 /** Folders read at once while watching a tree. */
 const walkWidth = 8;
@@ -131,6 +137,8 @@ function nameOf(raw: string | Buffer | null): string | undefined {
  */
 export class DirtyTracker {
   private paths = new Set<string>();
+  /** More paths than a snapshot hands to git: they are no longer collected, the next snapshot scans. */
+  private overfull = false;
   private trusted = false;
 
   constructor(private readonly watcher: WorkTreeWatcher) {}
@@ -142,7 +150,12 @@ export class DirtyTracker {
 
   /** @internal the watcher reports a changed path (relative, `""` for the whole root). */
   mark(rel: string): void {
+    if (this.overfull) return;
     this.paths.add(rel);
+    if (this.paths.size > maxChangedPaths) {
+      this.overfull = true;
+      this.paths = new Set();
+    }
   }
 
   /**
@@ -153,6 +166,7 @@ export class DirtyTracker {
     this.watcher.touch();
     const ready = await this.watcher.whenReady();
     this.paths = new Set();
+    this.overfull = false;
     this.trusted = ready && this.watcher.end === undefined;
   }
 
@@ -170,7 +184,7 @@ export class DirtyTracker {
     if (!this.trusted || this.watcher.end !== undefined) return undefined;
     this.watcher.touch();
     await this.watcher.settle();
-    if (!this.trusted || this.watcher.end !== undefined) return undefined;
+    if (!this.trusted || this.watcher.end !== undefined || this.overfull) return undefined;
     const taken = this.paths;
     this.paths = new Set();
     for (const nested of this.watcher.nestedRepositories()) taken.add(nested);

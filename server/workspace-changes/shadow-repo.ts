@@ -14,7 +14,7 @@ import { lstat, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { heavyDirectoryNames } from "@/server/workspace-fs/list-directory";
 import { maxDiffedFileBytes, type ChangedFile } from "@/server/shared/wire/changes";
-import type { DirtyTracker, WorkTreeWatchers } from "./change-watcher";
+import { maxChangedPaths, type DirtyTracker, type WorkTreeWatchers } from "./change-watcher";
 
 /** The ref that holds the latest snapshot; every earlier one is its ancestor, so none is collected. */
 const headRef = "refs/conduit/snapshots";
@@ -22,8 +22,6 @@ const headRef = "refs/conduit/snapshots";
 const maxBlobBytes = 512 * 1024 * 1024;
 
 const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
-/** Above this many changed paths a scan is cheaper than matching every index entry against them. */
-const maxWatchedPaths = 500;
 
 /** The paths not under another one of the list (a folder stands for its subtree), sorted. */
 export function coveringPaths(paths: readonly string[]): string[] {
@@ -123,7 +121,7 @@ export class ShadowRepo {
       this.lastWay = "unchanged";
       return latest.commit;
     }
-    if (paths.length > maxWatchedPaths || paths.includes("")) return undefined;
+    if (paths.length > maxChangedPaths || paths.includes("")) return undefined;
     const covering = coveringPaths(paths);
     const present = await Promise.all(
       covering.map((p) => lstat(path.join(/*turbopackIgnore: true*/ this.workTree, p)).then(() => true, () => false)),
