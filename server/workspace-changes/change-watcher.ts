@@ -34,17 +34,18 @@
  *   watcher is declared untrusted (the next snapshot of each root scans). A watcher error, a root
  *   that moved, more folders than {@link WatchLimits.maxDirectories} or the kernel's watch limit
  *   do the same (the last two also stop watching that root for a while).
- * Not seen by inotify, and so not by this (nor by a later scan unless the file's stat changes):
- * writes through `mmap`, through another mount of a network file system, or through a hard link
- * outside the root. Writes from the session's sandbox (bubblewrap bind mounts) are seen: a bind
- * mount shares the inodes.
+ * Not seen by inotify: writes through `mmap` (git's own scan would see them only through a
+ * changed mtime too), through a hard link from outside the root, and changes a network or FUSE
+ * file system gets from elsewhere (a root on one is not watched at all; see
+ * `remoteFileSystems`). Writes from the session's sandbox (bubblewrap bind mounts) are seen: a
+ * bind mount shares the inodes.
  *
  * Bounded: at most one watcher per root (several shadow repositories of one root each get their
  * own {@link DirtyTracker}); a watcher no tracker has used for {@link WatchLimits.idleMs} closes
  * (its next snapshot scans and starts a new one); {@link WorkTreeWatchers.close} closes them all.
  */
 import { readFileSync, watch, type Dirent, type FSWatcher } from "node:fs";
-import { lstat, readdir } from "node:fs/promises";
+import { lstat, readdir, statfs } from "node:fs/promises";
 import path from "node:path";
 import { heavyDirectoryNames } from "@/server/workspace-fs/list-directory";
 
@@ -66,7 +67,16 @@ export interface WatchLimits {
 }
 
 /** Why a watcher stopped vouching for its root. */
-export type WatchEnd = "closed" | "idle" | "overflow" | "error" | "root-moved" | "too-many-folders" | "kernel-limit";
+export type WatchEnd = "closed" | "idle" | "overflow" | "error" | "root-moved" | "too-many-folders" | "kernel-limit" | "remote-fs";
+
+/**
+ * File systems whose files can change without an inotify event here (written by another machine
+ * or through another kernel): NFS, SMB/CIFS, FUSE, 9p, Ceph, AFS, Coda, GFS2, OCFS2, Lustre. A
+ * root on one is never watched: its snapshots scan.
+ */
+const remoteFileSystems: ReadonlySet<number> = new Set([
+  0x6969, 0x517b, 0xff534d42, 0xfe534d42, 0x65735546, 0x01021997, 0x00c36400, 0x5346414f, 0x73757245, 0x01161970, 0x7461636f, 0x0bd00bd0,
+]);
 
 /** The events of one poll phase, over all watchers of this process (they share libuv's inotify descriptor). */
 let burst = 0;
@@ -296,6 +306,10 @@ export class WorkTreeWatcher {
   private async start(): Promise<boolean> {
     try {
       this.rootIno = (await lstat(this.root)).ino;
+      if (remoteFileSystems.has((await statfs(this.root)).type)) {
+        this.stop("remote-fs");
+        return false;
+      }
     } catch {
       this.stop("error");
       return false;
@@ -502,7 +516,7 @@ export class WorkTreeWatchers {
     if (!watcher) {
       watcher = new WorkTreeWatcher(root, this.limits, (ended, why) => {
         if (this.watchers.get(root) === ended) this.watchers.delete(root);
-        if (why === "too-many-folders" || why === "kernel-limit") this.backoff.set(root, Date.now() + this.limits.backoffMs);
+        if (why === "too-many-folders" || why === "kernel-limit" || why === "remote-fs") this.backoff.set(root, Date.now() + this.limits.backoffMs);
       });
       this.watchers.set(root, watcher);
     }
