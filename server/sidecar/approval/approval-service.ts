@@ -74,6 +74,7 @@ import {
   type FileReview,
   type RememberOption,
 } from "@/server/shared/wire/approval";
+import { CommandMemo } from "@/server/sidecar/session/command-memo";
 import type { PermissionQuestion } from "@/server/sidecar/session/session-runner-contract";
 
 /** Sends a fact to every socket of each user. */
@@ -117,7 +118,7 @@ export class ApprovalService {
   private readonly pending = new Map<string, PendingEntry>();
   /** Views of approvals settled by this sidecar (they carry the review, which the row does not). */
   private readonly settledViews = new Map<string, ApprovalView>();
-  private readonly commands = new Map<string, Promise<ApprovalView>>();
+  private readonly commands = new CommandMemo<Promise<ApprovalView>>(maxRememberedCommands);
   private readonly now: () => number;
   private closed = false;
 
@@ -291,16 +292,7 @@ export class ApprovalService {
 
   /** A person's decision; a retry with the same `commandId` gets the first outcome. */
   decide(user: Decider, approvalId: string, decision: Decision, commandId: string): Promise<ApprovalView> {
-    const key = `${user.id}\u0000${commandId}`;
-    const known = this.commands.get(key);
-    if (known) return known;
-    const outcome = this.runDecide(user, approvalId, decision);
-    this.commands.set(key, outcome);
-    if (this.commands.size > maxRememberedCommands) {
-      const oldest = this.commands.keys().next();
-      if (!oldest.done) this.commands.delete(oldest.value);
-    }
-    return outcome;
+    return this.commands.once(`${user.id}\u0000${commandId}`, () => this.runDecide(user, approvalId, decision));
   }
 
   /** Stops the timers; pending questions are cancelled (their CLI is stopping with the hub). */

@@ -66,6 +66,7 @@ import {
 } from "@/server/shared/wire/session";
 import { eventLogStoreOf, SessionEventWriter, type StoredEvent } from "./session-event-writer";
 import { storePromptImages } from "./prompt-images";
+import { CommandMemo, rememberBounded } from "./command-memo";
 import type { PromptImage } from "@/server/shared/wire/session-controls";
 import type { HostControlRequest, PermissionDecision } from "@/server/shared/claude-protocol/encode";
 import type {
@@ -164,7 +165,7 @@ interface SessionEntry {
   runnerStarting: Promise<SessionRunner> | undefined;
   detachRunner: (() => void) | undefined;
   /** Commands by client-made id: a retry gets this same promise. */
-  commands: Map<string, { kind: string; outcome: Promise<unknown> }>;
+  commands: CommandMemo<{ kind: string; outcome: Promise<unknown> }>;
   /** Subscribers catching up: each collects the events stored while it reads the backlog. */
   captures: Set<WireEvent[]>;
   /** The highest seq listeners have been told about. */
@@ -206,7 +207,7 @@ const createRetryWindowMs = 24 * 60 * 60 * 1000;
 export class SessionHub {
   private readonly entries = new Map<string, SessionEntry>();
   private readonly loading = new Map<string, Promise<SessionEntry>>();
-  private readonly creates = new Map<string, Promise<SessionView>>();
+  private readonly creates = new CommandMemo<Promise<SessionView>>(maxRememberedCommands);
   private readonly names = new Map<string, string>();
   private readonly eventListeners = new Set<(event: WireEvent) => void>();
   private readonly statusListeners = new Set<(view: SessionView) => void>();
@@ -244,10 +245,7 @@ export class SessionHub {
   ): Promise<SessionView> {
     if (this.closed) return Promise.reject(shuttingDown());
     if (input.mode === "bypassPermissions" && !access.workspace.allowBypass) return Promise.reject(bypassRefused());
-    const key = `${actor.id}\u0000${input.commandId}`;
-    const known = this.creates.get(key);
-    if (known) return known;
-    const outcome = (async () => {
+    return this.creates.once(`${actor.id}\u0000${input.commandId}`, async () => {
       const prior = await this.findCreated(access.workspace.id, actor.id, input.commandId);
       if (prior) return this.view(prior);
       // The argv the child will get, checked before a row exists: a bad model name is the
@@ -261,9 +259,7 @@ export class SessionHub {
         maxBudgetUsd: input.maxBudgetUsd,
       });
       return this.startNewSession(actor, access, input);
-    })();
-    remember(this.creates, key, outcome);
-    return outcome;
+    });
   }
 
   /**
@@ -360,7 +356,7 @@ export class SessionHub {
         ),
       );
       const uuid = randomUUID();
-      remember(entry.promptSenders, uuid, actor.id);
+      rememberBounded(entry.promptSenders, uuid, actor.id, maxRememberedCommands);
       const refs = await storePromptImages(this.deps.db, entry.id, images);
       const stored = await this.append(
         entry,
@@ -935,7 +931,7 @@ export class SessionHub {
         if (prior) return outcomeFromLog(prior, kind) as R;
         return run(entry);
       })();
-      remember(entry.commands, commandId, { kind, outcome });
+      entry.commands.remember(commandId, { kind, outcome });
       return outcome;
     })();
   }
@@ -1063,7 +1059,7 @@ export class SessionHub {
       runnerAllowsBypass: workspace.allowBypass,
       runnerStarting: undefined,
       detachRunner: undefined,
-      commands: new Map(),
+      commands: new CommandMemo(maxRememberedCommands),
       captures: new Set(),
       lastNotifiedSeq: init.lastSeq,
       tail: Promise.resolve(),
@@ -1212,14 +1208,6 @@ function outcomeFromLog(event: SessionEventRecord, kind: WireEventKind): unknown
   if (kind === "set-model") return { seq: event.seq, model: payload?.model ?? "" };
   if (kind === "set-thinking" || kind === "cancel-queued") return { ...(payload ?? {}), seq: event.seq };
   return { seq: event.seq };
-}
-
-function remember<V>(map: Map<string, V>, key: string, value: V): void {
-  map.set(key, value);
-  if (map.size > maxRememberedCommands) {
-    const oldest = map.keys().next();
-    if (!oldest.done) map.delete(oldest.value);
-  }
 }
 
 function assertNotDead(entry: SessionEntry): void {
