@@ -67,6 +67,21 @@ import {
 import { eventLogStoreOf, SessionEventWriter, type StoredEvent } from "./session-event-writer";
 import { storePromptImages } from "./prompt-images";
 import { CommandMemo, rememberBounded } from "./command-memo";
+import {
+  asAppError,
+  assertNotDead,
+  bypassRefused,
+  liveStatuses,
+  maxRememberedCommands,
+  newEntry,
+  reusedCommandId,
+  safeParse,
+  shuttingDown,
+  snapshotSessionOf,
+  viewOf,
+  type SessionEntry,
+  type Tokens,
+} from "./session-entry";
 import type { PromptImage } from "@/server/shared/wire/session-controls";
 import type { HostControlRequest, PermissionDecision } from "@/server/shared/claude-protocol/encode";
 import type {
@@ -138,68 +153,10 @@ export interface SessionHubDeps {
 /** What `subscribe` hands to its `deliver` callback. */
 export type SubscribeSnapshot = Omit<SubscribeResult, "viewers">;
 
-type Tokens = SessionView["tokens"];
-
-interface SessionEntry {
-  id: string;
-  workspace: WorkspaceAccess["workspace"];
-  /** The session's own git worktree (the CLI's cwd), or null for the workspace root. */
-  worktreePath: string | null;
-  claudeSessionId: string;
-  createdBy: { id: string; name: string };
-  createdAt: Date;
-  title: string | null;
-  status: SessionStatus;
-  mode: string;
-  model: string | null;
-  pid: number | null;
-  costUsd: number;
-  tokens: Tokens;
-  /** Result uuids already counted in `tokens`. */
-  countedResults: Set<string>;
-  /** A turn finished (a `result` is in the log): the CLI saved the conversation, a new child resumes it. */
-  conversationStarted: boolean;
-  runner: SessionRunner | undefined;
-  /** Whether the current (or next) child was started with --allow-dangerously-skip-permissions. */
-  runnerAllowsBypass: boolean;
-  runnerStarting: Promise<SessionRunner> | undefined;
-  detachRunner: (() => void) | undefined;
-  /** Commands by client-made id: a retry gets this same promise. */
-  commands: CommandMemo<{ kind: string; outcome: Promise<unknown> }>;
-  /** Subscribers catching up: each collects the events stored while it reads the backlog. */
-  captures: Set<WireEvent[]>;
-  /** The highest seq listeners have been told about. */
-  lastNotifiedSeq: number;
-  /** The last append: status facts wait for it, so a view never runs ahead of the events. */
-  tail: Promise<unknown>;
-  rowDirty: boolean;
-  rowWriting: Promise<void> | undefined;
-  /** Ends the wait of a pending row write at once (a pid change, shutdown). */
-  rowFlush: (() => void) | undefined;
-  /** The live fields last written, and when: unchanged fields are not written again soon. */
-  rowWritten: { key: string; pid: number | null; at: number } | undefined;
-  /** The cost reducer of this session's process lineage. */
-  cost: CostState;
-  /** How the last child ended; null before any exit this sidecar saw (a restart counts as a crash). */
-  lastExit: PreviousExit | null;
-  /** Prompt uuid → who sent it, so a turn is charged to the person whose prompt started it. */
-  promptSenders: Map<string, string>;
-  /** Cost writes in result order; the session total is re-read after each. */
-  costChain: Promise<void>;
-  /** --max-budget-usd for this session's children. */
-  maxBudgetUsd: number | null;
-  /** Writes to the history search text, in order. */
-  searchChain: Promise<void>;
-}
-
-const liveStatuses: ReadonlySet<string> = new Set(["starting", "idle", "running", "awaiting-approval", "stalled"]);
-const knownStatuses: ReadonlySet<string> = new Set([...liveStatuses, "stopped", "crashed", "dead"]);
 /** How long a session row's changed live fields wait for more changes before one write. */
 const rowWriteDelayMs = 100;
 /** How often a row whose only change is `lastActivityAt` is rewritten. */
 const activityWriteMs = 10_000;
-/** Commands remembered per session for retries; older ones are answered from the log. */
-const maxRememberedCommands = 1_000;
 /** How far back a retried `session:create` is looked for. */
 const createRetryWindowMs = 24 * 60 * 60 * 1000;
 
@@ -301,7 +258,7 @@ export class SessionHub {
           }
         }
       }
-      deliver({ session: this.viewOf(entry), events, reset, hasMore, nextAfterSeq: last });
+      deliver({ session: viewOf(entry), events, reset, hasMore, nextAfterSeq: last });
     } finally {
       entry.captures.delete(captured);
     }
@@ -325,12 +282,12 @@ export class SessionHub {
 
   /** The current view of a session. */
   async view(sessionId: string): Promise<SessionView> {
-    return this.viewOf(await this.entry(sessionId));
+    return viewOf(await this.entry(sessionId));
   }
 
   /** Views of the sessions of a workspace this hub holds in memory. */
   liveViews(workspaceId: string): SessionView[] {
-    return [...this.entries.values()].filter((e) => e.workspace.id === workspaceId).map((e) => this.viewOf(e));
+    return [...this.entries.values()].filter((e) => e.workspace.id === workspaceId).map((e) => viewOf(e));
   }
 
   /**
@@ -539,7 +496,7 @@ export class SessionHub {
     entry.title = title;
     this.persistRow(entry);
     this.emitStatus(entry);
-    return this.viewOf(entry);
+    return viewOf(entry);
   }
 
   /** Stops the session's child and drops its entry, its queued writes done; for a session about to be deleted. */
@@ -612,7 +569,7 @@ export class SessionHub {
     });
     // the worktree exists before the first spawn: the child's cwd is in it from the start
     if (input.worktree) row.worktreePath = await attachSessionWorktree(this.deps.db, row.id, access.workspace.rootPath);
-    const entry = this.newEntry(row, access.workspace, {
+    const entry = newEntry(row, access.workspace, {
       fresh: true,
       lastSeq: 0,
       costUsd: 0,
@@ -636,7 +593,7 @@ export class SessionHub {
       this.emitStatus(entry);
       throw asAppError(err);
     }
-    return this.viewOf(entry);
+    return viewOf(entry);
   }
 
   /** The session a `session:create` with this id made, looked up in recent sessions' logs. */
@@ -1018,7 +975,7 @@ export class SessionHub {
       listResultCandidates(this.deps.db, sessionId),
       listRecordedResultIds(this.deps.db, sessionId),
     ]);
-    const entry = this.newEntry(row, row.workspace, { fresh: false, lastSeq, costUsd, conversationStarted: false });
+    const entry = newEntry(row, row.workspace, { fresh: false, lastSeq, costUsd, conversationStarted: false });
     entry.cost = createCostState({ countedResultIds });
     for (const text of results) {
       const parsed = safeParse(text);
@@ -1031,73 +988,10 @@ export class SessionHub {
     return entry;
   }
 
-  private newEntry(
-    row: SessionRow,
-    workspace: WorkspaceAccess["workspace"],
-    init: { fresh: boolean; lastSeq: number; costUsd: number; conversationStarted: boolean },
-  ): SessionEntry {
-    // A loaded session has no child of this sidecar: a row that claims a live one is stale.
-    const stale = !knownStatuses.has(row.status) || (!init.fresh && liveStatuses.has(row.status));
-    const status = stale ? "stopped" : (row.status as SessionStatus);
-    return {
-      id: row.id,
-      workspace,
-      worktreePath: row.worktreePath,
-      claudeSessionId: row.claudeSessionId ?? row.id,
-      createdBy: row.createdBy,
-      createdAt: row.createdAt,
-      title: row.title,
-      status,
-      mode: row.mode,
-      model: row.model,
-      pid: null,
-      costUsd: init.costUsd,
-      tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-      countedResults: new Set(),
-      conversationStarted: init.conversationStarted,
-      runner: undefined,
-      runnerAllowsBypass: workspace.allowBypass,
-      runnerStarting: undefined,
-      detachRunner: undefined,
-      commands: new CommandMemo(maxRememberedCommands),
-      captures: new Set(),
-      lastNotifiedSeq: init.lastSeq,
-      tail: Promise.resolve(),
-      rowDirty: false,
-      rowWriting: undefined,
-      rowFlush: undefined,
-      rowWritten: undefined,
-      cost: createCostState(),
-      lastExit: null,
-      promptSenders: new Map(),
-      costChain: Promise.resolve(),
-      maxBudgetUsd: row.maxBudgetUsd,
-      searchChain: Promise.resolve(),
-    };
-  }
-
-  private viewOf(entry: SessionEntry): SessionView {
-    return {
-      id: entry.id,
-      workspaceId: entry.workspace.id,
-      workspaceSlug: entry.workspace.slug,
-      title: entry.title,
-      status: entry.status,
-      mode: entry.mode,
-      model: entry.model,
-      createdBy: entry.createdBy,
-      createdAt: entry.createdAt.toISOString(),
-      lastSeq: entry.lastNotifiedSeq,
-      costUsd: entry.costUsd,
-      tokens: { ...entry.tokens },
-      bypassAvailable: entry.workspace.allowBypass && (entry.runner === undefined || entry.runnerAllowsBypass),
-    };
-  }
-
   /** Tells listeners the session's view, after the events appended so far. */
   private emitStatus(entry: SessionEntry): void {
     void entry.tail.then(() => {
-      const view = this.viewOf(entry);
+      const view = viewOf(entry);
       for (const listener of this.statusListeners) listener(view);
     });
   }
@@ -1180,16 +1074,6 @@ function wirePayloadOf(raw: string, message: CliMessage): unknown {
   return message;
 }
 
-function snapshotSessionOf(entry: SessionEntry): SnapshotSession {
-  const { repoKey, root } = changeRootOf({
-    sessionId: entry.id,
-    workspaceId: entry.workspace.id,
-    rootPath: entry.workspace.rootPath,
-    worktreePath: entry.worktreePath,
-  });
-  return { sessionId: entry.id, workspaceId: entry.workspace.id, rootPath: root, repoKey };
-}
-
 function addUsage(tokens: Tokens, result: ResultMessage): void {
   const usage = result.usage;
   if (!usage) return;
@@ -1210,50 +1094,11 @@ function outcomeFromLog(event: SessionEventRecord, kind: WireEventKind): unknown
   return { seq: event.seq };
 }
 
-function assertNotDead(entry: SessionEntry): void {
-  const status = entry.runner?.state.status ?? entry.status;
-  if (status === "dead") {
-    throw new AppError(
-      ErrorCode.conflict,
-      "This session's CLI crashed too often and the session is closed. Start a new session.",
-    );
-  }
-}
-
 /** The decider when no approval queue is connected: the CLI must get an answer, and this one says why. */
 const denyWithoutQueue: SessionPermissionDecider = async (_session, question) => ({
   behavior: "deny",
   message: `Conduit has no approval queue connected, so ${question.request.tool_name} was not allowed. Switch the permission mode (acceptEdits lets edits through) or ask the operator to enable approvals.`,
 });
-
-function shuttingDown(): AppError {
-  return new AppError(ErrorCode.unavailable, "The sidecar is shutting down.");
-}
-
-function bypassRefused(): AppError {
-  return new AppError(
-    ErrorCode.forbidden,
-    "bypassPermissions is not enabled for this workspace; an owner can allow it in the workspace settings.",
-  );
-}
-
-function reusedCommandId(): AppError {
-  return new AppError(ErrorCode.conflict, "This commandId was already used for a different command.");
-}
-
-function asAppError(err: unknown): AppError {
-  if (err instanceof AppError) return err;
-  const message = err instanceof Error && err.message ? err.message : "The CLI refused the request.";
-  return new AppError(ErrorCode.cliError, message);
-}
-
-function safeParse(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
 
 function isResult(value: unknown): value is ResultMessage {
   return typeof value === "object" && value !== null && (value as { type?: unknown }).type === "result";
