@@ -16,7 +16,6 @@ import type { Logger } from "pino";
 import type { Db } from "@/server/db/client";
 import {
   findSessionCommand,
-  findPromptSender,
   findSessionEvent,
   listResultCandidates,
   listSessionEventPage,
@@ -25,31 +24,20 @@ import {
   type SessionEventRecord,
 } from "@/server/db/session-events";
 import {
-  appendSessionSearchText,
   findSession,
   findUserNames,
   insertSession,
   listRecentSessionIds,
   sumSessionCost,
-  updateSessionLive,
-  type SessionRow,
   type WorkspaceAccess,
 } from "@/server/db/sessions";
 import { isLive, type SessionState } from "@/server/domain/session/session-state";
-import { checkMonthlyBudgets, listRecordedResultIds, recordCostEntries } from "@/server/db/cost-entries";
+import { checkMonthlyBudgets, listRecordedResultIds } from "@/server/db/cost-entries";
 import { assertWithinBudget } from "@/server/domain/cost/budget";
-import { buildCostEntries } from "@/server/domain/cost/build-cost-entries";
-import {
-  createCostState,
-  reduceCost,
-  type CostEvent,
-  type CostState,
-  type CostTurn,
-  type PreviousExit,
-} from "@/server/domain/cost/cost-reducer";
+import { createCostState } from "@/server/domain/cost/cost-reducer";
 import { buildCliArgs } from "@/server/sidecar/process/build-cli-args";
 import { ZPermissionMode } from "@/server/shared/claude-protocol/encode";
-import type { CliMessage, PermissionMode, ResultMessage } from "@/server/shared/claude-protocol/messages";
+import type { CliMessage, PermissionMode } from "@/server/shared/claude-protocol/messages";
 import { AppError, ErrorCode, toWireError, type WireError } from "@/server/shared/errors/app-error";
 import {
   maxFetchEventChars,
@@ -80,8 +68,10 @@ import {
   snapshotSessionOf,
   viewOf,
   type SessionEntry,
-  type Tokens,
 } from "./session-entry";
+import { SessionRowWriter } from "./session-row-writer";
+import { SessionHistoryIndexer } from "./session-history-indexer";
+import { countResult, isResult, SessionCostRecorder } from "./session-cost-recorder";
 import type { PromptImage } from "@/server/shared/wire/session-controls";
 import type { HostControlRequest, PermissionDecision } from "@/server/shared/claude-protocol/encode";
 import type {
@@ -94,7 +84,6 @@ import type {
 import { toWireEvent } from "./session-wire-event";
 import { attachSessionWorktree } from "./session-worktree-start";
 import type { SnapshotSession, TurnSnapshots } from "./turn-snapshots";
-import { changeRootOf } from "@/server/workspace-changes/shadow-repo";
 
 /**
  * Makes the runner of one session; the hub starts, drives and disposes it. `decidePermission`
@@ -153,10 +142,6 @@ export interface SessionHubDeps {
 /** What `subscribe` hands to its `deliver` callback. */
 export type SubscribeSnapshot = Omit<SubscribeResult, "viewers">;
 
-/** How long a session row's changed live fields wait for more changes before one write. */
-const rowWriteDelayMs = 100;
-/** How often a row whose only change is `lastActivityAt` is rewritten. */
-const activityWriteMs = 10_000;
 /** How far back a retried `session:create` is looked for. */
 const createRetryWindowMs = 24 * 60 * 60 * 1000;
 
@@ -172,11 +157,17 @@ export class SessionHub {
   private readonly ownsWriter: boolean;
   private readonly detachWriter: () => void;
   private closed = false;
+  private readonly rows: SessionRowWriter;
+  private readonly history: SessionHistoryIndexer;
+  private readonly costs: SessionCostRecorder;
 
   constructor(private readonly deps: SessionHubDeps) {
     this.ownsWriter = deps.writer === undefined;
     this.writer = deps.writer ?? new SessionEventWriter(eventLogStoreOf(deps.db), deps.log);
     this.detachWriter = this.writer.onDidStore((stored) => this.onStored(stored));
+    this.rows = new SessionRowWriter({ db: deps.db, log: deps.log, sidecarId: deps.sidecarId ?? null });
+    this.history = new SessionHistoryIndexer({ db: deps.db, log: deps.log });
+    this.costs = new SessionCostRecorder({ db: deps.db, log: deps.log, now: () => this.now(), emitStatus: (entry) => this.emitStatus(entry) });
   }
 
   /** Called with every event once it is in the log, in `seq` order per session. */
@@ -321,7 +312,7 @@ export class SessionHub {
         refs.length > 0 ? { text, uuid, images: refs } : { text, uuid },
         { commandId, actor },
       );
-      this.indexText(entry, text);
+      this.history.indexText(entry, text);
       try {
         // the before-turn snapshot runs while a child starts; it never throws
         const snapshotted = this.deps.turnSnapshots?.promptDelivered(snapshotSessionOf(entry), stored.record.seq);
@@ -399,7 +390,7 @@ export class SessionHub {
         runner.setPermissionMode(mode as PermissionMode),
       );
       entry.mode = confirmed.value;
-      this.persistRow(entry);
+      this.rows.persistRow(entry);
       this.emitStatus(entry);
       return { seq: confirmed.seq, mode: confirmed.value };
     });
@@ -412,7 +403,7 @@ export class SessionHub {
         runner.setModel(model),
       );
       entry.model = confirmed.value;
-      this.persistRow(entry);
+      this.rows.persistRow(entry);
       this.emitStatus(entry);
       return { seq: confirmed.seq, model: confirmed.value };
     });
@@ -494,7 +485,7 @@ export class SessionHub {
   async retitle(sessionId: string, title: string): Promise<SessionView> {
     const entry = await this.entry(sessionId);
     entry.title = title;
-    this.persistRow(entry);
+    this.rows.persistRow(entry);
     this.emitStatus(entry);
     return viewOf(entry);
   }
@@ -509,9 +500,8 @@ export class SessionHub {
       .catch((err: unknown) => this.deps.log.error({ err, sessionId }, "runner dispose failed"));
     entry.detachRunner?.();
     await entry.tail.catch(() => undefined);
-    await Promise.all([entry.costChain, entry.searchChain]);
-    entry.rowFlush?.();
-    await entry.rowWriting;
+    await Promise.all([this.costs.drain(entry), this.history.drain(entry)]);
+    await this.rows.flush(entry);
     this.entries.delete(sessionId);
   }
 
@@ -533,19 +523,18 @@ export class SessionHub {
     );
     if (this.ownsWriter) await this.writer.close();
     await Promise.all(entries.map((e) => e.tail.catch(() => undefined)));
-    await Promise.all(entries.map((e) => e.costChain));
-    await Promise.all(entries.map((e) => e.searchChain));
+    await Promise.all(entries.map((e) => this.costs.drain(e)));
+    await Promise.all(entries.map((e) => this.history.drain(e)));
     for (const entry of entries) {
       entry.detachRunner?.();
       // The children are gone: the rows say so, for the web app's lists.
       if (liveStatuses.has(entry.status)) {
         entry.status = "stopped";
         entry.pid = null;
-        this.persistRow(entry);
+        this.rows.persistRow(entry);
       }
     }
-    for (const entry of entries) entry.rowFlush?.();
-    await Promise.all(entries.map((e) => e.rowWriting));
+    await Promise.all(entries.map((e) => this.rows.flush(e)));
     this.detachWriter();
     this.entries.clear();
   }
@@ -589,7 +578,7 @@ export class SessionHub {
     } catch (err) {
       await this.noteFailure(entry, "create", created.record.seq, err);
       entry.status = "stopped";
-      this.persistRow(entry);
+      this.rows.persistRow(entry);
       this.emitStatus(entry);
       throw asAppError(err);
     }
@@ -734,7 +723,7 @@ export class SessionHub {
     switch (event.type) {
       case "line":
         this.appendLine(entry, event.raw, event.message);
-        this.feedCost(entry, { type: "message", message: event.message });
+        this.costs.feedCost(entry, { type: "message", message: event.message });
         break;
       case "bad-line":
         this.appendQuietly(entry, "cli-bad-line", { raw: event.raw, error: event.error });
@@ -746,10 +735,10 @@ export class SessionHub {
         const { type: _type, ...fields } = event;
         this.appendQuietly(entry, "process", fields);
         entry.pid = event.phase === "spawned" ? event.pid : null;
-        this.persistRow(entry);
+        this.rows.persistRow(entry);
         if (event.phase === "spawned") {
           // Before any stdout line of this child: the reducer must know a resume resets the counters.
-          this.feedCost(
+          this.costs.feedCost(
             entry,
             event.resumed
               ? {
@@ -783,76 +772,17 @@ export class SessionHub {
     if (message.type === "result") {
       this.endTurnSnapshot(entry);
       entry.conversationStarted = true;
-      this.countResult(entry, message);
-      if (typeof message.result === "string" && message.result) this.indexText(entry, message.result);
+      countResult(entry, message);
+      if (typeof message.result === "string" && message.result) this.history.indexText(entry, message.result);
     } else if (message.type === "system" && message.subtype === "session_title_changed") {
       entry.title = message.title;
-      this.persistRow(entry);
+      this.rows.persistRow(entry);
       this.emitStatus(entry);
     }
   }
 
-  /**
-   * Runs the cost reducer; a turn is recorded once its result line is in the log (the tail at
-   * this point is that line's append), then the session total is re-read from the entries.
-   */
-  private feedCost(entry: SessionEntry, event: CostEvent): void {
-    const step = reduceCost(entry.cost, event, this.now());
-    entry.cost = step.state;
-    const turn = step.turn;
-    if (!turn) return;
-    const result = event.type === "message" && event.message.type === "result" ? event.message : undefined;
-    const uuids = result?.user_message_uuids ?? (result?.user_message_uuid ? [result.user_message_uuid] : []);
-    const lineStored = entry.tail;
-    entry.costChain = entry.costChain
-      .then(() => lineStored)
-      .then(() => this.recordTurn(entry, turn, uuids))
-      .catch((err: unknown) => this.deps.log.error({ err, sessionId: entry.id }, "recording a turn's cost failed"))
-      .then(() => sumSessionCost(this.deps.db, entry.id))
-      .then((usd) => {
-        entry.costUsd = usd;
-        this.emitStatus(entry);
-      })
-      .catch((err: unknown) => this.deps.log.warn({ err, sessionId: entry.id }, "reading the session cost failed"));
-  }
-
-  private async recordTurn(entry: SessionEntry, turn: CostTurn, uuids: readonly string[]): Promise<void> {
-    const userId = await this.payerOf(entry, uuids);
-    await recordCostEntries(
-      this.deps.db,
-      buildCostEntries(turn, { sessionId: entry.id, userId, workspaceId: entry.workspace.id }),
-    );
-  }
-
-  /** Whoever sent the first prompt the result answers, else the session's creator. */
-  private async payerOf(entry: SessionEntry, uuids: readonly string[]): Promise<string> {
-    for (const uuid of uuids) {
-      const known = entry.promptSenders.get(uuid);
-      if (known) return known;
-      // Sent before this sidecar started: the prompt event in the log names its sender.
-      const logged = await findPromptSender(this.deps.db, entry.id, uuid);
-      if (logged) return logged;
-    }
-    return entry.createdBy.id;
-  }
-
-  /** Adds text to the session's history search column (best effort: the log stays the truth). */
-  private indexText(entry: SessionEntry, text: string): void {
-    entry.searchChain = entry.searchChain
-      .then(() => appendSessionSearchText(this.deps.db, entry.id, text))
-      .catch((err: unknown) => this.deps.log.warn({ err, sessionId: entry.id }, "updating the search text failed"));
-  }
-
   private now(): number {
     return this.deps.now?.() ?? Date.now();
-  }
-
-  private countResult(entry: SessionEntry, result: ResultMessage): void {
-    if (typeof result.uuid === "string") {
-      if (entry.countedResults.has(result.uuid)) return;
-      entry.countedResults.add(result.uuid);
-    }
-    addUsage(entry.tokens, result);
   }
 
   private applyState(entry: SessionEntry, state: SessionState): void {
@@ -862,7 +792,7 @@ export class SessionHub {
     entry.status = state.status;
     entry.mode = mode;
     entry.model = model;
-    this.persistRow(entry);
+    this.rows.persistRow(entry);
     this.emitStatus(entry);
   }
 
@@ -981,7 +911,7 @@ export class SessionHub {
       const parsed = safeParse(text);
       if (!isResult(parsed)) continue;
       entry.conversationStarted = true;
-      this.countResult(entry, parsed);
+      countResult(entry, parsed);
     }
     this.names.set(row.createdBy.id, row.createdBy.name);
     this.entries.set(sessionId, entry);
@@ -993,56 +923,6 @@ export class SessionHub {
     void entry.tail.then(() => {
       const view = viewOf(entry);
       for (const listener of this.statusListeners) listener(view);
-    });
-  }
-
-  /**
-   * Writes the row's live fields. The row is the web app's picture of a live session, which the
-   * sidecar's status facts keep current in every open page; so changes wait up to
-   * {@link rowWriteDelayMs} and are written together (an approval asked and answered within that
-   * time costs no write at all), and a row whose only change is `lastActivityAt` is rewritten at
-   * most every {@link activityWriteMs}. A new or gone pid is written at once: after a sidecar
-   * crash, the reaper finds children by the pids in the rows.
-   */
-  private persistRow(entry: SessionEntry): void {
-    entry.rowDirty = true;
-    if (entry.rowWriting) {
-      if (entry.pid !== entry.rowWritten?.pid) entry.rowFlush?.();
-      return;
-    }
-    entry.rowWriting = (async () => {
-      if (entry.rowWritten !== undefined && entry.pid === entry.rowWritten.pid) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, rowWriteDelayMs);
-          entry.rowFlush = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-      }
-      entry.rowFlush = undefined;
-      while (entry.rowDirty) {
-        entry.rowDirty = false;
-        const now = Date.now();
-        const fields = {
-          status: entry.status,
-          mode: entry.mode,
-          model: entry.model,
-          title: entry.title,
-          pid: entry.pid,
-          sidecarId: this.deps.sidecarId ?? null,
-        };
-        const key = JSON.stringify(fields);
-        if (entry.rowWritten?.key === key && now - entry.rowWritten.at < activityWriteMs) continue;
-        try {
-          await updateSessionLive(this.deps.db, entry.id, { ...fields, lastActivityAt: new Date(now) });
-          entry.rowWritten = { key, pid: fields.pid, at: now };
-        } catch (err) {
-          this.deps.log.error({ err, sessionId: entry.id }, "updating the session row failed");
-        }
-      }
-    })().finally(() => {
-      entry.rowWriting = undefined;
     });
   }
 
@@ -1074,15 +954,6 @@ function wirePayloadOf(raw: string, message: CliMessage): unknown {
   return message;
 }
 
-function addUsage(tokens: Tokens, result: ResultMessage): void {
-  const usage = result.usage;
-  if (!usage) return;
-  tokens.input += usage.input_tokens ?? 0;
-  tokens.output += usage.output_tokens ?? 0;
-  tokens.cacheRead += usage.cache_read_input_tokens ?? 0;
-  tokens.cacheWrite += usage.cache_creation_input_tokens ?? 0;
-}
-
 /** The first outcome of a command, rebuilt from the event it logged. */
 function outcomeFromLog(event: SessionEventRecord, kind: WireEventKind): unknown {
   if (event.kind !== kind) throw reusedCommandId();
@@ -1100,6 +971,3 @@ const denyWithoutQueue: SessionPermissionDecider = async (_session, question) =>
   message: `Conduit has no approval queue connected, so ${question.request.tool_name} was not allowed. Switch the permission mode (acceptEdits lets edits through) or ask the operator to enable approvals.`,
 });
 
-function isResult(value: unknown): value is ResultMessage {
-  return typeof value === "object" && value !== null && (value as { type?: unknown }).type === "result";
-}
