@@ -1,22 +1,33 @@
 /**
- * The sidecar's registry of sessions: one entry per session touched since start, holding its
- * live runner (if any), its figures, its in-flight commands, and the subscribers catching up.
+ * The session hub: the one object the socket layer and the sidecar's other session modules talk
+ * to. It takes the commands of people (create, prompt, interrupt, stop, mode, model, take-backs,
+ * controls, management) and composes the parts that do the work:
+ *
+ *   session-registry        the entries of the sessions this sidecar touched (loaded once)
+ *   session-command-runner  once per commandId (command-memo), else answered from the log
+ *   session-creation        new sessions: row, worktree, first child
+ *   session-lifecycle       runner start/exit, runner events → log and entry
+ *   session-event-log       appends (persist first) and user names
+ *   session-subscriptions   fan-out to listeners and the catch-up of subscribers
+ *   session-cost-recorder   the cost ledger and token counts
+ *   session-row-writer      coalesced writes of the Session row's live fields
+ *   session-history-indexer the history search text
+ *
  * Every runner event and every user command goes through the event writer (persist first);
  * listeners (the socket layer) hear of an event only once it is committed.
  *
  * Authorization is the caller's job (the socket layer asks the database who is a member); the
- * hub trusts the actor it is given.
+ * hub trusts the actor it is given. The hub must not grow logic of its own beyond the order of
+ * a command's steps: new behaviour goes in a part (or a new one), wired here in a line or two.
  */
 import { randomUUID } from "node:crypto";
-import { findSessionCommand, type SessionEventRecord } from "@/server/db/session-events";
-import { insertSession, listRecentSessionIds, type WorkspaceAccess } from "@/server/db/sessions";
+import type { WorkspaceAccess } from "@/server/db/sessions";
 import { checkMonthlyBudgets } from "@/server/db/cost-entries";
 import { assertWithinBudget } from "@/server/domain/cost/budget";
 import { isLive } from "@/server/domain/session/session-state";
-import { buildCliArgs } from "@/server/sidecar/process/build-cli-args";
 import type { HostControlRequest } from "@/server/shared/claude-protocol/encode";
 import type { PermissionMode } from "@/server/shared/claude-protocol/messages";
-import { AppError, ErrorCode, toWireError, type WireError } from "@/server/shared/errors/app-error";
+import { AppError, ErrorCode, toWireError } from "@/server/shared/errors/app-error";
 import type {
   CommandAccepted,
   PermissionModeChoice,
@@ -28,19 +39,18 @@ import type {
   WireEventKind,
 } from "@/server/shared/wire/session";
 import type { PromptImage } from "@/server/shared/wire/session-controls";
-import { CommandMemo, rememberBounded } from "./command-memo";
+import { rememberBounded } from "./command-memo";
 import { storePromptImages } from "./prompt-images";
+import { SessionCommandRunner } from "./session-command-runner";
+import type { SessionCommands, SessionFeed } from "./session-commands";
 import { SessionCostRecorder } from "./session-cost-recorder";
+import { SessionCreation } from "./session-creation";
 import {
   asAppError,
   assertNotDead,
   bypassRefused,
   liveStatuses,
   maxRememberedCommands,
-  newEntry,
-  reusedCommandId,
-  safeParse,
-  shuttingDown,
   snapshotSessionOf,
   viewOf,
   type SessionEntry,
@@ -53,7 +63,6 @@ import { SessionRegistry } from "./session-registry";
 import { SessionRowWriter } from "./session-row-writer";
 import type { SessionRunner } from "./session-runner-contract";
 import { SessionSubscriptions } from "./session-subscriptions";
-import { attachSessionWorktree } from "./session-worktree-start";
 import type { SnapshotSession } from "./turn-snapshots";
 
 export type {
@@ -65,12 +74,8 @@ export type {
   SubscribeSnapshot,
 } from "./session-hub-types";
 
-/** How far back a retried `session:create` is looked for. */
-const createRetryWindowMs = 24 * 60 * 60 * 1000;
-
 /** Registry of live sessions, event persistence and fan-out. */
-export class SessionHub {
-  private readonly creates = new CommandMemo<Promise<SessionView>>(maxRememberedCommands);
+export class SessionHub implements SessionCommands, SessionFeed {
   private readonly events: SessionEventLog;
   private readonly registry: SessionRegistry;
   private readonly subscriptions: SessionSubscriptions;
@@ -80,6 +85,8 @@ export class SessionHub {
   private readonly history: SessionHistoryIndexer;
   private readonly costs: SessionCostRecorder;
   private readonly lifecycle: SessionLifecycle;
+  private readonly creation: SessionCreation;
+  private readonly commands: SessionCommandRunner;
 
   constructor(private readonly deps: SessionHubDeps) {
     this.events = new SessionEventLog({ db: deps.db, log: deps.log, writer: deps.writer });
@@ -103,6 +110,17 @@ export class SessionHub {
       history: this.history,
       isClosed: () => this.closed,
     });
+    this.creation = new SessionCreation({
+      db: deps.db,
+      sidecarId: deps.sidecarId ?? null,
+      registry: this.registry,
+      events: this.events,
+      subscriptions: this.subscriptions,
+      rows: this.rows,
+      lifecycle: this.lifecycle,
+      isClosed: () => this.closed,
+    });
+    this.commands = new SessionCommandRunner({ db: deps.db, registry: this.registry, isClosed: () => this.closed });
   }
 
   /** Called with every event once it is in the log, in `seq` order per session. */
@@ -124,23 +142,7 @@ export class SessionHub {
     access: WorkspaceAccess,
     input: NewSessionInput,
   ): Promise<SessionView> {
-    if (this.closed) return Promise.reject(shuttingDown());
-    if (input.mode === "bypassPermissions" && !access.workspace.allowBypass) return Promise.reject(bypassRefused());
-    return this.creates.once(`${actor.id}\u0000${input.commandId}`, async () => {
-      const prior = await this.findCreated(access.workspace.id, actor.id, input.commandId);
-      if (prior) return this.view(prior);
-      // The argv the child will get, checked before a row exists: a bad model name is the
-      // caller's error, not a session that can never start.
-      buildCliArgs({
-        claudeSessionId: randomUUID(),
-        resume: false,
-        permissionMode: input.mode,
-        model: input.model,
-        allowBypass: access.workspace.allowBypass,
-        maxBudgetUsd: input.maxBudgetUsd,
-      });
-      return this.startNewSession(actor, access, input);
-    });
+    return this.creation.createSession(actor, access, input);
   }
 
   /**
@@ -162,7 +164,7 @@ export class SessionHub {
   }
 
   /** Views of the sessions of a workspace this hub holds in memory. */
-  liveViews(workspaceId: string): SessionView[] {
+  async liveViews(workspaceId: string): Promise<SessionView[]> {
     return this.registry.all().filter((e) => e.workspace.id === workspaceId).map((e) => viewOf(e));
   }
 
@@ -177,7 +179,7 @@ export class SessionHub {
     commandId: string,
     images: readonly PromptImage[] = [],
   ): Promise<CommandAccepted> {
-    return this.command(sessionId, commandId, "prompt", async (entry) => {
+    return this.commands.run(sessionId, commandId, "prompt", async (entry) => {
       assertNotDead(entry);
       // Checked before the prompt is logged: a refused prompt starts no turn. A turn already
       // running is not affected; its cost counts when it ends.
@@ -215,7 +217,7 @@ export class SessionHub {
 
   /** Interrupts the running turn (a no-op in the log's eyes when no child is live). */
   interrupt(actor: Actor, sessionId: string, commandId: string): Promise<CommandAccepted> {
-    return this.command(sessionId, commandId, "interrupt", async (entry) => {
+    return this.commands.run(sessionId, commandId, "interrupt", async (entry) => {
       const stored = await this.events.append(entry, "interrupt", {}, { commandId, actor });
       const runner = entry.runner;
       if (runner && isLive(runner.state)) {
@@ -232,7 +234,7 @@ export class SessionHub {
 
   /** Stops the child politely; the next prompt resumes the conversation. */
   stop(actor: Actor, sessionId: string, commandId: string): Promise<CommandAccepted> {
-    return this.command(sessionId, commandId, "stop", async (entry) => {
+    return this.commands.run(sessionId, commandId, "stop", async (entry) => {
       const stored = await this.events.append(entry, "stop", {}, { commandId, actor });
       const runner = entry.runner ?? (await entry.runnerStarting?.catch(() => undefined));
       if (runner) {
@@ -259,7 +261,7 @@ export class SessionHub {
     allowBypass: boolean,
   ): Promise<SetModeResult> {
     if (mode === "bypassPermissions" && !allowBypass) return Promise.reject(bypassRefused());
-    return this.command(sessionId, commandId, "set-mode", async (entry) => {
+    return this.commands.run(sessionId, commandId, "set-mode", async (entry) => {
       entry.workspace = { ...entry.workspace, allowBypass };
       if (mode === "bypassPermissions" && entry.runner && !entry.runnerAllowsBypass) {
         // The flag is fixed at spawn: only a new runner (and child) can offer bypass.
@@ -283,7 +285,7 @@ export class SessionHub {
 
   /** Switches the model, as {@link setMode} does the mode. */
   setModel(actor: Actor, sessionId: string, model: string, commandId: string): Promise<SetModelResult> {
-    return this.command(sessionId, commandId, "set-model", async (entry) => {
+    return this.commands.run(sessionId, commandId, "set-model", async (entry) => {
       const confirmed = await this.changeLive(entry, "set-model", model, commandId, actor, (runner) =>
         runner.setModel(model),
       );
@@ -305,7 +307,7 @@ export class SessionHub {
     kind: "rewind" | "revert",
     run: (session: SnapshotSession, status: SessionStatus) => Promise<{ event: unknown; result: R }>,
   ): Promise<R & { seq: number }> {
-    return this.command(sessionId, commandId, kind, async (entry) => {
+    return this.commands.run(sessionId, commandId, kind, async (entry) => {
       const { event, result } = await run(snapshotSessionOf(entry), entry.runner?.state.status ?? entry.status);
       const stored = await this.events.append(entry, kind, event, { commandId, actor });
       return { ...result, seq: stored.record.seq };
@@ -340,7 +342,7 @@ export class SessionHub {
     kind: WireEventKind,
     run: (runner: SessionRunner | undefined) => Promise<{ record: Record<string, unknown>; reply: (seq: number) => R }>,
   ): Promise<R> {
-    return this.command(sessionId, commandId, kind, async (entry) => {
+    return this.commands.run(sessionId, commandId, kind, async (entry) => {
       assertNotDead(entry);
       const runner = entry.runner && isLive(entry.runner.state) ? entry.runner : undefined;
       let outcome: { record: Record<string, unknown>; reply: (seq: number) => R };
@@ -425,60 +427,6 @@ export class SessionHub {
   }
 
   // -------------------------------------------------------------------------------------------
-  // sessions and runners
-
-  private async startNewSession(
-    actor: Actor,
-    access: WorkspaceAccess,
-    input: NewSessionInput,
-  ): Promise<SessionView> {
-    const row = await insertSession(this.deps.db, {
-      workspaceId: access.workspace.id,
-      createdById: actor.id,
-      claudeSessionId: randomUUID(),
-      mode: input.mode,
-      model: input.model ?? null,
-      sidecarId: this.deps.sidecarId ?? null,
-      maxBudgetUsd: input.maxBudgetUsd ?? null,
-    });
-    // the worktree exists before the first spawn: the child's cwd is in it from the start
-    if (input.worktree) row.worktreePath = await attachSessionWorktree(this.deps.db, row.id, access.workspace.rootPath);
-    const entry = newEntry(row, access.workspace, {
-      fresh: true,
-      lastSeq: 0,
-      costUsd: 0,
-      conversationStarted: false,
-    });
-    this.registry.add(entry);
-    this.events.rememberName(actor.id, actor.name);
-    const created = await this.events.append(
-      entry,
-      "process",
-      { phase: "created", mode: input.mode, model: input.model ?? null },
-      { commandId: input.commandId, actor },
-    );
-    this.subscriptions.emitStatus(entry);
-    try {
-      await this.lifecycle.ensureRunner(entry, false);
-    } catch (err) {
-      await this.events.noteFailure(entry, "create", created.record.seq, err);
-      entry.status = "stopped";
-      this.rows.persistRow(entry);
-      this.subscriptions.emitStatus(entry);
-      throw asAppError(err);
-    }
-    return viewOf(entry);
-  }
-
-  /** The session a `session:create` with this id made, looked up in recent sessions' logs. */
-  private async findCreated(workspaceId: string, userId: string, commandId: string): Promise<string | undefined> {
-    const since = new Date(Date.now() - createRetryWindowMs);
-    for (const id of await listRecentSessionIds(this.deps.db, workspaceId, userId, since)) {
-      const event = await findSessionCommand(this.deps.db, id, commandId);
-      if (event) return id;
-    }
-    return undefined;
-  }
 
   /**
    * A mode or model change, asked of the runner: a live CLI confirms it (or refuses, which is
@@ -515,49 +463,5 @@ export class SessionHub {
     return this.deps.now?.() ?? Date.now();
   }
 
-  // -------------------------------------------------------------------------------------------
-  // the log
-
-  private command<R>(
-    sessionId: string,
-    commandId: string,
-    kind: WireEventKind,
-    run: (entry: SessionEntry) => Promise<R>,
-  ): Promise<R> {
-    return (async () => {
-      this.assertOpen();
-      const entry = await this.registry.entry(sessionId);
-      const known = entry.commands.get(commandId);
-      if (known) {
-        if (known.kind !== kind) throw reusedCommandId();
-        return known.outcome as Promise<R>;
-      }
-      const outcome = (async () => {
-        const prior = await findSessionCommand(this.deps.db, sessionId, commandId);
-        if (prior) return outcomeFromLog(prior, kind) as R;
-        return run(entry);
-      })();
-      entry.commands.remember(commandId, { kind, outcome });
-      return outcome;
-    })();
-  }
-
-  // -------------------------------------------------------------------------------------------
-  // entries, views, rows
-
-  private assertOpen(): void {
-    if (this.closed) throw shuttingDown();
-  }
-}
-
-/** The first outcome of a command, rebuilt from the event it logged. */
-function outcomeFromLog(event: SessionEventRecord, kind: WireEventKind): unknown {
-  if (event.kind !== kind) throw reusedCommandId();
-  const payload = safeParse(event.payload) as { error?: WireError; mode?: string; model?: string } | undefined;
-  if (payload?.error) throw new AppError(payload.error.code, payload.error.message);
-  if (kind === "set-mode") return { seq: event.seq, mode: payload?.mode ?? "" };
-  if (kind === "set-model") return { seq: event.seq, model: payload?.model ?? "" };
-  if (kind === "set-thinking" || kind === "cancel-queued") return { ...(payload ?? {}), seq: event.seq };
-  return { seq: event.seq };
 }
 
