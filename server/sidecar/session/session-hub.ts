@@ -53,7 +53,6 @@ import {
   maxRememberedCommands,
   snapshotSessionOf,
   viewOf,
-  type SessionEntry,
 } from "./session-entry";
 import { SessionEventLog } from "./session-event-log";
 import { SessionHistoryIndexer } from "./session-history-indexer";
@@ -273,7 +272,7 @@ export class SessionHub implements SessionCommands, SessionFeed {
         }
         await this.lifecycle.retireRunner(entry);
       }
-      const confirmed = await this.changeLive(entry, "set-mode", mode, commandId, actor, (runner) =>
+      const confirmed = await this.lifecycle.changeLive(entry, "set-mode", mode, commandId, actor, (runner) =>
         runner.setPermissionMode(mode as PermissionMode),
       );
       entry.mode = confirmed.value;
@@ -286,7 +285,7 @@ export class SessionHub implements SessionCommands, SessionFeed {
   /** Switches the model, as {@link setMode} does the mode. */
   setModel(actor: Actor, sessionId: string, model: string, commandId: string): Promise<SetModelResult> {
     return this.commands.run(sessionId, commandId, "set-model", async (entry) => {
-      const confirmed = await this.changeLive(entry, "set-model", model, commandId, actor, (runner) =>
+      const confirmed = await this.lifecycle.changeLive(entry, "set-model", model, commandId, actor, (runner) =>
         runner.setModel(model),
       );
       entry.model = confirmed.value;
@@ -426,42 +425,8 @@ export class SessionHub implements SessionCommands, SessionFeed {
     this.registry.clear();
   }
 
-  // -------------------------------------------------------------------------------------------
-
-  /**
-   * A mode or model change, asked of the runner: a live CLI confirms it (or refuses, which is
-   * recorded as the outcome); a runner without a live child keeps it for its next spawn. With
-   * no runner at all, the value becomes the next runner's option.
-   */
-  private async changeLive(
-    entry: SessionEntry,
-    kind: "set-mode" | "set-model",
-    requested: string,
-    commandId: string,
-    actor: Actor,
-    ask: (runner: SessionRunner) => Promise<string>,
-  ): Promise<{ seq: number; value: string }> {
-    assertNotDead(entry);
-    const runner = entry.runner ?? (await entry.runnerStarting?.catch(() => undefined));
-    const field = kind === "set-mode" ? "mode" : "model";
-    const live = runner !== undefined && isLive(runner.state);
-    let value = requested;
-    if (runner) {
-      try {
-        value = await ask(runner);
-      } catch (err) {
-        const error = asAppError(err);
-        await this.events.append(entry, kind, { requested, error: toWireError(error) }, { commandId, actor });
-        throw error;
-      }
-    }
-    const stored = await this.events.append(entry, kind, { requested, [field]: value, live }, { commandId, actor });
-    return { seq: stored.record.seq, value };
-  }
-
   private now(): number {
     return this.deps.now?.() ?? Date.now();
   }
-
 }
 

@@ -1,7 +1,8 @@
 /**
  * Runner lifecycle: starting a session's CLI child (resuming its conversation), mapping every
  * runner event to the log and the entry (status, pid, title, cost, tokens, turn snapshots),
- * logging permission decisions, and retiring a runner whose options changed.
+ * logging permission decisions, asking a runner for a mode or model change, and retiring a
+ * runner whose options changed.
  *
  * Owns: `entry.runner`, `runnerStarting`, `detachRunner`, `runnerAllowsBypass`, `pid`, `lastExit`,
  * `conversationStarted`, and the entry's status/mode/model as the runner reports them. Must not:
@@ -11,15 +12,16 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { networkPolicyOf } from "@/server/domain/workspace/network-policy";
-import type { SessionState } from "@/server/domain/session/session-state";
+import { isLive, type SessionState } from "@/server/domain/session/session-state";
 import { ZPermissionMode, type PermissionDecision } from "@/server/shared/claude-protocol/encode";
 import type { CliMessage } from "@/server/shared/claude-protocol/messages";
+import { toWireError } from "@/server/shared/errors/app-error";
 import { settingsStillTrusted } from "@/server/workspace-settings/read-workspace-settings";
 import { countResult, type SessionCostRecorder } from "./session-cost-recorder";
-import { safeParse, snapshotSessionOf, type SessionEntry } from "./session-entry";
+import { asAppError, assertNotDead, safeParse, snapshotSessionOf, type SessionEntry } from "./session-entry";
 import type { SessionEventLog } from "./session-event-log";
 import type { SessionHistoryIndexer } from "./session-history-indexer";
-import type { SessionHubDeps, SessionPermissionDecider } from "./session-hub-types";
+import type { Actor, SessionHubDeps, SessionPermissionDecider } from "./session-hub-types";
 import type { SessionRowWriter } from "./session-row-writer";
 import type { PermissionQuestion, RunnerEvent, SessionRunner } from "./session-runner-contract";
 import type { SessionSubscriptions } from "./session-subscriptions";
@@ -114,6 +116,37 @@ export class SessionLifecycle {
       .catch((err: unknown) => this.deps.log.error({ err, sessionId: entry.id }, "runner dispose failed"));
   }
 
+
+  /**
+   * A mode or model change, asked of the runner: a live CLI confirms it (or refuses, which is
+   * recorded as the outcome); a runner without a live child keeps it for its next spawn. With
+   * no runner at all, the value becomes the next runner's option.
+   */
+  async changeLive(
+    entry: SessionEntry,
+    kind: "set-mode" | "set-model",
+    requested: string,
+    commandId: string,
+    actor: Actor,
+    ask: (runner: SessionRunner) => Promise<string>,
+  ): Promise<{ seq: number; value: string }> {
+    assertNotDead(entry);
+    const runner = entry.runner ?? (await entry.runnerStarting?.catch(() => undefined));
+    const field = kind === "set-mode" ? "mode" : "model";
+    const live = runner !== undefined && isLive(runner.state);
+    let value = requested;
+    if (runner) {
+      try {
+        value = await ask(runner);
+      } catch (err) {
+        const error = asAppError(err);
+        await this.parts.events.append(entry, kind, { requested, error: toWireError(error) }, { commandId, actor });
+        throw error;
+      }
+    }
+    const stored = await this.parts.events.append(entry, kind, { requested, [field]: value, live }, { commandId, actor });
+    return { seq: stored.record.seq, value };
+  }
 
   /**
    * Asks the decider, queues the decision's log event, and lets the runner write the answer at
