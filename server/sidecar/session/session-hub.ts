@@ -378,7 +378,7 @@ export class SessionHub implements SessionCommands, SessionFeed {
 
   /** Stops the session's child and drops its entry, its queued writes done; for a session about to be deleted. */
   async forget(sessionId: string): Promise<void> {
-    const entry = await this.registry.settled(sessionId);
+    const entry = this.registry.known(sessionId) ?? (await this.registry.loadingEntry(sessionId));
     if (!entry) return;
     const runner = entry.runner ?? (await entry.runnerStarting?.catch(() => undefined));
     await runner

@@ -27,9 +27,9 @@ export class SessionRegistry {
     return this.entries.get(sessionId);
   }
 
-  /** The entry held, or the one being loaded (undefined when neither, or the load failed). */
-  async settled(sessionId: string): Promise<SessionEntry | undefined> {
-    return this.entries.get(sessionId) ?? (await this.loading.get(sessionId)?.catch(() => undefined));
+  /** The entry being loaded, once loaded (undefined when no load runs, or it failed). */
+  async loadingEntry(sessionId: string): Promise<SessionEntry | undefined> {
+    return this.loading.get(sessionId)?.catch(() => undefined);
   }
 
   /** Holds a new session's entry. */
