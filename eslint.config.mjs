@@ -45,6 +45,11 @@ const layers = [
     patterns: [wall(["@/server/sidecar/*", "@/server/web/*", "@/server/edge-proxy/*", "@/app/*", "@/components/*"], "server/push is below the processes")],
   },
   {
+    // Secrets at rest (the instance key; sealing): both processes use it, it imports nothing of theirs
+    files: ["server/secrets/**/*.ts"],
+    patterns: [wall(["@/server/*", "!@/server/shared", "@/app/*", "@/components/*", "@/generated/*"], "server/secrets imports only server/shared")],
+  },
+  {
     files: ["server/edge-proxy/**/*.ts"],
     patterns: [wall(["@/server/sidecar/*", "@/server/web/*", "@/server/db/*", "@/server/domain/*", "@/app/*", "@/components/*"], "the edge proxy stands alone: it may import server/shared and server/env only")],
   },

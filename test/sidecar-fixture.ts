@@ -14,6 +14,8 @@ import { attachSessionSockets } from "@/server/sidecar/socket/session-socket";
 import { TurnSnapshots } from "@/server/sidecar/session/turn-snapshots";
 import { attachChangesSockets } from "@/server/sidecar/socket/changes-socket";
 import { attachSessionControlSockets } from "@/server/sidecar/socket/session-controls-socket";
+import { attachSessionMcpSockets } from "@/server/sidecar/socket/session-mcp-socket";
+import { loadWorkspaceMcpServers } from "@/server/sidecar/session/mcp-config";
 import { attachSessionManageSockets } from "@/server/sidecar/socket/session-manage-socket";
 import { SessionManagement } from "@/server/sidecar/session/session-management";
 import type { SessionFixtures } from "./session-fixtures";
@@ -74,6 +76,7 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
     db: fx.db,
     ...(snapshots ? { turnSnapshots: snapshots } : {}),
     configRoot: path.join(fx.dataDir, "claude-config"),
+    mcpServersOf: (workspaceId) => loadWorkspaceMcpServers(fx.db, fx.dataDir, workspaceId),
     sidecarId: "test",
     log,
     createRunner: options.createRunner,
@@ -81,6 +84,7 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
   });
   attachSessionSockets(server.io, { hub, db: fx.db, log });
   attachSessionControlSockets(server.io, { hub, db: fx.db, log });
+  attachSessionMcpSockets(server.io, { hub, db: fx.db, log });
   attachSessionManageSockets(server.io, { management: new SessionManagement({ hub, db: fx.db, log }), db: fx.db, log });
   if (approvals) attachApprovalSockets(server.io, { service: approvals, db: fx.db, log });
   if (snapshots) attachChangesSockets(server.io, { hub, snapshots, db: fx.db, log });

@@ -20,6 +20,7 @@ import { modeChoices, modeLabel } from "./modes";
 import { PromptBox, type DemoScenarioHint, type OutgoingImage } from "./prompt/prompt-box";
 import { ContextMeter, ModelPicker, ThinkingSelect } from "./prompt/session-controls-bar";
 import { useSessionControls } from "./prompt/use-session-controls";
+import { SessionMcpStatus } from "./session-mcp-status";
 import { RawLog } from "./raw-log";
 import { emptySessionLog, hasGap, reduceSessionLog } from "./session-log";
 import { StatusBadge } from "./status-badge";
@@ -316,6 +317,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
             tokens
           </span>
         </div>
+        <SessionMcpStatus socket={socket ?? undefined} sessionId={sessionId} ready={subscribed} slug={workspace.slug} />
         {removed && removed.archived === undefined && (
           <p
             role="alert"

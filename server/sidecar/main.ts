@@ -27,6 +27,8 @@ import { createSessionRunner } from "@/server/sidecar/session/session-runner";
 import { createSocketServer } from "@/server/sidecar/socket/create-socket-server";
 import { attachSessionSockets } from "@/server/sidecar/socket/session-socket";
 import { attachSessionControlSockets } from "@/server/sidecar/socket/session-controls-socket";
+import { attachSessionMcpSockets } from "@/server/sidecar/socket/session-mcp-socket";
+import { loadWorkspaceMcpServers, resetMcpRunRoot } from "@/server/sidecar/session/mcp-config";
 import { attachSessionManageSockets } from "@/server/sidecar/socket/session-manage-socket";
 import { SessionManagement } from "@/server/sidecar/session/session-management";
 import { ApprovalService } from "@/server/sidecar/approval/approval-service";
@@ -80,6 +82,9 @@ async function main(): Promise<void> {
   const sidecarId = os.hostname();
   const reaped = await reapOrphans(await listRecordedPids(db, sidecarId), { cliPath });
   const stale = await markOrphanedSessionsStopped(db, sidecarId);
+  // MCP configs an earlier sidecar's children left (they hold secrets): gone before any spawn
+  const mcpRunRoot = path.resolve(env.CONDUIT_DATA_DIR, "run", "mcp");
+  resetMcpRunRoot(mcpRunRoot);
   if (reaped.reaped.length > 0 || stale > 0) log.info({ reaped: reaped.reaped, survived: reaped.survived, stale }, "cleaned up after an earlier sidecar");
 
   const admitting = createAdmission({ maxLive: env.CONDUIT_SESSION_MAX, minFreeBytes: env.CONDUIT_MIN_FREE_MB * 1024 * 1024 });
@@ -119,6 +124,7 @@ async function main(): Promise<void> {
     writer,
     turnSnapshots: snapshots,
     configRoot: path.resolve(env.CONDUIT_DATA_DIR, "claude-config"),
+    mcpServersOf: (workspaceId) => loadWorkspaceMcpServers(db, env.CONDUIT_DATA_DIR, workspaceId, (fields, message) => log.warn(fields, message)),
     sidecarId,
     log,
     decidePermission: approvals.decidePermission,
@@ -132,6 +138,7 @@ async function main(): Promise<void> {
         sandbox,
         credentials: credentialProxy,
         network,
+        mcpRunRoot,
       }),
   });
 
@@ -139,6 +146,7 @@ async function main(): Promise<void> {
   // After the socket layer's listener: by now the event has been emitted to its room.
   hub.onDidEmitEvent((event) => metrics.relay.observe(Math.max(0, Date.now() - Date.parse(event.at)) / 1000));
   attachSessionControlSockets(server.io, { hub, db, log });
+  attachSessionMcpSockets(server.io, { hub, db, log });
   attachSessionManageSockets(server.io, { management: new SessionManagement({ hub, db, log }), db, log });
   attachApprovalSockets(server.io, { service: approvals, db, log });
   attachChangesSockets(server.io, { hub, snapshots, db, log });
@@ -150,7 +158,7 @@ async function main(): Promise<void> {
     log: log.child({ component: "revocation" }),
     onDeciders: (userId, decidesIn) => approvals.withdrawFrom(userId, decidesIn),
   });
-  const port = await server.listen(env.CONDUIT_SIDECAR_PORT, "127.0.0.1");
+  const port = await server.listen(env.CONDUIT_SIDECAR_PORT, env.CONDUIT_SIDECAR_HOST);
   log.info({ port }, "sidecar listening");
 
   let stopping = false;
@@ -163,6 +171,8 @@ async function main(): Promise<void> {
       .close()
       .then(() => server.close())
       .then(() => hub.close())
+      // the children are gone: so are their MCP configs (an exit's own removal may not have run yet)
+      .then(() => resetMcpRunRoot(mcpRunRoot))
       .then(() => snapshots.close())
       .then(() => writer.close())
       .then(() => approvals.close())

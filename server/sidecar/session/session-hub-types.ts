@@ -4,6 +4,7 @@
  */
 import type { Logger } from "pino";
 import type { Db } from "@/server/db/client";
+import type { McpSpawnServer } from "@/server/domain/workspace/mcp-servers";
 import type { EventPageLimits } from "@/server/db/session-events";
 import type { PermissionDecision } from "@/server/shared/claude-protocol/encode";
 import type { PermissionModeChoice, SubscribeResult } from "@/server/shared/wire/session";
@@ -51,6 +52,8 @@ export interface SessionHubDeps {
   writer?: SessionEventWriter;
   /** Passed to every runner. */
   includePartialMessages?: boolean;
+  /** A workspace's MCP servers for a spawn (`mcp-config.ts`); default none. */
+  mcpServersOf?: (workspaceId: string) => Promise<readonly McpSpawnServer[]>;
   /**
    * Answers the CLI's `can_use_tool` questions. Without one, every question is denied with a
    * message saying why (the CLI would otherwise wait forever); permission modes that need no

@@ -81,6 +81,8 @@ export class SessionLifecycle {
         // read fresh before every spawn too: an owner narrows the network at any time
         networkPolicy: async () =>
           networkPolicyOf(await this.deps.db.workspace.findUniqueOrThrow({ where: { id: entry.workspace.id }, select: { networkPolicy: true, networkDomains: true } })),
+        // and the workspace's MCP servers (mcp-config.ts)
+        mcpServers: async () => (await this.deps.mcpServersOf?.(entry.workspace.id)) ?? [],
       },
       (question) => this.decide(entry, question),
     );
