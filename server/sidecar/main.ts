@@ -37,6 +37,7 @@ import { attachChangesSockets } from "@/server/sidecar/socket/changes-socket";
 import { PushSender, vapidSubjectFor } from "@/server/push/push-sender";
 import { loadVapidKeys } from "@/server/push/vapid-keys";
 import { attachTurnPushes, notifyWithPush } from "@/server/sidecar/push/push-notifier";
+import { createLatencyTrace, traceEmittedEvent, tracedDecider, tracedNotify } from "@/server/sidecar/metrics/latency-trace";
 
 const log = pino({ name: "sidecar", level: getEnv().LOG_LEVEL });
 
@@ -106,7 +107,13 @@ async function main(): Promise<void> {
   // Web Push to subscribed browsers: approvals routed to a user, turns finished while away.
   const pushLog = log.child({ component: "push" });
   const push = new PushSender({ db, keys: loadVapidKeys(env.CONDUIT_DATA_DIR), subject: vapidSubjectFor(publicUrlOf(env)), log: pushLog });
-  const approvals = new ApprovalService({ db, log: log.child({ component: "approvals" }), notify: notifyWithPush(notifyUsersOf(server.io), push) });
+  // CONDUIT_LATENCY_TRACE: each stage of a turn and an approval as a stderr line (bench/browser-turn).
+  const latency = createLatencyTrace(env.CONDUIT_LATENCY_TRACE);
+  const approvals = new ApprovalService({
+    db,
+    log: log.child({ component: "approvals" }),
+    notify: tracedNotify(latency, notifyWithPush(notifyUsersOf(server.io), push)),
+  });
   approvalsPending = () => approvals.pendingCount;
   const leftovers = await approvals.cancelLeftovers(sidecarId);
   if (leftovers > 0) log.info({ leftovers }, "cancelled approvals left pending by an earlier sidecar");
@@ -121,7 +128,7 @@ async function main(): Promise<void> {
     configRoot: path.resolve(env.CONDUIT_DATA_DIR, "claude-config"),
     sidecarId,
     log,
-    decidePermission: approvals.decidePermission,
+    decidePermission: tracedDecider(latency, approvals.decidePermission),
     createRunner: (options, decidePermission) =>
       createSessionRunner(options, {
         cliPath,
@@ -138,6 +145,7 @@ async function main(): Promise<void> {
   attachSessionSockets(server.io, { hub, db, log });
   // After the socket layer's listener: by now the event has been emitted to its room.
   hub.onDidEmitEvent((event) => metrics.relay.observe(Math.max(0, Date.now() - Date.parse(event.at)) / 1000));
+  if (latency.enabled) hub.onDidEmitEvent((event) => traceEmittedEvent(latency, event));
   attachSessionControlSockets(server.io, { hub, db, log });
   attachSessionManageSockets(server.io, { management: new SessionManagement({ hub, db, log }), db, log });
   attachApprovalSockets(server.io, { service: approvals, db, log });
