@@ -126,6 +126,8 @@ async function startBareCli(modelUrl: string): Promise<BareCli> {
 
 async function signedIn(browser: Browser, base: string, email: string, name: string): Promise<Page> {
   const context = await browser.newContext({ baseURL: base });
+  // the page keeps its latency marks (components/session/latency-marks.ts) for the breakdown
+  await context.addInitScript("window.__conduitLatencyMarks = true");
   const res = await context.request.post("/api/signup", { headers: { origin: base }, data: { email, password: PASSWORD, name } });
   if (res.status() !== 201) throw new Error(`sign-up failed: ${res.status()} ${await res.text()}`);
   const page = await context.newPage();
@@ -189,6 +191,94 @@ async function until(page: Page, expression: string): Promise<void> {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// the breakdown: the sidecar's trace lines (CONDUIT_LATENCY_TRACE) and the pages' marks
+
+interface TraceLine {
+  stage: string;
+  t: number;
+  seq?: number;
+  line?: string;
+  arrivedAt?: number;
+}
+
+/** The `conduit-latency` lines the instance printed after `from` (a length of its output). */
+function traceLines(output: string, from: number): TraceLine[] {
+  const lines: TraceLine[] = [];
+  for (const match of output.slice(from).matchAll(/conduit-latency (\{.*\})/g)) {
+    try {
+      lines.push(JSON.parse(match[1]!) as TraceLine);
+    } catch {
+      // a line cut by a chunk boundary: the next read has it whole
+    }
+  }
+  return lines;
+}
+
+interface PageMark {
+  name: string;
+  at: number;
+  seq?: number;
+}
+
+/** The page's latency marks since the last call (epoch ms), then forgets them. */
+async function takeMarks(page: Page): Promise<PageMark[]> {
+  return (await page.evaluate(`(() => {
+    const marks = performance.getEntriesByType("mark").filter((m) => m.name.startsWith("conduit:"))
+      .map((m) => ({ name: m.name.slice(8), at: performance.timeOrigin + m.startTime, seq: m.detail && m.detail.seq }));
+    performance.clearMarks();
+    return marks;
+  })()`)) as PageMark[];
+}
+
+/** One turn's stages, ms from Enter; NaN where a stage was not seen. */
+type Stages = Record<string, number>;
+
+function turnBreakdown(send: number, reply: number, trace: TraceLine[], marks: PageMark[]): Stages {
+  const prompt = trace.find((l) => l.stage === "prompt-emitted");
+  const delta = trace.find((l) => l.stage === "line-emitted" && l.line === "text_delta");
+  const received = delta && marks.find((m) => m.name === "event-received" && m.seq === delta.seq);
+  const acked = marks.find((m) => m.name === "prompt-acked");
+  const rel = (t: number | undefined) => (t === undefined ? NaN : t - send);
+  return {
+    "prompt event emitted (sidecar)": rel(prompt?.t),
+    "prompt acked (page)": rel(acked?.at),
+    "first text delta line arrived (sidecar)": rel(delta?.arrivedAt),
+    "first text delta emitted (sidecar)": rel(delta?.t),
+    "first text delta received (page)": rel(received?.at),
+    "reply text in the DOM": reply - send,
+  };
+}
+
+function approvalBreakdown(send: number, seen: number, trace: TraceLine[], beaMarks: PageMark[]): Stages {
+  const prompt = trace.find((l) => l.stage === "prompt-emitted");
+  const line = trace.find((l) => l.stage === "line-emitted" && l.line === "can_use_tool");
+  const asked = trace.find((l) => l.stage === "approval-asked");
+  const told = trace.find((l) => l.stage === "approval-told");
+  const received = beaMarks.find((m) => m.name === "approval-requested");
+  const rel = (t: number | undefined) => (t === undefined ? NaN : t - send);
+  return {
+    "prompt event emitted (sidecar)": rel(prompt?.t),
+    "can_use_tool line arrived (sidecar)": rel(line?.arrivedAt),
+    "approval service asked": rel(asked?.t),
+    "approval sent to the deciders' rooms": rel(told?.t),
+    "approval:requested received (Bea's page)": rel(received?.at),
+    "card in Bea's DOM": seen - send,
+  };
+}
+
+/** Medians of each stage over the turns, printed as one indented line per stage with the step from the previous one. */
+function printBreakdown(title: string, all: Stages[]): void {
+  if (all.length === 0) return;
+  console.log(`  ${title} (median ms from Enter; step from the previous stage):`);
+  let previous = 0;
+  for (const key of Object.keys(all[0]!)) {
+    const m = median(all.map((s) => s[key] ?? NaN));
+    console.log(`    ${key.padEnd(44)} ${m.toFixed(1).padStart(7)}  (+${(m - previous).toFixed(1)})`);
+    if (Number.isFinite(m)) previous = m;
+  }
+}
+
 async function prompt(page: Page, text: string): Promise<void> {
   const input = page.getByTestId("prompt-input");
   await input.fill(text);
@@ -203,27 +293,32 @@ async function waitForTurnEnd(page: Page, before: number): Promise<void> {
   await until(page, `document.querySelectorAll('[data-testid="turn-end"]').length > ${before}`);
 }
 
-/** A Conduit turn: Enter → reply text on Ada's screen, ms. */
-async function conduitTurn(ada: Page, text: string): Promise<number> {
+/** A Conduit turn: Enter → reply text on Ada's screen, ms, and its stages. */
+async function conduitTurn(ada: Page, text: string, output: () => string): Promise<{ ms: number; stages: Stages }> {
   const before = await turnEnds(ada);
+  await takeMarks(ada);
+  const from = output().length;
   await prompt(ada, text);
   await until(ada, "window.__bench.reply > 0");
   const { send, reply } = (await ada.evaluate("window.__bench")) as { send: number; reply: number };
   await waitForTurnEnd(ada, before);
-  return reply - send;
+  return { ms: reply - send, stages: turnBreakdown(send, reply, traceLines(output(), from), await takeMarks(ada)) };
 }
 
-/** A Conduit approval: Enter on Ada's page → the pending card on Bea's, ms; Bea denies it. */
-async function conduitApproval(ada: Page, bea: Page, text: string): Promise<number> {
+/** A Conduit approval: Enter on Ada's page → the pending card on Bea's, ms, and its stages; Bea denies it. */
+async function conduitApproval(ada: Page, bea: Page, text: string, output: () => string): Promise<{ ms: number; stages: Stages }> {
   const before = await turnEnds(ada);
   await instrumentWatcher(bea);
+  await takeMarks(bea);
+  const from = output().length;
   await prompt(ada, text);
   await until(bea, "window.__bench.seen > 0");
   const { send } = (await ada.evaluate("window.__bench")) as { send: number };
   const { seen } = (await bea.evaluate("window.__bench")) as { seen: number };
+  const beaMarks = await takeMarks(bea);
   await bea.locator('[data-testid="approval-card"][data-status="pending"]').last().getByTestId("deny-button").click();
   await waitForTurnEnd(ada, before);
-  return seen - send;
+  return { ms: seen - send, stages: approvalBreakdown(send, seen, traceLines(output(), from), beaMarks) };
 }
 
 /** The session page's scripts (not Monaco's) as sent and as decoded, KB, from a fresh load. */
@@ -324,7 +419,7 @@ export async function run(): Promise<BrowserTurnResult> {
   let browser: Browser | undefined;
   let bare: BareCli | undefined;
   try {
-    conduit = await startConduitInstance({ name: "bench-browser-turn", env: { CONDUIT_SIGNUP: "open" }, timeoutMs: 600_000 });
+    conduit = await startConduitInstance({ name: "bench-browser-turn", env: { CONDUIT_SIGNUP: "open", CONDUIT_LATENCY_TRACE: "1" }, timeoutMs: 600_000 });
     const base = conduit.url.replace(/\/$/, "");
     const modelUrl = /model-server listening on (\S+)/.exec(conduit.output())?.[1];
     if (!modelUrl) throw new Error("the demo model's URL was not printed");
@@ -355,19 +450,26 @@ export async function run(): Promise<BrowserTurnResult> {
 
     bare = await startBareCli(modelUrl);
     // warm: both CLIs started, both pages connected, the code paths run once
-    await conduitTurn(ada, "hello warm-up");
+    const output = conduit.output;
+    await conduitTurn(ada, "hello warm-up", output);
     await bare.turn("hello warm-up");
-    await conduitApproval(ada, bea, "write warm-up");
+    await conduitApproval(ada, bea, "write warm-up", output);
     await bare.approval("write warm-up");
 
     const turns: number[] = [];
     const bareTurns: number[] = [];
     const approvals: number[] = [];
     const bareApprovals: number[] = [];
+    const turnStagesSeen: Stages[] = [];
+    const approvalStagesSeen: Stages[] = [];
     for (let i = 1; i <= TURNS; i++) {
-      turns.push(await conduitTurn(ada, `hello ${i}`));
+      const turn = await conduitTurn(ada, `hello ${i}`, output);
+      turns.push(turn.ms);
+      turnStagesSeen.push(turn.stages);
       bareTurns.push(await bare.turn(`hello ${i}`));
-      approvals.push(await conduitApproval(ada, bea, `write ${i}`));
+      const approval = await conduitApproval(ada, bea, `write ${i}`, output);
+      approvals.push(approval.ms);
+      approvalStagesSeen.push(approval.stages);
       bareApprovals.push(await bare.approval(`write ${i}`));
     }
     const js = await pageJavaScript(browser, base, adaEmail, sessionUrl);
@@ -393,6 +495,8 @@ export async function run(): Promise<BrowserTurnResult> {
           (prefix === "write" ? `, tool_use line stored ${f(stage(prefix, "toolUse"))}, Approval row ${f(stage(prefix, "approvalRow"))}` : ""),
       );
     }
+    printBreakdown("turn, Enter → reply text on Ada's screen", turnStagesSeen);
+    printBreakdown("approval, Enter on Ada's page → the card on Bea's", approvalStagesSeen);
     console.log(`  bare CLI, from its stdin line: init ${f(median(bare.inits.slice(2)))} (the warm turns)`);
     console.log(`  session page JavaScript before Monaco: ${f(result.pageJsKb)} KB sent, ${f(result.pageJsDecodedKb)} KB decoded`);
     console.log(
