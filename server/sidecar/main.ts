@@ -37,7 +37,7 @@ import { attachChangesSockets } from "@/server/sidecar/socket/changes-socket";
 import { PushSender, vapidSubjectFor } from "@/server/push/push-sender";
 import { loadVapidKeys } from "@/server/push/vapid-keys";
 import { attachTurnPushes, notifyWithPush } from "@/server/sidecar/push/push-notifier";
-import { createLatencyTrace, traceEmittedEvent, tracedDecider, tracedNotify } from "@/server/sidecar/metrics/latency-trace";
+import { createLatencyTrace, traceBeforeSnapshots, traceEmittedEvent, tracedDecider, tracedNotify } from "@/server/sidecar/metrics/latency-trace";
 
 const log = pino({ name: "sidecar", level: getEnv().LOG_LEVEL });
 
@@ -119,6 +119,7 @@ async function main(): Promise<void> {
   if (leftovers > 0) log.info({ leftovers }, "cancelled approvals left pending by an earlier sidecar");
   // each turn's file changes, from snapshots of the workspace's shadow repository (DATA_DIR/shadow)
   const snapshots = new TurnSnapshots({ db, dataDir: path.resolve(env.CONDUIT_DATA_DIR), log: log.child({ component: "snapshots" }) });
+  traceBeforeSnapshots(latency, snapshots);
   // The hub's event writer, with its inserts timed for /metrics (the hub then leaves closing it to us).
   const writer = new SessionEventWriter(metrics.timedStore(eventLogStoreOf(db)), log);
   const hub = new SessionHub({

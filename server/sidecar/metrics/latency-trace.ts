@@ -17,7 +17,9 @@ export type LatencyStage =
   /** the CLI's `can_use_tool` reached the approval service */
   | "approval-asked"
   /** the approval was sent to the deciders' rooms */
-  | "approval-told";
+  | "approval-told"
+  /** the prompt's wait for the before-turn snapshot ended: it goes to the CLI's stdin now */
+  | "before-snapshot-waited";
 
 export interface LatencyTrace {
   readonly enabled: boolean;
@@ -85,5 +87,24 @@ export function tracedNotify(
     if (event !== ApprovalFact.requested) return;
     const view = payload as { id?: string; sessionId?: string };
     trace.mark("approval-told", { sessionId: view.sessionId, approvalId: view.id });
+  };
+}
+
+/**
+ * Marks when the prompt's wait for its before-turn snapshot ends (the hub writes the prompt to the
+ * CLI right after). Wraps the instance's method, and only while tracing: the hub is unaware.
+ */
+export function traceBeforeSnapshots(
+  trace: LatencyTrace,
+  snapshots: { promptDelivered(session: { sessionId: string }, promptSeq: number): () => Promise<void> },
+): void {
+  if (!trace.enabled) return;
+  const promptDelivered = snapshots.promptDelivered.bind(snapshots);
+  snapshots.promptDelivered = (session, promptSeq) => {
+    const wait = promptDelivered(session, promptSeq);
+    return async () => {
+      await wait();
+      trace.mark("before-snapshot-waited", { sessionId: session.sessionId, seq: promptSeq });
+    };
   };
 }
