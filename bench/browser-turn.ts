@@ -149,12 +149,17 @@ const SENDER_SCRIPT = `(() => {
   const now = () => performance.timeOrigin + performance.now();
   const replies = () => Array.from(document.querySelectorAll('[data-testid="message-assistant"]'))
     .filter((e) => (e.textContent || "").trim().length > 0).length;
-  window.__bench = { send: 0, reply: 0, painted: 0, replies: replies() };
+  window.__bench = { send: 0, reply: 0, painted: 0, replies: replies(), busy: 0 };
+  // main-thread tasks over 50 ms between Enter and the paint: the page's own work on the way
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if (window.__bench.send > 0 && window.__bench.painted === 0 && performance.timeOrigin + e.startTime >= window.__bench.send) window.__bench.busy += e.duration;
+  }).observe({ type: "longtask" });
   document.addEventListener("keydown", (e) => {
     if (e.key === "Enter" && e.target.matches('[data-testid="prompt-input"]')) {
       window.__bench.send = now();
       window.__bench.reply = 0;
       window.__bench.painted = 0;
+      window.__bench.busy = 0;
       window.__bench.replies = replies();
     }
   }, true);
@@ -173,7 +178,12 @@ const WATCHER_SCRIPT = `(() => {
   const now = () => performance.timeOrigin + performance.now();
   const cards = () => document.querySelectorAll('[data-testid="approval-card"][data-status="pending"]').length;
   if (window.__benchObserver) window.__benchObserver.disconnect();
-  window.__bench = { seen: 0, painted: 0, cards: cards() };
+  window.__bench = { seen: 0, painted: 0, cards: cards(), busy: 0, since: now() };
+  if (window.__benchLongTasks) window.__benchLongTasks.disconnect();
+  window.__benchLongTasks = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if (window.__bench.painted === 0 && performance.timeOrigin + e.startTime >= window.__bench.since) window.__bench.busy += e.duration;
+  });
+  window.__benchLongTasks.observe({ type: "longtask" });
   window.__benchObserver = new MutationObserver(() => {
     if (window.__bench.seen === 0 && cards() > window.__bench.cards) {
       window.__bench.seen = now();
@@ -249,9 +259,11 @@ function turnBreakdown(send: number, reply: number, painted: number, trace: Trac
   const delta = trace.find((l) => l.stage === "line-emitted" && l.line === "text_delta");
   const received = delta && marks.find((m) => m.name === "event-received" && m.seq === delta.seq);
   const acked = marks.find((m) => m.name === "prompt-acked");
+  const promptReceived = prompt && marks.find((m) => m.name === "event-received" && m.seq === prompt.seq);
   const rel = (t: number | undefined) => (t === undefined ? NaN : t - send);
   return {
     "prompt event emitted (sidecar)": rel(prompt?.t),
+    "prompt event received (page)": rel(promptReceived?.at),
     "before-turn snapshot waited, to stdin (sidecar)": rel(snapshot?.t),
     "prompt acked (page)": rel(acked?.at),
     "first text delta line arrived (sidecar)": rel(delta?.arrivedAt),
@@ -289,7 +301,11 @@ function printBreakdown(title: string, all: Stages[]): void {
   let previous = 0;
   for (const key of Object.keys(all[0]!)) {
     const m = median(all.map((s) => s[key] ?? NaN));
-    console.log(`    ${key.padEnd(44)} ${m.toFixed(1).padStart(7)}  (+${(m - previous).toFixed(1)})`);
+    if (key.startsWith("(")) {
+      console.log(`    ${key.padEnd(48)} ${m.toFixed(1).padStart(7)}`);
+      continue;
+    }
+    console.log(`    ${key.padEnd(48)} ${m.toFixed(1).padStart(7)}  (+${(m - previous).toFixed(1)})`);
     if (Number.isFinite(m)) previous = m;
   }
 }
@@ -309,19 +325,20 @@ async function waitForTurnEnd(page: Page, before: number): Promise<void> {
 }
 
 /** A Conduit turn: Enter → reply text on Ada's screen, ms, and its stages. */
-async function conduitTurn(ada: Page, text: string, output: () => string): Promise<{ ms: number; stages: Stages }> {
+async function conduitTurn(ada: Page, text: string, output: () => string): Promise<{ ms: number; stages: Stages; busy: number }> {
   const before = await turnEnds(ada);
   await takeMarks(ada);
   const from = output().length;
   await prompt(ada, text);
   await until(ada, "window.__bench.painted > 0");
-  const { send, reply, painted } = (await ada.evaluate("window.__bench")) as { send: number; reply: number; painted: number };
+  const { send, reply, painted, busy } = (await ada.evaluate("window.__bench")) as { send: number; reply: number; painted: number; busy: number };
   await waitForTurnEnd(ada, before);
-  return { ms: painted - send, stages: turnBreakdown(send, reply, painted, traceLines(output(), from), await takeMarks(ada)) };
+  const stages = turnBreakdown(send, reply, painted, traceLines(output(), from), await takeMarks(ada));
+  return { ms: painted - send, stages, busy };
 }
 
 /** A Conduit approval: Enter on Ada's page → the pending card on Bea's, ms, and its stages; Bea denies it. */
-async function conduitApproval(ada: Page, bea: Page, text: string, output: () => string): Promise<{ ms: number; stages: Stages }> {
+async function conduitApproval(ada: Page, bea: Page, text: string, output: () => string): Promise<{ ms: number; stages: Stages; busy: number }> {
   const before = await turnEnds(ada);
   await instrumentWatcher(bea);
   await takeMarks(bea);
@@ -329,11 +346,11 @@ async function conduitApproval(ada: Page, bea: Page, text: string, output: () =>
   await prompt(ada, text);
   await until(bea, "window.__bench.painted > 0");
   const { send } = (await ada.evaluate("window.__bench")) as { send: number };
-  const { seen, painted } = (await bea.evaluate("window.__bench")) as { seen: number; painted: number };
+  const { seen, painted, busy } = (await bea.evaluate("window.__bench")) as { seen: number; painted: number; busy: number };
   const beaMarks = await takeMarks(bea);
   await bea.locator('[data-testid="approval-card"][data-status="pending"]').last().getByTestId("deny-button").click();
   await waitForTurnEnd(ada, before);
-  return { ms: painted - send, stages: approvalBreakdown(send, seen, painted, traceLines(output(), from), beaMarks) };
+  return { ms: painted - send, stages: approvalBreakdown(send, seen, painted, traceLines(output(), from), beaMarks), busy };
 }
 
 /** The session page's scripts (not Monaco's) as sent and as decoded, KB, from a fresh load. */
@@ -480,11 +497,11 @@ export async function run(): Promise<BrowserTurnResult> {
     for (let i = 1; i <= TURNS; i++) {
       const turn = await conduitTurn(ada, `hello ${i}`, output);
       turns.push(turn.ms);
-      turnStagesSeen.push(turn.stages);
+      turnStagesSeen.push({ ...turn.stages, "(Ada's long tasks on the way, total)": turn.busy });
       bareTurns.push(await bare.turn(`hello ${i}`));
       const approval = await conduitApproval(ada, bea, `write ${i}`, output);
       approvals.push(approval.ms);
-      approvalStagesSeen.push(approval.stages);
+      approvalStagesSeen.push({ ...approval.stages, "(Bea's long tasks on the way, total)": approval.busy });
       bareApprovals.push(await bare.approval(`write ${i}`));
     }
     const js = await pageJavaScript(browser, base, adaEmail, sessionUrl);
