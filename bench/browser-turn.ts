@@ -534,6 +534,11 @@ export async function run(): Promise<BrowserTurnResult> {
     printBreakdown("turn, Enter → reply text on Ada's screen", turnStagesSeen);
     printBreakdown("approval, Enter on Ada's page → the card on Bea's", approvalStagesSeen);
     console.log(`  bare CLI, from its stdin line: init ${f(median(bare.inits.slice(2)))} (the warm turns)`);
+    const domMedian = (all: Stages[], key: string) => median(all.map((x) => x[key] ?? NaN));
+    console.log(
+      `  in the DOM rather than painted (the measure before 2026-12-01 19:00): turn_extra_ms=${f(domMedian(turnStagesSeen, "reply text in the DOM") - result.bareTurnMs)} ` +
+        `approval_extra_ms=${f(domMedian(approvalStagesSeen, "card in Bea's DOM") - result.bareApprovalMs)}`,
+    );
     console.log(`  session page JavaScript before Monaco: ${f(result.pageJsKb)} KB sent, ${f(result.pageJsDecodedKb)} KB decoded`);
     console.log(
       `browser-turn: turn_ms=${f(result.turnMs)} bare_turn_ms=${f(result.bareTurnMs)} turn_extra_ms=${f(result.turnMs - result.bareTurnMs)} ` +
