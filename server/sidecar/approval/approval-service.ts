@@ -202,7 +202,7 @@ export class ApprovalService {
         timer: undefined,
         detachAbort: () => undefined,
       };
-      // Register and arm the deadline before anything is read from disk: whatever the target
+      // Register and arm the deadline without waiting for the read from disk: whatever the target
       // file is, the question is answered by the deadline at the latest.
       this.pending.set(id, entry);
       if (approval.expiresAt !== null) {
