@@ -31,7 +31,6 @@ import { SubagentContext } from "./tools/subagent";
 import { PinnedTodos } from "./tools/todo-list";
 import { latestTodos, nestSubagents, readBackgroundTasks } from "./tools/tool-data";
 import { SessionApprovals } from "@/components/approval/session-approvals";
-import { coalesce } from "./coalesce";
 import { markLatency } from "./latency-marks";
 import { ChangesPanel } from "@/components/changes/changes-panel";
 import { RewindDialog } from "@/components/changes/rewind-dialog";
@@ -117,14 +116,10 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
     resubscribe.current = () => void subscribe();
     const onConnect = () => void subscribe();
     const onDisconnect = () => setSubscribed(false);
-    // Facts that queue up while the page renders become one render (components/session/coalesce.ts).
-    const incoming = coalesce<WireEvent>((events) => {
-      for (const event of events) dispatch({ type: "event", event });
-    });
     const onEvent = (event: WireEvent) => {
       if (event.sessionId !== sessionId) return;
       markLatency("event-received", { seq: event.seq });
-      incoming.push(event);
+      dispatch({ type: "event", event });
     };
     const onStatus = (payload: StatusFact) => {
       const id = payload.id ?? payload.sessionId;
@@ -147,7 +142,6 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
     if (socket.connected) void subscribe();
     return () => {
       alive = false;
-      incoming.cancel();
       resubscribe.current = () => undefined;
       socket.off("connect", onConnect);
       socket.off("disconnect", onDisconnect);
