@@ -50,6 +50,7 @@ const SAMPLES: Record<string, string> = {
   CONDUIT_SIGNUP: "open",
   CONDUIT_SANDBOX: "off",
   CONDUIT_METRICS_TOKEN: "m".repeat(24),
+  CONDUIT_LATENCY_TRACE: "true",
   REDIS_URL: "redis://127.0.0.1:6379",
   LOG_LEVEL: "debug",
 };

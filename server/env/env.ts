@@ -85,6 +85,8 @@ export const ZEnv = z.object({
   CONDUIT_SANDBOX: z.enum(["auto", "bwrap", "off"]).default("auto"),
   /** Lets `/metrics` be scraped with `Authorization: Bearer <token>` (else loopback only). */
   CONDUIT_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  /** The sidecar prints a `conduit-latency` line per turn and approval stage on stderr (bench/browser-turn). */
+  CONDUIT_LATENCY_TRACE: flag,
 });
 
 export type Env = z.infer<typeof ZEnv>;

@@ -42,6 +42,7 @@ import { startSlowConsumerSweep } from "@/server/sidecar/socket/slow-consumer-sw
 import { settleUnansweredPrompts } from "@/server/sidecar/session/undelivered-prompts";
 import { loadVapidKeys } from "@/server/push/vapid-keys";
 import { attachTurnPushes, notifyWithPush } from "@/server/sidecar/push/push-notifier";
+import { createLatencyTrace, traceBeforeSnapshots, traceEmittedEvent, tracedDecider, tracedNotify } from "@/server/sidecar/metrics/latency-trace";
 
 const log = pino({ name: "sidecar", level: getEnv().LOG_LEVEL });
 
@@ -117,12 +118,19 @@ async function main(): Promise<void> {
   // Web Push to subscribed browsers: approvals routed to a user, turns finished while away.
   const pushLog = log.child({ component: "push" });
   const push = new PushSender({ db, keys: loadVapidKeys(env.CONDUIT_DATA_DIR), subject: vapidSubjectFor(publicUrlOf(env)), log: pushLog });
-  const approvals = new ApprovalService({ db, log: log.child({ component: "approvals" }), notify: notifyWithPush(notifyUsersOf(server.io), push) });
+  // CONDUIT_LATENCY_TRACE: each stage of a turn and an approval as a stderr line (bench/browser-turn).
+  const latency = createLatencyTrace(env.CONDUIT_LATENCY_TRACE);
+  const approvals = new ApprovalService({
+    db,
+    log: log.child({ component: "approvals" }),
+    notify: tracedNotify(latency, notifyWithPush(notifyUsersOf(server.io), push)),
+  });
   approvalsPending = () => approvals.pendingCount;
   const leftovers = await approvals.cancelLeftovers(sidecarId);
   if (leftovers > 0) log.info({ leftovers }, "cancelled approvals left pending by an earlier sidecar");
   // each turn's file changes, from snapshots of the workspace's shadow repository (DATA_DIR/shadow)
   const snapshots = new TurnSnapshots({ db, dataDir: path.resolve(env.CONDUIT_DATA_DIR), log: log.child({ component: "snapshots" }) });
+  traceBeforeSnapshots(latency, snapshots);
   // The hub's event writer, with its inserts timed for /metrics (the hub then leaves closing it to us).
   const writer = new SessionEventWriter(metrics.timedStore(eventLogStoreOf(db)), log);
   // Prompts the previous sidecar accepted but no CLI answered get a visible end (never dropped silently).
@@ -136,7 +144,7 @@ async function main(): Promise<void> {
     mcpServersOf: (workspaceId) => loadWorkspaceMcpServers(db, env.CONDUIT_DATA_DIR, workspaceId, (fields, message) => log.warn(fields, message)),
     sidecarId,
     log,
-    decidePermission: approvals.decidePermission,
+    decidePermission: tracedDecider(latency, approvals.decidePermission),
     createRunner: (options, decidePermission) =>
       createSessionRunner(options, {
         cliPath,
@@ -154,6 +162,7 @@ async function main(): Promise<void> {
   attachSessionSockets(server.io, { hub, db, log });
   // After the socket layer's listener: by now the event has been emitted to its room.
   hub.onDidEmitEvent((event) => metrics.relay.observe(Math.max(0, Date.now() - Date.parse(event.at)) / 1000));
+  if (latency.enabled) hub.onDidEmitEvent((event) => traceEmittedEvent(latency, event));
   attachSessionControlSockets(server.io, { hub, db, log });
   attachSessionMcpSockets(server.io, { hub, db, log });
   attachSessionManageSockets(server.io, { management: new SessionManagement({ hub, db, log }), db, log });

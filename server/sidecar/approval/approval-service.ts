@@ -148,6 +148,9 @@ export class ApprovalService {
       deadlineSeconds: context.workspace.approvalDeadlineSec,
       now,
     });
+    // What the card shows is read while the row is written (latency: no file read waits on the
+    // insert); the deciders are still told only after both.
+    const shown = this.readShown(request, context.workspace.rootPath, session.sessionId, id);
     // Persist, then tell: a reload right after the fact must find the row.
     await insertApproval(this.deps.db, {
       ...rowFields(id, session.sessionId, requestId, request, now),
@@ -175,7 +178,7 @@ export class ApprovalService {
         timer: undefined,
         detachAbort: () => undefined,
       };
-      // Register and arm the deadline before anything is read from disk: whatever the target
+      // Register and arm the deadline without waiting for the read from disk: whatever the target
       // file is, the question is answered by the deadline at the latest.
       this.pending.set(id, entry);
       if (approval.expiresAt !== null) {
@@ -185,26 +188,37 @@ export class ApprovalService {
       signal.addEventListener("abort", onAbort, { once: true });
       entry.detachAbort = () => signal.removeEventListener("abort", onAbort);
       if (signal.aborted) onAbort();
-      void this.show(entry, session.sessionId);
+      void this.show(entry, shown);
     });
   };
 
-  /** Reads what the card shows (the file under review, the plan), then tells the deciders. */
-  private async show(entry: PendingEntry, sessionId: string): Promise<void> {
-    const { request, context, approval } = entry;
+  /** Reads what the card shows: the file under review, the plan. Never rejects. */
+  private async readShown(
+    request: CanUseToolRequest,
+    rootPath: string,
+    sessionId: string,
+    approvalId: string,
+  ): Promise<{ review: FileReview | null; disk: string | null; plan: string | null }> {
     let review: FileReview | null = null;
     let disk: string | null = null;
     let plan: string | null = null;
     try {
-      ({ review, disk } = await buildReview(request, context.workspace.rootPath));
+      ({ review, disk } = await buildReview(request, rootPath));
       plan =
         request.tool_name === "ExitPlanMode"
-          ? ((await readPlan(request.input, context.workspace.rootPath)) ??
+          ? ((await readPlan(request.input, rootPath)) ??
             (await findLastAssistantText(this.deps.db, sessionId).catch(() => null)))
           : null;
     } catch (err) {
-      this.deps.log.error({ err, approvalId: approval.id }, "building an approval's review failed");
+      this.deps.log.error({ err, approvalId }, "building an approval's review failed");
     }
+    return { review, disk, plan };
+  }
+
+  /** Tells the deciders, once what the card shows is read. */
+  private async show(entry: PendingEntry, shown: ReturnType<ApprovalService["readShown"]>): Promise<void> {
+    const { context, approval } = entry;
+    const { review, disk, plan } = await shown;
     // Settled meanwhile (expired, cancelled): its resolution already went out.
     if (this.pending.get(approval.id) !== entry) return;
     entry.view = viewOf(approval, context, { review, plan });
