@@ -70,8 +70,12 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
     ? new ApprovalService({ db: fx.db, log, notify: notifyUsersOf(server.io) })
     : undefined;
   const decider =
-    options.decidePermission ?? (approvals && (options.wrapDecider?.(approvals.decidePermission) ?? approvals.decidePermission));
-  const snapshots = options.snapshots ? new TurnSnapshots({ db: fx.db, dataDir: fx.dataDir, log }) : undefined;
+    options.decidePermission ??
+    (approvals && (options.wrapDecider?.(approvals.decidePermission) ?? approvals.decidePermission));
+  // A generous before-snapshot wait: tests check what a turn changed, not how long a loaded machine takes to hash a tree.
+  const snapshots = options.snapshots
+    ? new TurnSnapshots({ db: fx.db, dataDir: fx.dataDir, log, beforeWaitMs: 20_000 })
+    : undefined;
   const hub = new SessionHub({
     db: fx.db,
     ...(snapshots ? { turnSnapshots: snapshots } : {}),
@@ -89,7 +93,12 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
   if (approvals) attachApprovalSockets(server.io, { service: approvals, db: fx.db, log });
   if (snapshots) attachChangesSockets(server.io, { hub, snapshots, db: fx.db, log });
   const revocations = options.revocationSweep
-    ? new RevocationSweep({ io: server.io, db: fx.db, log, onDeciders: approvals ? (userId, decidesIn) => approvals.withdrawFrom(userId, decidesIn) : undefined })
+    ? new RevocationSweep({
+        io: server.io,
+        db: fx.db,
+        log,
+        onDeciders: approvals ? (userId, decidesIn) => approvals.withdrawFrom(userId, decidesIn) : undefined,
+      })
     : undefined;
   const port = await server.listen(0, "127.0.0.1");
   const sockets: Socket[] = [];
