@@ -1,6 +1,11 @@
 // Lint rules, and the import walls between layers (docs/ARCHITECTURE.md, "Who may import whom").
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import { relativeWalls } from "./scripts/eslint/relative-walls.mjs";
+
+const root = import.meta.dirname;
+// The walls below name `@/` paths; conduit/relative-walls holds them for relative imports too.
+const conduit = { rules: { "relative-walls": relativeWalls } };
 
 const node = { group: ["node:*", "fs", "path", "child_process", "http", "net", "os"], message: "this layer is pure: no I/O modules" };
 const wall = (names, message) => ({ group: names, message });
@@ -40,6 +45,11 @@ const layers = [
     patterns: [wall(["@/server/sidecar/*", "@/server/web/*", "@/server/edge-proxy/*", "@/app/*", "@/components/*"], "server/push is below the processes")],
   },
   {
+    // Secrets at rest (the instance key; sealing): both processes use it, it imports nothing of theirs
+    files: ["server/secrets/**/*.ts"],
+    patterns: [wall(["@/server/*", "!@/server/shared", "@/app/*", "@/components/*", "@/generated/*"], "server/secrets imports only server/shared")],
+  },
+  {
     files: ["server/edge-proxy/**/*.ts"],
     patterns: [wall(["@/server/sidecar/*", "@/server/web/*", "@/server/db/*", "@/server/domain/*", "@/app/*", "@/components/*"], "the edge proxy stands alone: it may import server/shared and server/env only")],
   },
@@ -57,6 +67,12 @@ const layers = [
   },
 ];
 
+const componentPatterns = [
+  { group: ["@/server/*", "!@/server/shared"], message: "components import only types from server/shared/wire" },
+  { group: ["@/server/shared/*", "!@/server/shared/wire"], message: "components import only types from server/shared/wire" },
+  { group: ["@/server/shared/wire/*"], allowTypeImports: true, message: "components import only types from server/shared/wire" },
+];
+
 export default tseslint.config(
   { ignores: ["node_modules/", ".next/", "generated/", "data/", "public/", "test-results/", "playwright-report/", "next-env.d.ts", "**/*.mjs", "server/edge-proxy/deno.ts"] },
   js.configs.recommended,
@@ -70,8 +86,10 @@ export default tseslint.config(
   },
   ...layers.map(({ files, patterns, pure }) => ({
     files,
+    plugins: { conduit },
     rules: {
       "@typescript-eslint/no-restricted-imports": ["error", { patterns }],
+      "conduit/relative-walls": ["error", { root, own: files.map((glob) => glob.split("/**")[0]), patterns }],
       ...(pure
         ? {
             "no-restricted-properties": ["error", { object: "process", property: "env", message: "pure layers take configuration as arguments" }],
@@ -82,21 +100,20 @@ export default tseslint.config(
   {
     // components/ may only see the wire contract's types, never server code.
     files: ["components/**/*.ts", "components/**/*.tsx"],
+    plugins: { conduit },
     rules: {
-      "@typescript-eslint/no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            { group: ["@/server/*", "!@/server/shared"], message: "components import only types from server/shared/wire" },
-            { group: ["@/server/shared/*", "!@/server/shared/wire"], message: "components import only types from server/shared/wire" },
-            { group: ["@/server/shared/wire/*"], allowTypeImports: true, message: "components import only types from server/shared/wire" },
-          ],
-        },
-      ],
+      "@typescript-eslint/no-restricted-imports": ["error", { patterns: componentPatterns }],
+      "conduit/relative-walls": ["error", { root, own: ["components"], patterns: componentPatterns }],
     },
   },
   {
     files: ["**/*.test.ts", "**/*.integration.test.ts", "e2e/**/*.ts", "bench/**/*.ts", "test/**/*.ts", "scripts/**/*.ts"],
-    rules: { "@typescript-eslint/no-restricted-imports": "off", "no-restricted-properties": "off", "@typescript-eslint/no-non-null-assertion": "off" },
+    plugins: { conduit },
+    rules: {
+      "@typescript-eslint/no-restricted-imports": "off",
+      "conduit/relative-walls": "off",
+      "no-restricted-properties": "off",
+      "@typescript-eslint/no-non-null-assertion": "off",
+    },
   },
 );

@@ -2,6 +2,8 @@ import { defineConfig, devices } from "@playwright/test";
 
 const port = Number(process.env.CONDUIT_E2E_PORT ?? 3300);
 const baseURL = `http://127.0.0.1:${port}`;
+// `npm run test:e2e:deno` runs the live-session specs again with the edge under Deno.
+const edgeRuntime = process.env.CONDUIT_EDGE_RUNTIME === "deno" ? "deno" : "node";
 
 export default defineConfig({
   testDir: "e2e",
@@ -15,7 +17,7 @@ export default defineConfig({
   reporter: [["list"]],
   // After the web server is up: the instance's first account, its admin (e2e/global-setup.ts).
   globalSetup: "./e2e/global-setup.ts",
-  outputDir: "test-results/e2e",
+  outputDir: edgeRuntime === "deno" ? "test-results/e2e-deno" : "test-results/e2e",
   use: {
     baseURL,
     ...devices["Desktop Chrome"],
@@ -57,6 +59,7 @@ export default defineConfig({
       CONDUIT_EDGE_RATE_LIMIT: "off",
       // the fixtures sign up freely; the invite and closed policies run their own instances
       CONDUIT_SIGNUP: "open",
+      CONDUIT_EDGE_RUNTIME: edgeRuntime,
     },
   },
 });

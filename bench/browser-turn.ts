@@ -3,11 +3,12 @@
  * edge, web, sidecar, the demo model), Chromium, and a bare long-lived CLI with the stream-json
  * flags on the same scripted model, warm, zero model latency, the two interleaved turn by turn.
  *
- *   turn_ms          Ada presses Enter in the prompt box → the reply's text is in her page's DOM
- *                    (a MutationObserver; in-page clocks)
+ *   turn_ms          Ada presses Enter in the prompt box → the reply's text is painted in her page
+ *                    (a MutationObserver sees it in the DOM, then the task after the next animation
+ *                    frame; in-page clocks). The breakdown shows the DOM time too.
  *   bare_turn_ms     the bare CLI: its stdin line → its first `assistant` line
- *   approval_ms      Ada presses Enter on a prompt that writes a file → the approval card is in
- *                    Bea's page (another member, another browser context)
+ *   approval_ms      Ada presses Enter on a prompt that writes a file → the approval card is painted
+ *                    in Bea's page (another member, another browser context), measured the same way
  *   bare_approval_ms the bare CLI: its stdin line → its `can_use_tool` control request
  *   page_js_kb       the session page's JavaScript before Monaco loads, as sent (compressed), KB
  *
@@ -126,6 +127,8 @@ async function startBareCli(modelUrl: string): Promise<BareCli> {
 
 async function signedIn(browser: Browser, base: string, email: string, name: string): Promise<Page> {
   const context = await browser.newContext({ baseURL: base });
+  // the page keeps its latency marks (components/session/latency-marks.ts) for the breakdown
+  await context.addInitScript("window.__conduitLatencyMarks = true");
   const res = await context.request.post("/api/signup", { headers: { origin: base }, data: { email, password: PASSWORD, name } });
   if (res.status() !== 201) throw new Error(`sign-up failed: ${res.status()} ${await res.text()}`);
   const page = await context.newPage();
@@ -144,30 +147,52 @@ async function signedIn(browser: Browser, base: string, email: string, name: str
 /** Ada's page: the time of each Enter in the prompt box, and of the newest reply text appearing. */
 const SENDER_SCRIPT = `(() => {
   const now = () => performance.timeOrigin + performance.now();
+  // a message task posted from the frame's rAF runs right after that frame (its paint included),
+  // before work the page itself queued later (React's own renders are message tasks too)
+  const afterFrame = (f) => { const c = new MessageChannel(); c.port1.onmessage = f; c.port2.postMessage(0); };
   const replies = () => Array.from(document.querySelectorAll('[data-testid="message-assistant"]'))
     .filter((e) => (e.textContent || "").trim().length > 0).length;
-  window.__bench = { send: 0, reply: 0, replies: replies() };
+  window.__bench = { send: 0, reply: 0, painted: 0, replies: replies(), busy: 0 };
+  // main-thread tasks over 50 ms between Enter and the paint: the page's own work on the way
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if (window.__bench.send > 0 && window.__bench.painted === 0 && performance.timeOrigin + e.startTime >= window.__bench.send) window.__bench.busy += e.duration;
+  }).observe({ type: "longtask" });
   document.addEventListener("keydown", (e) => {
     if (e.key === "Enter" && e.target.matches('[data-testid="prompt-input"]')) {
       window.__bench.send = now();
       window.__bench.reply = 0;
+      window.__bench.painted = 0;
+      window.__bench.busy = 0;
       window.__bench.replies = replies();
     }
   }, true);
   new MutationObserver(() => {
     if (window.__bench.send === 0 || window.__bench.reply !== 0) return;
-    if (replies() > window.__bench.replies) window.__bench.reply = now();
+    if (replies() > window.__bench.replies) {
+      window.__bench.reply = now();
+      // the task after the next frame: the text has been painted (the heavy work of that frame included)
+      requestAnimationFrame(() => afterFrame(() => { window.__bench.painted = now(); }));
+    }
   }).observe(document.body, { childList: true, subtree: true, characterData: true });
 })()`;
 
 /** Bea's page: the time a new pending approval card appears. */
 const WATCHER_SCRIPT = `(() => {
   const now = () => performance.timeOrigin + performance.now();
+  const afterFrame = (f) => { const c = new MessageChannel(); c.port1.onmessage = f; c.port2.postMessage(0); };
   const cards = () => document.querySelectorAll('[data-testid="approval-card"][data-status="pending"]').length;
   if (window.__benchObserver) window.__benchObserver.disconnect();
-  window.__bench = { seen: 0, cards: cards() };
+  window.__bench = { seen: 0, painted: 0, cards: cards(), busy: 0, since: now() };
+  if (window.__benchLongTasks) window.__benchLongTasks.disconnect();
+  window.__benchLongTasks = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if (window.__bench.painted === 0 && performance.timeOrigin + e.startTime >= window.__bench.since) window.__bench.busy += e.duration;
+  });
+  window.__benchLongTasks.observe({ type: "longtask" });
   window.__benchObserver = new MutationObserver(() => {
-    if (window.__bench.seen === 0 && cards() > window.__bench.cards) window.__bench.seen = now();
+    if (window.__bench.seen === 0 && cards() > window.__bench.cards) {
+      window.__bench.seen = now();
+      requestAnimationFrame(() => afterFrame(() => { window.__bench.painted = now(); }));
+    }
   });
   window.__benchObserver.observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-status"] });
 })()`;
@@ -189,6 +214,106 @@ async function until(page: Page, expression: string): Promise<void> {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// the breakdown: the sidecar's trace lines (CONDUIT_LATENCY_TRACE) and the pages' marks
+
+interface TraceLine {
+  stage: string;
+  t: number;
+  seq?: number;
+  line?: string;
+  arrivedAt?: number;
+}
+
+/** The `conduit-latency` lines the instance printed after `from` (a length of its output). */
+function traceLines(output: string, from: number): TraceLine[] {
+  const lines: TraceLine[] = [];
+  for (const match of output.slice(from).matchAll(/conduit-latency (\{.*\})/g)) {
+    try {
+      lines.push(JSON.parse(match[1]!) as TraceLine);
+    } catch {
+      // a line cut by a chunk boundary: the next read has it whole
+    }
+  }
+  return lines;
+}
+
+interface PageMark {
+  name: string;
+  at: number;
+  seq?: number;
+}
+
+/** The page's latency marks since the last call (epoch ms), then forgets them. */
+async function takeMarks(page: Page): Promise<PageMark[]> {
+  return (await page.evaluate(`(() => {
+    const marks = performance.getEntriesByType("mark").filter((m) => m.name.startsWith("conduit:"))
+      .map((m) => ({ name: m.name.slice(8), at: performance.timeOrigin + m.startTime, seq: m.detail && m.detail.seq }));
+    performance.clearMarks();
+    return marks;
+  })()`)) as PageMark[];
+}
+
+/** One turn's stages, ms from Enter; NaN where a stage was not seen. */
+type Stages = Record<string, number>;
+
+function turnBreakdown(send: number, reply: number, painted: number, trace: TraceLine[], marks: PageMark[]): Stages {
+  const prompt = trace.find((l) => l.stage === "prompt-emitted");
+  const snapshot = trace.find((l) => l.stage === "before-snapshot-waited");
+  const delta = trace.find((l) => l.stage === "line-emitted" && l.line === "text_delta");
+  const received = delta && marks.find((m) => m.name === "event-received" && m.seq === delta.seq);
+  const acked = marks.find((m) => m.name === "prompt-acked");
+  const promptReceived = prompt && marks.find((m) => m.name === "event-received" && m.seq === prompt.seq);
+  const rel = (t: number | undefined) => (t === undefined ? NaN : t - send);
+  return {
+    "prompt event emitted (sidecar)": rel(prompt?.t),
+    "prompt event received (page)": rel(promptReceived?.at),
+    "before-turn snapshot waited, to stdin (sidecar)": rel(snapshot?.t),
+    "prompt acked (page)": rel(acked?.at),
+    "first text delta line arrived (sidecar)": rel(delta?.arrivedAt),
+    "first text delta emitted (sidecar)": rel(delta?.t),
+    "first text delta received (page)": rel(received?.at),
+    "reply text in the DOM": reply - send,
+    "reply text painted": painted - send,
+  };
+}
+
+function approvalBreakdown(send: number, seen: number, painted: number, trace: TraceLine[], beaMarks: PageMark[]): Stages {
+  const prompt = trace.find((l) => l.stage === "prompt-emitted");
+  const snapshot = trace.find((l) => l.stage === "before-snapshot-waited");
+  const line = trace.find((l) => l.stage === "line-emitted" && l.line === "can_use_tool");
+  const asked = trace.find((l) => l.stage === "approval-asked");
+  const told = trace.find((l) => l.stage === "approval-told");
+  const received = beaMarks.find((m) => m.name === "approval-requested");
+  const rel = (t: number | undefined) => (t === undefined ? NaN : t - send);
+  return {
+    "prompt event emitted (sidecar)": rel(prompt?.t),
+    "before-turn snapshot waited, to stdin (sidecar)": rel(snapshot?.t),
+    "can_use_tool line arrived (sidecar)": rel(line?.arrivedAt),
+    "approval service asked": rel(asked?.t),
+    "approval sent to the deciders' rooms": rel(told?.t),
+    "approval:requested received (Bea's page)": rel(received?.at),
+    "card in Bea's DOM": seen - send,
+    "card painted": painted - send,
+  };
+}
+
+/** Medians of each stage over the turns, printed as one indented line per stage with the step from the previous one. */
+function printBreakdown(title: string, all: Stages[]): void {
+  if (all.length === 0) return;
+  console.log(`  ${title} (median ms from Enter; step from the previous stage):`);
+  let previous = 0;
+  for (const key of Object.keys(all[0]!)) {
+    const m = median(all.map((s) => s[key] ?? NaN));
+    if (key.startsWith("(")) {
+      console.log(`    ${key.padEnd(48)} ${m.toFixed(1).padStart(7)}`);
+      continue;
+    }
+    console.log(`    ${key.padEnd(48)} ${m.toFixed(1).padStart(7)}  (+${(m - previous).toFixed(1)})`);
+    if (Number.isFinite(m)) previous = m;
+  }
+}
+
 async function prompt(page: Page, text: string): Promise<void> {
   const input = page.getByTestId("prompt-input");
   await input.fill(text);
@@ -203,27 +328,33 @@ async function waitForTurnEnd(page: Page, before: number): Promise<void> {
   await until(page, `document.querySelectorAll('[data-testid="turn-end"]').length > ${before}`);
 }
 
-/** A Conduit turn: Enter → reply text on Ada's screen, ms. */
-async function conduitTurn(ada: Page, text: string): Promise<number> {
+/** A Conduit turn: Enter → reply text on Ada's screen, ms, and its stages. */
+async function conduitTurn(ada: Page, text: string, output: () => string): Promise<{ ms: number; stages: Stages; busy: number }> {
   const before = await turnEnds(ada);
+  await takeMarks(ada);
+  const from = output().length;
   await prompt(ada, text);
-  await until(ada, "window.__bench.reply > 0");
-  const { send, reply } = (await ada.evaluate("window.__bench")) as { send: number; reply: number };
+  await until(ada, "window.__bench.painted > 0");
+  const { send, reply, painted, busy } = (await ada.evaluate("window.__bench")) as { send: number; reply: number; painted: number; busy: number };
   await waitForTurnEnd(ada, before);
-  return reply - send;
+  const stages = turnBreakdown(send, reply, painted, traceLines(output(), from), await takeMarks(ada));
+  return { ms: painted - send, stages, busy };
 }
 
-/** A Conduit approval: Enter on Ada's page → the pending card on Bea's, ms; Bea denies it. */
-async function conduitApproval(ada: Page, bea: Page, text: string): Promise<number> {
+/** A Conduit approval: Enter on Ada's page → the pending card on Bea's, ms, and its stages; Bea denies it. */
+async function conduitApproval(ada: Page, bea: Page, text: string, output: () => string): Promise<{ ms: number; stages: Stages; busy: number }> {
   const before = await turnEnds(ada);
   await instrumentWatcher(bea);
+  await takeMarks(bea);
+  const from = output().length;
   await prompt(ada, text);
-  await until(bea, "window.__bench.seen > 0");
+  await until(bea, "window.__bench.painted > 0");
   const { send } = (await ada.evaluate("window.__bench")) as { send: number };
-  const { seen } = (await bea.evaluate("window.__bench")) as { seen: number };
+  const { seen, painted, busy } = (await bea.evaluate("window.__bench")) as { seen: number; painted: number; busy: number };
+  const beaMarks = await takeMarks(bea);
   await bea.locator('[data-testid="approval-card"][data-status="pending"]').last().getByTestId("deny-button").click();
   await waitForTurnEnd(ada, before);
-  return seen - send;
+  return { ms: painted - send, stages: approvalBreakdown(send, seen, painted, traceLines(output(), from), beaMarks), busy };
 }
 
 /** The session page's scripts (not Monaco's) as sent and as decoded, KB, from a fresh load. */
@@ -324,7 +455,7 @@ export async function run(): Promise<BrowserTurnResult> {
   let browser: Browser | undefined;
   let bare: BareCli | undefined;
   try {
-    conduit = await startConduitInstance({ name: "bench-browser-turn", env: { CONDUIT_SIGNUP: "open" }, timeoutMs: 600_000 });
+    conduit = await startConduitInstance({ name: "bench-browser-turn", env: { CONDUIT_SIGNUP: "open", CONDUIT_LATENCY_TRACE: "1" }, timeoutMs: 600_000 });
     const base = conduit.url.replace(/\/$/, "");
     const modelUrl = /model-server listening on (\S+)/.exec(conduit.output())?.[1];
     if (!modelUrl) throw new Error("the demo model's URL was not printed");
@@ -355,19 +486,26 @@ export async function run(): Promise<BrowserTurnResult> {
 
     bare = await startBareCli(modelUrl);
     // warm: both CLIs started, both pages connected, the code paths run once
-    await conduitTurn(ada, "hello warm-up");
+    const output = conduit.output;
+    await conduitTurn(ada, "hello warm-up", output);
     await bare.turn("hello warm-up");
-    await conduitApproval(ada, bea, "write warm-up");
+    await conduitApproval(ada, bea, "write warm-up", output);
     await bare.approval("write warm-up");
 
     const turns: number[] = [];
     const bareTurns: number[] = [];
     const approvals: number[] = [];
     const bareApprovals: number[] = [];
+    const turnStagesSeen: Stages[] = [];
+    const approvalStagesSeen: Stages[] = [];
     for (let i = 1; i <= TURNS; i++) {
-      turns.push(await conduitTurn(ada, `hello ${i}`));
+      const turn = await conduitTurn(ada, `hello ${i}`, output);
+      turns.push(turn.ms);
+      turnStagesSeen.push({ ...turn.stages, "(Ada's long tasks on the way, total)": turn.busy });
       bareTurns.push(await bare.turn(`hello ${i}`));
-      approvals.push(await conduitApproval(ada, bea, `write ${i}`));
+      const approval = await conduitApproval(ada, bea, `write ${i}`, output);
+      approvals.push(approval.ms);
+      approvalStagesSeen.push({ ...approval.stages, "(Bea's long tasks on the way, total)": approval.busy });
       bareApprovals.push(await bare.approval(`write ${i}`));
     }
     const js = await pageJavaScript(browser, base, adaEmail, sessionUrl);
@@ -393,7 +531,14 @@ export async function run(): Promise<BrowserTurnResult> {
           (prefix === "write" ? `, tool_use line stored ${f(stage(prefix, "toolUse"))}, Approval row ${f(stage(prefix, "approvalRow"))}` : ""),
       );
     }
+    printBreakdown("turn, Enter → reply text on Ada's screen", turnStagesSeen);
+    printBreakdown("approval, Enter on Ada's page → the card on Bea's", approvalStagesSeen);
     console.log(`  bare CLI, from its stdin line: init ${f(median(bare.inits.slice(2)))} (the warm turns)`);
+    const domMedian = (all: Stages[], key: string) => median(all.map((x) => x[key] ?? NaN));
+    console.log(
+      `  in the DOM rather than painted (the measure before 2026-12-01 19:00): turn_extra_ms=${f(domMedian(turnStagesSeen, "reply text in the DOM") - result.bareTurnMs)} ` +
+        `approval_extra_ms=${f(domMedian(approvalStagesSeen, "card in Bea's DOM") - result.bareApprovalMs)}`,
+    );
     console.log(`  session page JavaScript before Monaco: ${f(result.pageJsKb)} KB sent, ${f(result.pageJsDecodedKb)} KB decoded`);
     console.log(
       `browser-turn: turn_ms=${f(result.turnMs)} bare_turn_ms=${f(result.bareTurnMs)} turn_extra_ms=${f(result.turnMs - result.bareTurnMs)} ` +

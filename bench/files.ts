@@ -2,8 +2,10 @@
  * The workspace file layer on a generated workspace of 20,000 files plus a 100,000-entry
  * `node_modules`: the tree's first level, a name search (which must skip node_modules) and
  * opening a 5 MB text file (read, UTF-8 check, sha256), and the Changes capture's snapshots of
- * the workspace's shadow repository (`server/workspace-changes`): one after a turn that changed
- * 10 files, one after a turn that changed nothing. p50 of repeated runs, warm page cache.
+ * the workspace's shadow repository (`server/workspace-changes`, through the work tree's watcher
+ * as the sidecar takes them): one after a turn that changed 10 files, one after a turn that
+ * changed nothing; the same by scanning (no watcher) on the line before, with the ratios. p50 of
+ * repeated runs, warm page cache.
  * Last line: `files: tree_first_level_ms=… name_search_ms=… open_5mb_ms=… snapshot_turn_ms=… snapshot_noop_ms=…`.
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -13,6 +15,7 @@ import { readWorkspaceFile } from "@/server/workspace-fs/file-content";
 import { listWorkspaceDirectory } from "@/server/workspace-fs/list-directory";
 import { searchWorkspaceNames } from "@/server/workspace-fs/search-names";
 import type { WorkspaceRoot } from "@/server/workspace-fs/workspace-path";
+import { WorkTreeWatchers } from "@/server/workspace-changes/change-watcher";
 import { ShadowRepo } from "@/server/workspace-changes/shadow-repo";
 
 async function generate(root: string): Promise<void> {
@@ -65,13 +68,21 @@ export default async function run(): Promise<void> {
       const r = await readWorkspaceFile(ws, "big.ts");
       if (r.kind !== "text") throw new Error(`big.ts read as ${r.kind}`);
     });
-    // the shadow repository lives outside the workspace, as DATA_DIR/shadow/<id>.git does
-    const repo = new ShadowRepo(path.join(`${dir}-shadow`, "ws.git"), dir);
+    // The shadow repository lives outside the workspace, as DATA_DIR/shadow/<id>.git does. It
+    // snapshots as the sidecar's does, through a watcher of the work tree (change-watcher.ts);
+    // a second one without a watcher scans the same tree each time (the fallback, and the figures
+    // before the watcher), measured in the same rounds for the ratio.
+    const watchers = new WorkTreeWatchers({ readyWaitMs: 60_000 });
+    const repo = new ShadowRepo(path.join(`${dir}-shadow`, "ws.git"), dir, false, watchers);
+    const scanning = new ShadowRepo(path.join(`${dir}-shadow`, "scan.git"), dir);
     const first = performance.now();
     await repo.snapshot("baseline");
     console.log(`first snapshot (hashes every file) in ${((performance.now() - first) / 1000).toFixed(1)} s`);
+    await scanning.snapshot("baseline");
     let round = 0;
     const turnTimes: number[] = [];
+    const scanTurnTimes: number[] = [];
+    const ways = new Map<string, number>();
     for (let i = 0; i < 16; i++) {
       round += 1;
       // a turn that changed 10 files: modified in place across packages
@@ -80,13 +91,27 @@ export default async function run(): Promise<void> {
       );
       const t0 = performance.now();
       await repo.snapshot(`turn ${round}`);
-      if (i > 0) turnTimes.push(performance.now() - t0);
+      const t1 = performance.now();
+      await scanning.snapshot(`turn ${round}`);
+      if (i > 0) {
+        turnTimes.push(t1 - t0);
+        scanTurnTimes.push(performance.now() - t1);
+        ways.set(repo.lastWay ?? "none", (ways.get(repo.lastWay ?? "none") ?? 0) + 1);
+      }
     }
-    turnTimes.sort((a, b) => a - b);
-    const turn = turnTimes[Math.floor(turnTimes.length / 2)]!;
+    const median = (times: number[]) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
+    const turn = median(turnTimes);
+    const scanTurn = median(scanTurnTimes);
     const noop = await p50(30, () => repo.snapshot("noop"));
+    const noopWay = repo.lastWay;
+    const scanNoop = await p50(30, () => scanning.snapshot("noop"));
+    watchers.close();
     console.log(
-      `files: tree_first_level_ms=${tree.toFixed(2)} name_search_ms=${search.toFixed(1)} open_5mb_ms=${open5.toFixed(1)} snapshot_turn_ms=${turn.toFixed(1)} snapshot_noop_ms=${noop.toFixed(1)}`,
+      `snapshots by watched paths (turns: ${[...ways].map(([w, n]) => `${n} ${w}`).join(", ")}; noop: ${noopWay}) vs by scanning, same rounds: ` +
+        `scan_turn_ms=${scanTurn.toFixed(1)} scan_noop_ms=${scanNoop.toFixed(1)} turn_ratio=${(scanTurn / turn).toFixed(1)} noop_ratio=${(scanNoop / noop).toFixed(0)}`,
+    );
+    console.log(
+      `files: tree_first_level_ms=${tree.toFixed(2)} name_search_ms=${search.toFixed(1)} open_5mb_ms=${open5.toFixed(1)} snapshot_turn_ms=${turn.toFixed(1)} snapshot_noop_ms=${noop.toFixed(2)}`,
     );
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { signIn } from "next-auth/react";
 import { useState, type FormEvent } from "react";
 import { GitHubButton } from "@/components/account/github-button";
+import { networkErrorMessage } from "@/components/network-error";
 
 export function SignInForm({ callbackUrl, initialError, github }: { callbackUrl: string; initialError?: string; github: boolean }) {
   const [error, setError] = useState<string | undefined>(initialError);
@@ -14,12 +15,20 @@ export function SignInForm({ callbackUrl, initialError, github }: { callbackUrl:
     const form = new FormData(event.currentTarget);
     setBusy(true);
     setError(undefined);
-    const result = await signIn("credentials", {
-      email: String(form.get("email") ?? ""),
-      password: String(form.get("password") ?? ""),
-      redirect: false,
-    });
-    setBusy(false);
+    let result: Awaited<ReturnType<typeof signIn>>;
+    try {
+      result = await signIn("credentials", {
+        email: String(form.get("email") ?? ""),
+        password: String(form.get("password") ?? ""),
+        redirect: false,
+      });
+    } catch {
+      // next-auth's fetch throws when the request never arrives: the button must come back
+      setError(networkErrorMessage);
+      return;
+    } finally {
+      setBusy(false);
+    }
     if (!result || result.error) {
       setError(result?.error && result.error !== "CredentialsSignin" ? result.error : "Wrong email or password.");
       return;

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseEnv as parseDotEnv } from "node:util";
 import { ZEnv, publicUrlOf, type Env } from "../server/env/env";
+import type { PartName } from "./start-parts";
 
 /** An environment as a plain record (what `process.env` holds). */
 export type EnvRecord = Record<string, string | undefined>;
@@ -79,13 +80,24 @@ export function childEnvironment(
 }
 
 /** The ports `npm start` binds, each with the variable that sets it (for "port in use" errors). */
-export function portsToBind(settings: StartSettings): { name: string; variable: string; port: number; host: string }[] {
+export function portsToBind(
+  settings: StartSettings,
+  only?: ReadonlySet<PartName>,
+): { name: string; variable: string; port: number; host: string }[] {
   const { env } = settings;
-  const ports = [
-    { name: "edge", variable: "PORT", port: env.PORT, host: env.HOST },
-    { name: "web", variable: "CONDUIT_NEXT_PORT", port: env.CONDUIT_NEXT_PORT, host: "127.0.0.1" },
-    { name: "sidecar", variable: "CONDUIT_SIDECAR_PORT", port: env.CONDUIT_SIDECAR_PORT, host: "127.0.0.1" },
-  ];
-  if (settings.demo) ports.push({ name: "model", variable: "CONDUIT_MODEL_PORT", port: env.CONDUIT_MODEL_PORT, host: "127.0.0.1" });
+  const runs = (part: PartName) => only === undefined || only.has(part);
+  const ports: { name: string; variable: string; port: number; host: string }[] = [];
+  if (runs("edge")) ports.push({ name: "edge", variable: "PORT", port: env.PORT, host: env.HOST });
+  if (runs("web")) ports.push({ name: "web", variable: "CONDUIT_NEXT_PORT", port: env.CONDUIT_NEXT_PORT, host: env.CONDUIT_NEXT_HOST });
+  if (runs("sidecar")) {
+    ports.push({ name: "sidecar", variable: "CONDUIT_SIDECAR_PORT", port: env.CONDUIT_SIDECAR_PORT, host: env.CONDUIT_SIDECAR_HOST });
+    // the demo model goes with the sidecar: its CLI children are the model's only clients
+    if (settings.demo) ports.push({ name: "model", variable: "CONDUIT_MODEL_PORT", port: env.CONDUIT_MODEL_PORT, host: "127.0.0.1" });
+  }
   return ports;
+}
+
+/** The address to probe a part on: a wildcard bind answers on loopback. */
+export function probeHost(host: string): string {
+  return host === "0.0.0.0" || host === "::" || host === "" ? "127.0.0.1" : host;
 }

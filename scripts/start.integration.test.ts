@@ -15,8 +15,8 @@ const root = path.resolve(import.meta.dirname, "..");
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "conduit-start-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-function start(env: Record<string, string>): { status: number | null; out: string } {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
+function start(env: Record<string, string>, args: string[] = []): { status: number | null; out: string } {
+  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/start.ts", ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", HOME: os.homedir(), CONDUIT_DATA_DIR: dataDir, ...env } as Record<string, string> as NodeJS.ProcessEnv,
     encoding: "utf8",
@@ -48,5 +48,19 @@ describe("npm start refuses to start, naming why", () => {
     } finally {
       await new Promise((r) => taken.close(r));
     }
+  });
+
+  it("names what a lone part lacks, before binding or starting anything", () => {
+    const { status, out } = start({}, ["--only", "edge"]);
+    expect(status).toBe(1);
+    const last = out.trim().split("\n").pop();
+    expect(last).toMatch(/^\[conduit\] failed: configuration — --only edge: NEXTAUTH_SECRET is required with --only.*; CONDUIT_WEB_UPSTREAM is required.*; CONDUIT_SIDECAR_UPSTREAMS is required/);
+    expect(out).not.toMatch(/migrating/);
+  });
+
+  it("names an unknown part", () => {
+    const { status, out } = start({}, ["--only", "edge,db"]);
+    expect(status).toBe(1);
+    expect(out.trim().split("\n").pop()).toBe('[conduit] failed: arguments — --only: unknown part "db"; the parts are edge, web, sidecar');
   });
 });

@@ -1,7 +1,8 @@
 /**
  * `npm start`: migrate the database, build the web app if needed, then run edge, web and
  * sidecar (and the offline demo model when no ANTHROPIC_API_KEY is set) as one supervised
- * group. Ctrl-C stops all of them. A part that dies while the group starts is reported (its name
+ * group. `npm start -- --only edge|web|sidecar[,…]` runs only those (the parts of a
+ * several-machine layout, docs/DEPLOY.md); the edge runs under Deno with CONDUIT_EDGE_RUNTIME=deno. Ctrl-C stops all of them. A part that dies while the group starts is reported (its name
  * and cause, in one line at the end) and takes the group down with a non-zero exit, never left
  * half-running. Once running, a part that dies is restarted after a growing pause (0.5 s, 1 s,
  * 2 s … see start-supervisor.ts); a crash loop is reported with the part's last stderr lines and
@@ -18,11 +19,13 @@ import path from "node:path";
 import { EnvError, parseEnv } from "../server/env/env";
 import { findProjectRoot, redactUrl } from "../server/db/database-url";
 import { deployMigrations } from "./db-migrate";
-import { childEnvironment, portsToBind, resolveStartSettings, withDotEnv } from "./start-settings";
+import { missingForParts, parseStartArgs, runs, StartArgsError, type StartArgs } from "./start-parts";
+import { childEnvironment, portsToBind, probeHost, resolveStartSettings, withDotEnv } from "./start-settings";
 import { CrashTracker, DEFAULT_RESTART_POLICY, seconds } from "./start-supervisor";
 
 const root = findProjectRoot(path.dirname(new URL(import.meta.url).pathname));
-const dev = process.argv.includes("--dev");
+/** The command line, parsed in main() (a bad one is a start failure like any other). */
+let args: StartArgs = { dev: false, only: undefined };
 const t0 = Date.now();
 
 function elapsed(since = t0): string {
@@ -119,6 +122,7 @@ interface Part {
   name: string;
   child: ChildProcess;
   /** How to start it again. */
+  command: string;
   args: string[];
   env: NodeJS.ProcessEnv;
   /** Answers once the part serves. */
@@ -160,7 +164,7 @@ function causeOf(part: Part): string {
 const STDERR_TAIL_LINES = 10;
 
 function spawnChild(part: Part): ChildProcess {
-  const child = spawn(process.execPath, part.args, { cwd: root, env: part.env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(part.command, part.args, { cwd: root, env: part.env, stdio: ["ignore", "pipe", "pipe"] });
   const prefix = (chunk: Buffer, stream: NodeJS.WriteStream) => {
     for (const line of chunk.toString().split("\n")) {
       if (!line.trim()) continue;
@@ -219,8 +223,8 @@ function restartPart(part: Part): void {
   });
 }
 
-function startPart(name: string, args: string[], env: NodeJS.ProcessEnv, probe: () => Promise<boolean>, readyTimeoutMs: number): Part {
-  const part = { name, args, env, probe, readyTimeoutMs, recent: [], stderrTail: [], crashes: new CrashTracker() } as unknown as Part;
+function startPart(name: string, command: string, args: string[], env: NodeJS.ProcessEnv, probe: () => Promise<boolean>, readyTimeoutMs: number): Part {
+  const part = { name, command, args, env, probe, readyTimeoutMs, recent: [], stderrTail: [], crashes: new CrashTracker() } as unknown as Part;
   part.child = spawnChild(part);
   parts.push(part);
   return part;
@@ -280,9 +284,9 @@ async function answersHttp(url: string): Promise<boolean> {
   }
 }
 
-function acceptsTcp(port: number): Promise<boolean> {
+function acceptsTcp(port: number, host = "127.0.0.1"): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = net.connect({ port, host: "127.0.0.1" });
+    const socket = net.connect({ port, host });
     socket.once("connect", () => {
       socket.destroy();
       resolve(true);
@@ -291,21 +295,45 @@ function acceptsTcp(port: number): Promise<boolean> {
   });
 }
 
+/** The Deno binary of the pinned `deno` package (an ELF file, so the supervisor's signals reach Deno itself). */
+function denoBinary(): string {
+  const binary = path.join(root, "node_modules", "deno", "deno");
+  if (!existsSync(binary)) throw new StartError("edge", `CONDUIT_EDGE_RUNTIME=deno, but ${path.relative(root, binary)} is missing; run npm install`);
+  return binary;
+}
+
 async function main(): Promise<void> {
   process.on("SIGINT", () => void shutdown(0));
   process.on("SIGTERM", () => void shutdown(0));
+  try {
+    args = parseStartArgs(process.argv.slice(2));
+  } catch (err) {
+    if (err instanceof StartArgsError) throw new StartError("arguments", err.message);
+    throw err;
+  }
+  const { dev, only } = args;
   const environment = withDotEnv(root, process.env);
   const settings = resolveStartSettings(parseEnv(environment), root);
   const { env } = settings;
+  const missing = missingForParts(env, only);
+  if (missing.length > 0) throw new StartError("configuration", `--only ${[...only!].join(",")}: ${missing.join("; ")}`);
+  const edge = runs(args, "edge");
+  const web = runs(args, "web");
+  const sidecar = runs(args, "sidecar");
+  const usesDatabase = web || sidecar;
   const sqlite = settings.databaseUrl.startsWith("file:");
+  if (only) say(`running ${[...only].join(", ")} (--only); the other parts run elsewhere`);
   say(
     `configuration: ${sqlite ? "SQLite" : "PostgreSQL"} database, data in ${path.relative(root, settings.dataDir) || "."}, ` +
-      `${settings.demo ? "offline demo model (no ANTHROPIC_API_KEY)" : "Anthropic API"}, sign-up ${env.CONDUIT_SIGNUP}`,
+      `${settings.demo ? "offline demo model (no ANTHROPIC_API_KEY)" : "Anthropic API"}, sign-up ${env.CONDUIT_SIGNUP}` +
+      (edge && env.CONDUIT_EDGE_RUNTIME === "deno" ? ", edge under Deno" : ""),
   );
-  mkdirSync(settings.dataDir, { recursive: true, mode: 0o700 });
-  // mkdir's mode does not apply to a directory that already exists: the data is the operator's alone
-  chmodSync(settings.dataDir, 0o700);
-  const ports = portsToBind(settings);
+  if (usesDatabase) {
+    mkdirSync(settings.dataDir, { recursive: true, mode: 0o700 });
+    // mkdir's mode does not apply to a directory that already exists: the data is the operator's alone
+    chmodSync(settings.dataDir, 0o700);
+  }
+  const ports = portsToBind(settings, only);
   const seen = new Map<number, string>();
   for (const p of ports) {
     const other = seen.get(p.port);
@@ -313,40 +341,59 @@ async function main(): Promise<void> {
     seen.set(p.port, p.variable);
   }
   for (const p of ports) await checkPortFree(p);
-  const childEnv = childEnvironment(settings, { inherited: environment, secret: env.NEXTAUTH_SECRET ?? ensureSecret(settings.dataDir), dev });
+  // with --only the secret is set (missingForParts): a generated one would differ per machine
+  const secret = env.NEXTAUTH_SECRET ?? ensureSecret(settings.dataDir);
+  const childEnv = childEnvironment(settings, { inherited: environment, secret, dev });
 
-  const migrating = Date.now();
-  say(`migrating the database (${sqlite ? "SQLite" : `PostgreSQL at ${redactUrl(settings.databaseUrl)}`})`);
-  try {
-    await deployMigrations({ url: settings.databaseUrl, log: (line: string) => say(`  ${line}`) });
-  } catch (err) {
-    throw new StartError("migrate", err instanceof Error ? err.message : String(err));
+  if (usesDatabase) {
+    const migrating = Date.now();
+    say(`migrating the database (${sqlite ? "SQLite" : `PostgreSQL at ${redactUrl(settings.databaseUrl)}`})`);
+    try {
+      await deployMigrations({ url: settings.databaseUrl, log: (line: string) => say(`  ${line}`) });
+    } catch (err) {
+      throw new StartError("migrate", err instanceof Error ? err.message : String(err));
+    }
+    say(`database ready (${elapsed(migrating)})`);
   }
-  say(`database ready (${elapsed(migrating)})`);
 
-  if (!dev && needsBuild()) {
+  if (web && !dev && needsBuild()) {
     say("building the web app (first start or changed sources; about a minute on two cores)");
     const building = Date.now();
     await runLogged("building the web app", process.execPath, ["node_modules/next/dist/bin/next", "build"], { ...childEnv, NODE_ENV: "production" }, path.join(settings.dataDir, "build.log"));
     say(`web app built (${elapsed(building)})`);
   }
-  if (!existsSync(path.join(root, "public", "monaco", "vs"))) await run(process.execPath, ["scripts/copy-monaco.mjs"], childEnv);
+  if (web && !existsSync(path.join(root, "public", "monaco", "vs"))) await run(process.execPath, ["scripts/copy-monaco.mjs"], childEnv);
 
   const tsx = ["--import", "tsx"];
   const starting: Promise<void>[] = [];
-  const launch = (name: string, args: string[], probe: () => Promise<boolean>, timeoutMs: number) => {
-    const part = startPart(name, args, childEnv, probe, timeoutMs);
+  const launch = (name: string, command: string, partArgs: string[], probe: () => Promise<boolean>, timeoutMs: number) => {
+    const part = startPart(name, command, partArgs, childEnv, probe, timeoutMs);
     starting.push(waitUntilUp(part, probe, timeoutMs));
   };
-  if (settings.demo) {
-    launch("model", [...tsx, "server/model-server/main.ts", "--port", String(env.CONDUIT_MODEL_PORT), "--host", "127.0.0.1"], () => acceptsTcp(env.CONDUIT_MODEL_PORT), 60_000);
+  const node = process.execPath;
+  const urlHost = (host: string) => (probeHost(host).includes(":") ? `[${probeHost(host)}]` : probeHost(host));
+  if (sidecar && settings.demo) {
+    launch("model", node, [...tsx, "server/model-server/main.ts", "--port", String(env.CONDUIT_MODEL_PORT), "--host", "127.0.0.1"], () => acceptsTcp(env.CONDUIT_MODEL_PORT), 60_000);
   }
-  launch("web", ["node_modules/next/dist/bin/next", dev ? "dev" : "start", "-p", String(env.CONDUIT_NEXT_PORT), "-H", "127.0.0.1"], () => answersHttp(`http://127.0.0.1:${env.CONDUIT_NEXT_PORT}/api/health`), 120_000);
-  launch("sidecar", [...tsx, "server/sidecar/main.ts"], () => acceptsTcp(env.CONDUIT_SIDECAR_PORT), 60_000);
-  launch("edge", [...tsx, "server/edge-proxy/main.ts"], () => answersHttp(`http://127.0.0.1:${env.PORT}/healthz`), 60_000);
+  if (web) {
+    launch("web", node, ["node_modules/next/dist/bin/next", dev ? "dev" : "start", "-p", String(env.CONDUIT_NEXT_PORT), "-H", env.CONDUIT_NEXT_HOST], () => answersHttp(`http://${urlHost(env.CONDUIT_NEXT_HOST)}:${env.CONDUIT_NEXT_PORT}/api/health`), 120_000);
+  }
+  if (sidecar) {
+    launch("sidecar", node, [...tsx, "server/sidecar/main.ts"], () => acceptsTcp(env.CONDUIT_SIDECAR_PORT, probeHost(env.CONDUIT_SIDECAR_HOST)), 60_000);
+  }
+  if (edge) {
+    const edgeProbe = () => answersHttp(`http://${urlHost(env.HOST)}:${env.PORT}/healthz`);
+    if (env.CONDUIT_EDGE_RUNTIME === "deno") {
+      // the same handler as under Node (server/edge-proxy/deno.ts); the first start compiles it
+      const denoArgs = ["run", "--node-modules-dir=manual", "--unstable-sloppy-imports", "--allow-net", "--allow-env", "--allow-read", "server/edge-proxy/deno.ts"];
+      launch("edge", denoBinary(), denoArgs, edgeProbe, 90_000);
+    } else {
+      launch("edge", node, [...tsx, "server/edge-proxy/main.ts"], edgeProbe, 60_000);
+    }
+  }
   await Promise.all(starting);
   groupReady = true;
-  say(`ready in ${elapsed()}: open ${settings.publicUrl}`);
+  say(edge ? `ready in ${elapsed()}: open ${settings.publicUrl}` : `ready in ${elapsed()}: ${[...only!].join(", ")} serving; people open ${settings.publicUrl}`);
 }
 
 main().catch((err: unknown) => {

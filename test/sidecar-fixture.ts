@@ -15,6 +15,8 @@ import { attachSessionPageSockets } from "@/server/sidecar/socket/session-pages-
 import { TurnSnapshots } from "@/server/sidecar/session/turn-snapshots";
 import { attachChangesSockets } from "@/server/sidecar/socket/changes-socket";
 import { attachSessionControlSockets } from "@/server/sidecar/socket/session-controls-socket";
+import { attachSessionMcpSockets } from "@/server/sidecar/socket/session-mcp-socket";
+import { loadWorkspaceMcpServers } from "@/server/sidecar/session/mcp-config";
 import { attachSessionManageSockets } from "@/server/sidecar/socket/session-manage-socket";
 import { SessionManagement } from "@/server/sidecar/session/session-management";
 import type { SessionFixtures } from "./session-fixtures";
@@ -69,12 +71,17 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
     ? new ApprovalService({ db: fx.db, log, notify: notifyUsersOf(server.io) })
     : undefined;
   const decider =
-    options.decidePermission ?? (approvals && (options.wrapDecider?.(approvals.decidePermission) ?? approvals.decidePermission));
-  const snapshots = options.snapshots ? new TurnSnapshots({ db: fx.db, dataDir: fx.dataDir, log }) : undefined;
+    options.decidePermission ??
+    (approvals && (options.wrapDecider?.(approvals.decidePermission) ?? approvals.decidePermission));
+  // A generous before-snapshot wait: tests check what a turn changed, not how long a loaded machine takes to hash a tree.
+  const snapshots = options.snapshots
+    ? new TurnSnapshots({ db: fx.db, dataDir: fx.dataDir, log, beforeWaitMs: 20_000 })
+    : undefined;
   const hub = new SessionHub({
     db: fx.db,
     ...(snapshots ? { turnSnapshots: snapshots } : {}),
     configRoot: path.join(fx.dataDir, "claude-config"),
+    mcpServersOf: (workspaceId) => loadWorkspaceMcpServers(fx.db, fx.dataDir, workspaceId),
     sidecarId: "test",
     log,
     createRunner: options.createRunner,
@@ -82,12 +89,18 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
   });
   attachSessionSockets(server.io, { hub, db: fx.db, log });
   attachSessionControlSockets(server.io, { hub, db: fx.db, log });
+  attachSessionMcpSockets(server.io, { hub, db: fx.db, log });
   attachSessionPageSockets(server.io, { db: fx.db, log });
   attachSessionManageSockets(server.io, { management: new SessionManagement({ hub, db: fx.db, log }), db: fx.db, log });
   if (approvals) attachApprovalSockets(server.io, { service: approvals, db: fx.db, log });
   if (snapshots) attachChangesSockets(server.io, { hub, snapshots, db: fx.db, log });
   const revocations = options.revocationSweep
-    ? new RevocationSweep({ io: server.io, db: fx.db, log, onDeciders: approvals ? (userId, decidesIn) => approvals.withdrawFrom(userId, decidesIn) : undefined })
+    ? new RevocationSweep({
+        io: server.io,
+        db: fx.db,
+        log,
+        onDeciders: approvals ? (userId, decidesIn) => approvals.withdrawFrom(userId, decidesIn) : undefined,
+      })
     : undefined;
   const port = await server.listen(0, "127.0.0.1");
   const sockets: Socket[] = [];

@@ -7,6 +7,7 @@ import { formatRelative, sessionTitle } from "@/components/session/format";
 import { LazyMarkdown } from "@/components/session/markdown-lazy";
 import type { DecideOutcome } from "./approval-client";
 import { ApprovalCountdown } from "./approval-countdown";
+import { approvalShortcut } from "./approval-keys";
 import { BashReview } from "./bash-review";
 import { FileReviewPanel } from "./file-review";
 import { approvedReviewText } from "./file-review-display";
@@ -30,7 +31,7 @@ export interface ApprovalCardProps {
   selected?: boolean;
   /** The workspace and session line; off inline in a session, where both are obvious. */
   showContext?: boolean;
-  /** Key hints (a / d) next to the buttons. */
+  /** The approval keys act on this card: hints (a / d) next to the buttons, announced with aria-keyshortcuts. */
   shortcuts?: boolean;
   /** Clicking or focusing inside the card. */
   onActivate?: () => void;
@@ -263,6 +264,7 @@ export function ApprovalCard({
             <button
               type="button"
               data-testid="approve-button"
+              aria-keyshortcuts={shortcuts ? approvalShortcut.allow : undefined}
               className={buttons.allow}
               disabled={!!busy}
               onClick={() => allow(false)}
@@ -329,6 +331,7 @@ export function ApprovalCard({
               id={messageId}
               ref={messageBox}
               data-testid="deny-message"
+              aria-keyshortcuts={shortcuts ? approvalShortcut.message : undefined}
               rows={1}
               value={message}
               onChange={(e) => setMessage(e.target.value)}
@@ -348,6 +351,7 @@ export function ApprovalCard({
             <button
               type="button"
               data-testid="deny-button"
+              aria-keyshortcuts={shortcuts ? approvalShortcut.deny : undefined}
               className={buttons.deny}
               disabled={!!busy}
               onClick={() => deny(false)}
@@ -525,7 +529,7 @@ function ToolChip({ tool }: { tool: string }) {
 
 function Kbd({ children }: { children: string }) {
   return (
-    <kbd className="ml-0.5 rounded border border-current px-1 font-mono text-[10px] leading-4 opacity-60">
+    <kbd aria-hidden className="ml-0.5 rounded border border-current px-1 font-mono text-[10px] leading-4 opacity-60">
       {children}
     </kbd>
   );

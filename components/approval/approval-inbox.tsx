@@ -3,21 +3,8 @@
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { ConnectionNotice, useSocket } from "@/components/session/use-socket";
 import { ApprovalCard, type ApprovalCardHandle } from "./approval-card";
+import { approvalKeyAction } from "./approval-keys";
 import { decideApproval, useApprovals } from "./use-approvals";
-
-/** True when a key press belongs to something the person is typing in. */
-function isTyping(target: EventTarget | null): boolean {
-  if (!(target instanceof HTMLElement)) return false;
-  if (target.isContentEditable) return true;
-  if (target.closest(".monaco-editor")) return true;
-  const tag = target.tagName;
-  if (tag === "TEXTAREA" || tag === "SELECT") return true;
-  if (tag === "INPUT") {
-    const type = (target as HTMLInputElement).type;
-    return !["checkbox", "radio", "button", "submit", "reset"].includes(type);
-  }
-  return false;
-}
 
 /**
  * The caller's approvals across every session and workspace, live. Keyboard: j / k move
@@ -61,27 +48,25 @@ export function ApprovalInbox() {
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || isTyping(e.target)) return;
+      const action = approvalKeyAction(e);
+      if (!action) return;
       const current = selected ? handles.current.get(selected) : undefined;
       const isPending = approvals.some((a) => a.id === selected && a.status === "pending");
-      switch (e.key) {
-        case "j":
+      switch (action) {
+        case "next":
+        case "previous":
           e.preventDefault();
-          move(1);
+          move(action === "next" ? 1 : -1);
           break;
-        case "k":
-          e.preventDefault();
-          move(-1);
-          break;
-        case "a":
-        case "d":
+        case "allow":
+        case "deny":
           if (!current || !isPending) return;
           e.preventDefault();
-          if (e.key === "a") current.allow();
+          if (action === "allow") current.allow();
           else current.deny();
           advanceFrom(selected!);
           break;
-        case "D":
+        case "message":
           if (!current || !isPending) return;
           // Prevented, or the D would be typed into the box it focuses.
           e.preventDefault();

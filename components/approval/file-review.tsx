@@ -5,6 +5,7 @@ import { useMemo, useRef, useState } from "react";
 import type { FileReview, WireHunk } from "@/server/shared/wire/approval";
 import { applyHunks, HunkMismatchError, toggleHunk } from "./apply-hunks";
 import { DiffSkeleton } from "./diff-skeleton";
+import { useAfterPaint } from "./use-after-paint";
 import { isReviewEditable, reviewBadge, reviewLanguage, reviewTitle } from "./file-review-display";
 import type { ReviewDiffHandle } from "./review-diff";
 
@@ -60,6 +61,8 @@ export function FileReviewPanel({ review, readOnly: decided = false, shownText, 
   const title = reviewTitle(review);
   const badge = reviewBadge(review);
   const stats = useMemo(() => countChanges(review.hunks), [review.hunks]);
+  // The card around the diff paints first; Monaco's editor (tens of ms to create) mounts after.
+  const painted = useAfterPaint();
 
   const rebuild = (set: ReadonlySet<string>): string | undefined => {
     if (set.size === review.hunks.length) return review.proposed;
@@ -160,21 +163,25 @@ export function FileReviewPanel({ review, readOnly: decided = false, shownText, 
         </div>
       )}
       <div data-testid="approval-diff" data-language={language} data-readonly={readOnly}>
-        <ReviewDiff
-          original={original}
-          modified={shownText ?? review.proposed}
-          language={language}
-          readOnly={readOnly}
-          height={height}
-          maxHeight={maxEditorHeight}
-          collapseUnchanged={collapsed}
-          onChange={readOnly ? undefined : onChange}
-          onReady={(h) => {
-            handle.current = h;
-            // A toggle made before the editor loaded is already in `text`.
-            if (h && text.current !== h.getModified()) h.setModified(text.current);
-          }}
-        />
+        {painted ? (
+          <ReviewDiff
+            original={original}
+            modified={shownText ?? review.proposed}
+            language={language}
+            readOnly={readOnly}
+            height={height}
+            maxHeight={maxEditorHeight}
+            collapseUnchanged={collapsed}
+            onChange={readOnly ? undefined : onChange}
+            onReady={(h) => {
+              handle.current = h;
+              // A toggle made before the editor loaded is already in `text`.
+              if (h && text.current !== h.getModified()) h.setModified(text.current);
+            }}
+          />
+        ) : (
+          <DiffSkeleton height={height} />
+        )}
       </div>
       {!readOnly && review.hunks.length > 0 && (
         <ol className="divide-y divide-zinc-100 border-t border-zinc-200 dark:divide-zinc-800/70 dark:border-zinc-800">

@@ -8,6 +8,7 @@
 import { useSyncExternalStore } from "react";
 import type { ApprovalCount, ApprovalResolved, ApprovalView, Decision } from "@/server/shared/wire/approval";
 import { getSocket } from "@/components/session/wire-client";
+import { markLatency } from "@/components/session/latency-marks";
 import { toolSummary } from "@/components/session/tool-card";
 import { approvalFact, isApprovalView, listApprovals, sendDecision, type DecideOutcome } from "./approval-client";
 import { reviewTitle } from "./file-review-display";
@@ -55,6 +56,7 @@ function attach(): () => void {
   const onConnect = () => void refresh();
   const onRequested = (approval: ApprovalView) => {
     if (!isApprovalView(approval)) return;
+    markLatency("approval-requested", { id: approval.id });
     const isNew = !state.approvals.some((a) => a.id === approval.id);
     dispatch({ type: "requested", approval });
     if (isNew && approval.status === "pending") notifyIfHidden(approval);

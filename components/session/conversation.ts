@@ -260,6 +260,8 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
           if (expected) notice(e, "info", "The CLI process ended.");
           else notice(e, "error", `The CLI process exited unexpectedly (${how}).`, stderrTail.join("\n") || undefined);
           stderrTail = [];
+        } else if (phase === "prompt-refused" || phase === "turn-interrupted") {
+          notice(e, phase === "prompt-refused" ? "error" : "warning", str(p?.reason) ?? "The sidecar restarted; this prompt was not answered.");
         } else if (phase === "spawned" && p?.resumed === true) {
           notice(e, "info", "The CLI process restarted and resumed the conversation.");
         }

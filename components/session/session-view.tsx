@@ -22,6 +22,7 @@ import { modeChoices, modeLabel } from "./modes";
 import { PromptBox, type DemoScenarioHint, type OutgoingImage } from "./prompt/prompt-box";
 import { ContextMeter, ModelPicker, ThinkingSelect } from "./prompt/session-controls-bar";
 import { useSessionControls } from "./prompt/use-session-controls";
+import { SessionMcpStatus } from "./session-mcp-status";
 import { RawLog } from "./raw-log";
 import { emptySessionLog, hasGap, reduceSessionLog } from "./session-log";
 import { StatusBadge } from "./status-badge";
@@ -33,6 +34,7 @@ import { SubagentContext } from "./tools/subagent";
 import { PinnedTodos } from "./tools/todo-list";
 import { latestTodos, nestSubagents, readBackgroundTasks } from "./tools/tool-data";
 import { SessionApprovals } from "@/components/approval/session-approvals";
+import { markLatency } from "./latency-marks";
 import { ChangesPanel } from "@/components/changes/changes-panel";
 import { RewindDialog } from "@/components/changes/rewind-dialog";
 import { ConnectionNotice, useSocket } from "./use-socket";
@@ -121,7 +123,9 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
     const onConnect = () => void subscribe();
     const onDisconnect = () => setSubscribed(false);
     const onEvent = (event: WireEvent) => {
-      if (event.sessionId === sessionId) dispatch({ type: "event", event });
+      if (event.sessionId !== sessionId) return;
+      markLatency("event-received", { seq: event.seq });
+      dispatch({ type: "event", event });
     };
     const onStatus = (payload: StatusFact) => {
       const id = payload.id ?? payload.sessionId;
@@ -196,8 +200,11 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
   );
 
   const onPrompt = useCallback(
-    async (text: string, images: OutgoingImage[] = []) =>
-      ackMessage(await send(command.prompt, images.length > 0 ? { text, images } : { text })),
+    async (text: string, images: OutgoingImage[] = []) => {
+      const ack = await send(command.prompt, images.length > 0 ? { text, images } : { text });
+      markLatency("prompt-acked");
+      return ackMessage(ack);
+    },
     [send],
   );
   const controls = useSessionControls({ socket, sessionId, events: log.events, ready: subscribed });
@@ -322,6 +329,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
             tokens
           </span>
         </div>
+        <SessionMcpStatus socket={socket ?? undefined} sessionId={sessionId} ready={subscribed} slug={workspace.slug} />
         {removed && removed.archived === undefined && (
           <p
             role="alert"

@@ -41,6 +41,8 @@ interface Fixture {
   /** The seq of the owner's prompt with an image, and that image's id. */
   promptSeq: number;
   imageId: string;
+  /** A (disabled) MCP server of the workspace, for its PATCH and DELETE rows. */
+  mcpServerId: string;
 }
 
 interface RouteCase {
@@ -69,6 +71,7 @@ const routeCases: RouteCase[] = [
   { route: "GET /api/workspaces/[slug]/sessions/[session]/images/[image]", path: (f) => `/api/workspaces/${f.otherSlug}/sessions/${f.sessionId}/images/${f.imageId}`, expect: nobody },
   { route: "GET /api/workspaces/[slug]/budget", path: (f) => `/api/workspaces/${f.slug}/budget`, expect: members },
   { route: "GET /api/workspaces/[slug]/network", path: (f) => `/api/workspaces/${f.slug}/network`, expect: members },
+  { route: "GET /api/workspaces/[slug]/mcp", path: (f) => `/api/workspaces/${f.slug}/mcp`, expect: members },
   { route: "GET /api/workspaces/[slug]/approval-settings", path: (f) => `/api/workspaces/${f.slug}/approval-settings`, expect: members },
   { route: "GET /api/workspaces/[slug]/files", path: (f) => `/api/workspaces/${f.slug}/files?path=matrix-files`, expect: members },
   { route: "GET /api/workspaces/[slug]/files/search", path: (f) => `/api/workspaces/${f.slug}/files/search?q=seed`, expect: members },
@@ -129,6 +132,10 @@ const routeCases: RouteCase[] = [
   { route: "PUT /api/workspaces/[slug]/budget", path: (f) => `/api/workspaces/${f.slug}/budget`, body: () => ({ monthlyBudgetUsd: 100 }), expect: owners },
   // open, as it was: the matrix's session must keep starting
   { route: "PUT /api/workspaces/[slug]/network", path: (f) => `/api/workspaces/${f.slug}/network`, body: () => ({ mode: "open" }), expect: owners },
+  // MCP servers (disabled, so the matrix session's spawns stay as they were): each attempt a new name
+  { route: "POST /api/workspaces/[slug]/mcp", path: (f) => `/api/workspaces/${f.slug}/mcp`, body: () => ({ transport: "http", name: `matrix-${(fileSeq += 1)}`, url: "https://mcp.example.test/mcp", headers: [{ name: "Authorization", value: "Bearer matrix" }], enabled: false }), expect: owners },
+  { route: "PATCH /api/workspaces/[slug]/mcp/[id]", path: (f) => `/api/workspaces/${f.slug}/mcp/${f.mcpServerId}`, body: () => ({ url: "https://mcp.example.test/other" }), expect: owners },
+  { route: "DELETE /api/workspaces/[slug]/mcp/[id]", path: (f) => `/api/workspaces/${f.slug}/mcp/${f.mcpServerId}`, expect: owners },
   { route: "PATCH /api/workspaces/[slug]/members/[userId]", path: (f) => `/api/workspaces/${f.slug}/members/${f.ids.viewer}`, body: () => ({ role: "viewer" }), expect: owners },
   { route: "POST /api/workspaces", path: () => "/api/workspaces", body: () => ({ name: `Matrix ${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}` }), expect: signedIn },
   { route: "DELETE /api/workspaces/[slug]/approval-settings/rules/[ruleId]", path: (f) => `/api/workspaces/${f.slug}/approval-settings/rules/no-such-rule`, expect: nobody },
@@ -232,6 +239,9 @@ test.beforeAll(async ({ baseURL }) => {
   const invitation = await owner.post("/api/invitations", { data: { email: uniqueEmail("m-invited"), workspaceSlug: fixture.slug, role: "editor" } });
   expect(invitation.status(), await invitation.text()).toBe(201);
   fixture.invitationId = ((await invitation.json()) as { data: { invitation: { id: string } } }).data.invitation.id;
+  const mcpServer = await owner.post(`/api/workspaces/${fixture.slug}/mcp`, { data: { transport: "http", name: "matrix", url: "https://mcp.example.test/mcp", enabled: false } });
+  expect(mcpServer.status(), await mcpServer.text()).toBe(201);
+  fixture.mcpServerId = ((await mcpServer.json()) as { data: { id: string } }).data.id;
   const review = await owner.get(`/api/workspaces/${fixture.slug}/settings-review`);
   fixture.settingsDigest = ((await review.json()) as { data: { digest: string } }).data.digest;
 
@@ -319,6 +329,7 @@ test("socket commands × owner, editor, viewer, non-member: no unexpected allow"
     { event: "session:context-usage", payload: () => ({ sessionId }), expect: members },
     { event: "session:file-suggestions", payload: () => ({ sessionId, query: "seed" }), expect: members },
     { event: "session:slash-commands", payload: () => ({ sessionId }), expect: members },
+    { event: "session:mcp-status", payload: () => ({ sessionId }), expect: members },
     { event: "session:set-thinking", payload: () => ({ sessionId, maxThinkingTokens: 4000, commandId: commandId() }), expect: steerers },
     { event: "session:cancel-queued", payload: () => ({ sessionId, promptSeq: fixture.promptSeq, commandId: commandId() }), expect: steerers },
     { event: "session:set-mode", payload: () => ({ sessionId, mode: "default", commandId: commandId() }), expect: steerers },

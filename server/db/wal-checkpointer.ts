@@ -13,7 +13,7 @@ import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import type { Logger } from "pino";
 import type { Db } from "./client";
-import { parseDatabaseUrl, SQLITE_BUSY_TIMEOUT_MS } from "./database-url";
+import { parseDatabaseUrl } from "./database-url";
 
 /** A running checkpointer. */
 export interface WalCheckpointer {
@@ -26,7 +26,21 @@ export interface WalCheckpointerOptions {
   intervalMs?: number;
   /** WAL size, in pages, past which a checkpoint restarts the WAL (briefly holding writers). Default 4096 (16 MB of 4 KiB pages). */
   maxWalPages?: number;
+  /** The WAL file is truncated to this size when it restarts. Default 16 MB. */
+  journalSizeLimitBytes?: number;
   log?: Pick<Logger, "warn" | "error">;
+  /** Told each checkpoint's mode, duration and WAL size in pages (a benchmark times them). */
+  onCheckpoint?: (checkpoint: CheckpointTiming) => void;
+}
+
+/** One checkpoint as the worker ran it. */
+export interface CheckpointTiming {
+  mode: "PASSIVE" | "RESTART";
+  ms: number;
+  /** WAL frames before the checkpoint (`log` of the pragma's answer). */
+  walPages: number;
+  /** The checkpoint could not finish (another connection held what it needed). */
+  busy: boolean;
 }
 
 const sqliteDefaultAutocheckpoint = 1000;
@@ -35,14 +49,26 @@ const sqliteDefaultAutocheckpoint = 1000;
 const workerSource = `
 const { parentPort, workerData } = require("node:worker_threads");
 const Database = require(workerData.betterSqlite3);
-const db = new Database(workerData.file, { timeout: workerData.busyTimeoutMs, fileMustExist: true });
+// No busy wait, ever: a RESTART that waited for readers would hold the write lock meanwhile, and
+// the sidecar's next commit would wait behind it on the sidecar's own thread (seconds of event-loop
+// lag under a long web read: bench/sqlite-lag.ts). Busy now means "try again at the next tick".
+const db = new Database(workerData.file, { timeout: 0, fileMustExist: true });
+// After a reset, the WAL file is cut back to this size instead of staying at its high-water mark.
+db.pragma("journal_size_limit = " + workerData.journalSizeLimit);
+const run = (mode) => {
+  const started = performance.now();
+  const [result] = db.pragma("wal_checkpoint(" + mode + ")");
+  if (workerData.report) parentPort.postMessage({ timing: { mode, ms: performance.now() - started, walPages: result ? result.log : 0, busy: result ? result.busy === 1 : false } });
+  return result;
+};
 const checkpoint = () => {
   try {
-    const [result] = db.pragma("wal_checkpoint(PASSIVE)");
+    const result = run("PASSIVE");
     // Under unbroken writing a PASSIVE checkpoint never catches up, and only a caught-up WAL is
     // restarted from its beginning: past the limit, RESTART makes writers wait for the last
-    // frames (the ones PASSIVE has not copied yet) so the WAL starts over.
-    if (result && result.log > workerData.maxWalPages) db.pragma("wal_checkpoint(RESTART)");
+    // frames (the ones PASSIVE has not copied yet) so the WAL starts over. While a reader still
+    // needs older frames it answers busy at once (no busy timeout here) and is tried again later.
+    if (result && result.log > workerData.maxWalPages) run("RESTART");
   } catch (err) {
     parentPort.postMessage({ error: String(err && err.message ? err.message : err) });
   }
@@ -72,8 +98,9 @@ export async function startWalCheckpointer(
       file: target.file,
       intervalMs: options.intervalMs ?? 100,
       maxWalPages: options.maxWalPages ?? 4096,
-      busyTimeoutMs: SQLITE_BUSY_TIMEOUT_MS,
+      journalSizeLimit: options.journalSizeLimitBytes ?? 16 * 1024 * 1024,
       betterSqlite3: require.resolve("better-sqlite3"),
+      report: options.onCheckpoint !== undefined,
     },
   });
   let closing = false;
@@ -82,7 +109,8 @@ export async function startWalCheckpointer(
     options.log?.error({ err: reason }, "WAL checkpointer stopped; SQLite checkpoints inline again");
     void db.$queryRawUnsafe(`PRAGMA wal_autocheckpoint = ${sqliteDefaultAutocheckpoint}`).catch(() => undefined);
   };
-  worker.on("message", (message: { error?: string }) => {
+  worker.on("message", (message: { error?: string; timing?: CheckpointTiming }) => {
+    if (message.timing) options.onCheckpoint?.(message.timing);
     if (message.error) options.log?.warn({ error: message.error }, "WAL checkpoint failed");
   });
   worker.on("error", fallBack);

@@ -12,7 +12,9 @@ export interface EdgeLogEntry {
     | "socket_refused"
     | "request_refused"
     | "upgrade_failed"
-    | "handler_failed";
+    | "handler_failed"
+    | "upstream_out"
+    | "upstream_in";
   method?: string;
   path?: string;
   clientIp?: string;

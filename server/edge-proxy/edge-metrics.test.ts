@@ -41,6 +41,27 @@ describe("the edge's /metrics", () => {
     expect(samples.get('conduit_edge_request_duration_seconds_count{upstream="web"}')).toBe(2);
     expect(samples.get('conduit_edge_request_duration_seconds_bucket{le="+Inf",upstream="web"}')).toBe(2);
     expect(samples.get('conduit_edge_upgrades_total{result="refused",upstream="sidecar"}')).toBe(1);
+    expect(samples.get('conduit_edge_sidecar_up{sidecar="http://127.0.0.1:3002"}')).toBe(1);
+  });
+
+  it("says which sidecars are in the rotation", async () => {
+    const alive = "http://127.0.0.1:3002";
+    const dead = "http://127.0.0.1:3012";
+    const handler = createEdgeHandler({
+      nextOrigin: "http://127.0.0.1:3001",
+      sidecarOrigin: [alive, dead],
+      publicOrigin: PUBLIC,
+      healthCheck: { intervalMs: 60_000, fallAfter: 1 },
+      fetch: (async (input: RequestInfo | URL) => {
+        if (String(input).startsWith(dead)) throw new TypeError("fetch failed");
+        return new Response("{}");
+      }) as typeof fetch,
+    });
+    await handler.sidecars.checkNow();
+    const samples = parsePrometheus(await (await handler(new Request(`${PUBLIC}/metrics`), { clientIp: "127.0.0.1" })).text());
+    expect(samples.get(`conduit_edge_sidecar_up{sidecar="${alive}"}`)).toBe(1);
+    expect(samples.get(`conduit_edge_sidecar_up{sidecar="${dead}"}`)).toBe(0);
+    await handler.close();
   });
 
   it("answers 404 from outside and never forwards /metrics to the web app", async () => {

@@ -83,3 +83,13 @@ export function createEdgeMetrics(): EdgeMetrics {
     },
   };
 }
+
+/** `conduit_edge_sidecar_up`: 1 for each sidecar in the rotation, 0 for one taken out by its health checks. */
+export function renderSidecarHealth(sidecars: readonly { origin: string; healthy: boolean }[]): string {
+  const out = [
+    "# HELP conduit_edge_sidecar_up Whether the edge sends new connections to a sidecar (1) or took it out after failed health checks (0).",
+    "# TYPE conduit_edge_sidecar_up gauge",
+  ];
+  for (const s of sidecars) out.push(`conduit_edge_sidecar_up${labels({ sidecar: s.origin })} ${s.healthy ? 1 : 0}`);
+  return `${out.join("\n")}\n`;
+}

@@ -663,3 +663,42 @@ describe("health", () => {
     expect(calls).toHaveLength(0);
   });
 });
+
+describe("several sidecars", () => {
+  const SIDECAR_B = "http://127.0.0.1:3012";
+  const two = () => makeEdge({ sidecarOrigin: [SIDECAR, SIDECAR_B], healthCheck: false });
+
+  it("spreads new browsers over the sidecars and pins each with the sticky cookie", async () => {
+    const { handler, calls } = two();
+    const first = await handler(socketRequest());
+    const second = await handler(socketRequest());
+    expect(calls.map((c) => c.url.origin)).toEqual([SIDECAR, SIDECAR_B]);
+    const cookies = [first, second].map((r) => r.headers.getSetCookie().find((c) => c.startsWith("conduit-sidecar="))!);
+    expect(cookies[0]).toMatch(/^conduit-sidecar=[0-9a-f]{8}; Path=\/socket\.io\/; HttpOnly; SameSite=Lax$/);
+    expect(cookies[0]).not.toBe(cookies[1]);
+    await handler.close();
+  });
+
+  it("sends every polling request and the WebSocket upgrade of a browser to the sidecar its cookie names", async () => {
+    const { handler, calls } = two();
+    await handler(socketRequest());
+    const pinned = (await handler(socketRequest())).headers.getSetCookie()[0]!.split(";")[0]!;
+    for (let i = 0; i < 5; i++) {
+      const res = await handler(socketRequest(`EIO=4&transport=polling&sid=s${i}`, { cookie: `${COOKIE}; ${pinned}` }));
+      expect(res.headers.getSetCookie()).toEqual([]);
+    }
+    expect(calls.slice(2).map((c) => c.url.origin)).toEqual(Array(5).fill(SIDECAR_B));
+    const upgrade = handler.upgrade(
+      new Request(`${PUBLIC}/socket.io/?EIO=4&transport=websocket&sid=s1`, { headers: { cookie: `${COOKIE}; ${pinned}`, origin: PUBLIC } }),
+    );
+    expect(upgrade).toMatchObject({ ok: true, target: SIDECAR_B });
+    await handler.close();
+  });
+
+  it("sets no cookie with the single sidecar of a default start", async () => {
+    const { handler } = makeEdge();
+    const res = await handler(socketRequest());
+    expect(res.headers.getSetCookie()).toEqual([]);
+    await handler.close();
+  });
+});

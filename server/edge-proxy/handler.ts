@@ -4,13 +4,15 @@ import { EDGE_VOUCH_HEADER } from "../shared/edge-vouch";
 import { ErrorCode } from "../shared/errors/app-error";
 import { compressBody, webCompression, type CompressionSetup } from "./compression";
 import { describeError, type EdgeLog } from "./edge-log";
-import { createEdgeMetrics, METRICS_CONTENT_TYPE, type EdgeMetrics } from "./edge-metrics";
+import { createEdgeMetrics, METRICS_CONTENT_TYPE, renderSidecarHealth, type EdgeMetrics } from "./edge-metrics";
 import { jsonErrorResponse, unavailableResponse, Upstream, wantsJson } from "./edge-responses";
 import { applyForwarding, resolveForwarding, type ClientInfo, type Forwarding } from "./forwarding";
 import { stripHopByHop } from "./hop-by-hop";
 import { createRequestGate, DEFAULT_RATE_LIMITS, SOCKET_PATH_PREFIX, type RateLimitSettings } from "./request-gate";
 import { applySecurityHeaders, buildContentSecurityPolicy } from "./security-headers";
 import { SESSION_COOKIE_NAMES } from "./session-cookie";
+import { SidecarPool, type HealthCheckSettings } from "./sidecar-pool";
+import { readStickyId, stickyCookieFor } from "./sidecar-routing";
 import { isMetricsPath, mayReadMetrics, METRICS_PATH } from "../shared/metrics-access";
 
 /** Answered by the edge itself, so a supervisor can tell "edge up" from "app up". */
@@ -19,8 +21,13 @@ export const HEALTH_PATH = "/healthz";
 export interface EdgeHandlerDeps {
   /** Where Next.js listens, e.g. `http://127.0.0.1:3001`. */
   nextOrigin: string;
-  /** Where the sidecar's Socket.IO server listens, e.g. `http://127.0.0.1:3002`. */
-  sidecarOrigin: string;
+  /**
+   * Where the sidecars' Socket.IO servers listen, e.g. `http://127.0.0.1:3002`, or several:
+   * socket traffic is then spread over the healthy ones and each browser kept on its own.
+   */
+  sidecarOrigin: string | readonly string[];
+  /** Health checks of the sidecars when there are several (default `DEFAULT_HEALTH_CHECK`); `false`: none. */
+  healthCheck?: Partial<HealthCheckSettings> | false;
   /** The origin people type into the browser, e.g. `https://conduit.example.com`. */
   publicOrigin: string;
   fetch: typeof fetch;
@@ -56,7 +63,13 @@ export interface EdgeHandlerDeps {
 
 /** What to do with a WebSocket upgrade that the runtime adapter forwards itself. */
 export type UpgradeDecision =
-  | { ok: true; upstream: Upstream; target: string; forwarding: Forwarding }
+  | {
+      ok: true;
+      upstream: Upstream;
+      /** The origin to connect to: the web app, or the sidecar chosen for this browser. */
+      target: string;
+      forwarding: Forwarding;
+    }
   | { ok: false; response: Response };
 
 /**
@@ -66,6 +79,10 @@ export type UpgradeDecision =
 export interface EdgeHandler {
   (req: Request, client?: ClientInfo): Promise<Response>;
   upgrade(req: Request, client?: ClientInfo): UpgradeDecision;
+  /** The sidecars and their health; adapters close WebSockets to one that goes out. */
+  sidecars: SidecarPool;
+  /** Stops the health checks. */
+  close(): Promise<void>;
 }
 
 const DEFAULT_UPSTREAM_TIMEOUT_MS = 60_000;
@@ -78,8 +95,14 @@ const DEFAULT_UPSTREAM_TIMEOUT_MS = 60_000;
  */
 export function createEdgeHandler(deps: EdgeHandlerDeps): EdgeHandler {
   const nextOrigin = new URL(deps.nextOrigin).origin;
-  const sidecarOrigin = new URL(deps.sidecarOrigin).origin;
+  const sidecars = new SidecarPool({
+    origins: typeof deps.sidecarOrigin === "string" ? [deps.sidecarOrigin] : deps.sidecarOrigin,
+    fetch: deps.fetch,
+    ...(deps.log ? { log: deps.log } : {}),
+    ...(deps.healthCheck !== undefined ? { healthCheck: deps.healthCheck } : {}),
+  });
   const publicOrigin = new URL(deps.publicOrigin).origin;
+  const secureCookies = new URL(deps.publicOrigin).protocol === "https:";
   const now = deps.now ?? Date.now;
   const log: EdgeLog = deps.log ?? (() => {});
   const trustProxy = deps.trustProxy ?? false;
@@ -116,8 +139,9 @@ export function createEdgeHandler(deps: EdgeHandlerDeps): EdgeHandler {
 
   async function forward(req: Request, url: URL, forwarding: Forwarding): Promise<Response> {
     const upstream = upstreamFor(url);
+    const sidecar = upstream === Upstream.sidecar ? sidecars.choose(readStickyId(req.headers.get("cookie"))) : undefined;
     // Concatenate, never resolve: `new URL("//evil.example/x", origin)` would leave our host.
-    const target = (upstream === Upstream.sidecar ? sidecarOrigin : nextOrigin) + url.pathname + url.search;
+    const target = (sidecar ? sidecar.origin : nextOrigin) + url.pathname + url.search;
     const headers = stripHopByHop(new Headers(req.headers));
     // fetch sets both from the target and the body it streams.
     headers.delete("host");
@@ -139,7 +163,8 @@ export function createEdgeHandler(deps: EdgeHandlerDeps): EdgeHandler {
         headers,
         body: hasBody ? req.body : undefined,
         redirect: "manual",
-        signal: AbortSignal.any([req.signal, timeout.signal]),
+        // A sidecar taken out of the rotation ends its pending long-polls: the client reconnects elsewhere.
+        signal: AbortSignal.any([req.signal, timeout.signal, ...(sidecar ? [sidecars.signalOf(sidecar.origin)] : [])]),
         ...(hasBody ? { duplex: "half" } : {}),
       } as RequestInit);
     } catch (err) {
@@ -168,6 +193,7 @@ export function createEdgeHandler(deps: EdgeHandlerDeps): EdgeHandler {
     out.delete("content-length");
     out.delete("set-cookie");
     for (const cookie of res.headers.getSetCookie()) out.append("set-cookie", cookie);
+    if (sidecar?.setCookie) out.append("set-cookie", stickyCookieFor(sidecar.id, secureCookies));
     // Length as the upstream stated it (fetch keeps the header) decides "too small to compress".
     const statedLength = res.headers.get("content-length");
     if (statedLength !== null && !upstreamEncoding) out.set("content-length", statedLength);
@@ -210,7 +236,7 @@ export function createEdgeHandler(deps: EdgeHandlerDeps): EdgeHandler {
     if (!allowed || url.pathname !== METRICS_PATH || (req.method !== "GET" && req.method !== "HEAD")) {
       return jsonErrorResponse(404, ErrorCode.notFound, "Not found.");
     }
-    return new Response(req.method === "HEAD" ? null : metrics.render(), {
+    return new Response(req.method === "HEAD" ? null : metrics.render() + renderSidecarHealth(sidecars.status()), {
       headers: { "content-type": METRICS_CONTENT_TYPE, "cache-control": "no-store" },
     });
   }
@@ -240,8 +266,11 @@ export function createEdgeHandler(deps: EdgeHandlerDeps): EdgeHandler {
     const refused = gate(req, url, forwarding);
     metrics.upgrade(label, !refused);
     if (refused) return { ok: false, response: refused };
-    return { ok: true, upstream, target: upstream === Upstream.sidecar ? sidecarOrigin : nextOrigin, forwarding };
+    // The 101 cannot carry a cookie through the adapters: an upgrade follows the sticky cookie
+    // when the browser has one (a polling session moving to WebSocket), else any healthy sidecar.
+    const target = upstream === Upstream.sidecar ? sidecars.choose(readStickyId(req.headers.get("cookie"))).origin : nextOrigin;
+    return { ok: true, upstream, target, forwarding };
   };
 
-  return Object.assign(handler, { upgrade });
+  return Object.assign(handler, { upgrade, sidecars, close: () => sidecars.close() });
 }

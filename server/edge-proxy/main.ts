@@ -1,6 +1,6 @@
 // Entry point of the edge process: `node --import tsx server/edge-proxy/main.ts`.
 // Settings come from the one schema every process shares (server/env), with its defaults.
-import { EnvError, parseEnv, publicUrlOf } from "@/server/env/env";
+import { EnvError, parseEnv, publicUrlOf, sidecarUpstreamsOf, webUpstreamOf } from "@/server/env/env";
 import { deriveEdgeVouch } from "@/server/shared/edge-vouch";
 import type { EdgeLogEntry } from "./edge-log";
 import { createEdgeHandler } from "./handler";
@@ -23,8 +23,8 @@ const env = readEnv();
 const publicOrigin = publicUrlOf(env);
 
 const handler = createEdgeHandler({
-  nextOrigin: `http://127.0.0.1:${env.CONDUIT_NEXT_PORT}`,
-  sidecarOrigin: `http://127.0.0.1:${env.CONDUIT_SIDECAR_PORT}`,
+  nextOrigin: webUpstreamOf(env),
+  sidecarOrigin: sidecarUpstreamsOf(env),
   publicOrigin,
   fetch: globalThis.fetch,
   log: logLine,
@@ -39,7 +39,7 @@ const handler = createEdgeHandler({
   ...(env.NEXTAUTH_SECRET ? { edgeVouch: await deriveEdgeVouch(env.NEXTAUTH_SECRET) } : {}),
 });
 const server = await startEdgeServer({ port: env.PORT, host: env.HOST, handler, log: logLine });
-logLine({ level: "info", event: "listening", url: `http://${env.HOST}:${server.port}`, publicOrigin });
+logLine({ level: "info", event: "listening", url: `http://${env.HOST}:${server.port}`, publicOrigin, sidecars: sidecarUpstreamsOf(env) });
 
 let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -47,6 +47,6 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     // A second signal means "now": do not wait for in-flight requests.
     if (stopping) process.exit(1);
     stopping = true;
-    void server.close().then(() => process.exit(0));
+    void Promise.all([server.close(), handler.close()]).then(() => process.exit(0));
   });
 }

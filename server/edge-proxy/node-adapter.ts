@@ -91,6 +91,14 @@ export async function startEdgeServer(options: EdgeServerOptions): Promise<EdgeS
     socket.once("close", () => sockets.delete(socket));
   };
 
+  // WebSockets by the upstream they were piped to: when the edge takes a sidecar out of the
+  // rotation (failed health checks), they are closed so the browsers reconnect to another one.
+  const byTarget = new Map<string, Set<Duplex>>();
+  const stopWatching = handler.sidecars.onDidChange((origin, healthy) => {
+    if (healthy) return;
+    for (const socket of byTarget.get(origin) ?? []) socket.destroy();
+  });
+
   const proxy = httpProxy.createProxyServer({ ws: true, xfwd: false });
   proxy.on("open", (upstreamSocket: Socket) => track(upstreamSocket));
   function failUpgrade(err: Error, req: IncomingMessage, socket: Duplex, upstream: Upstream): void {
@@ -128,7 +136,12 @@ export async function startEdgeServer(options: EdgeServerOptions): Promise<EdgeS
     }
     for (const name of decision.forwarding.remove) delete req.headers[name];
     Object.assign(req.headers, decision.forwarding.set);
-    const { upstream } = decision;
+    const { upstream, target } = decision;
+    let open = byTarget.get(target);
+    if (!open) byTarget.set(target, (open = new Set()));
+    const connections = open;
+    connections.add(socket);
+    socket.once("close", () => connections.delete(socket));
     proxy.ws(req, socket, head, { target: decision.target }, (err) => failUpgrade(err, req, socket, upstream));
   });
 
@@ -146,6 +159,7 @@ export async function startEdgeServer(options: EdgeServerOptions): Promise<EdgeS
     close() {
       closing ??= new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+        stopWatching();
         server.close(() => {
           clearTimeout(timer);
           resolve();

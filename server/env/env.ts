@@ -19,6 +19,22 @@ const flag = z
   .optional()
   .transform((v) => v === "1" || v === "true");
 
+function splitUpstreams(list: string): string[] {
+  return list
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && (url.pathname === "/" || url.pathname === "");
+  } catch {
+    return false;
+  }
+}
+
 /** Every variable Conduit reads, with its default. */
 export const ZEnv = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
@@ -28,6 +44,19 @@ export const ZEnv = z.object({
   CONDUIT_NEXT_PORT: port.default(3101),
   CONDUIT_SIDECAR_PORT: port.default(3102),
   CONDUIT_MODEL_PORT: port.default(3103),
+  /** Interface the web app binds (`0.0.0.0` when the edge runs on another machine). */
+  CONDUIT_NEXT_HOST: z.string().default("127.0.0.1"),
+  /** Interface the sidecar binds (`0.0.0.0` when the edge runs on another machine). */
+  CONDUIT_SIDECAR_HOST: z.string().default("127.0.0.1"),
+  /** Where the edge finds the web app; default `http://127.0.0.1:CONDUIT_NEXT_PORT`. */
+  CONDUIT_WEB_UPSTREAM: z.url({ protocol: /^https?$/ }).optional(),
+  /** Where the edge finds the sidecars, comma-separated; default `http://127.0.0.1:CONDUIT_SIDECAR_PORT`. */
+  CONDUIT_SIDECAR_UPSTREAMS: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || splitUpstreams(v).every(isHttpUrl), "must be a comma-separated list of http:// or https:// URLs"),
+  /** Which runtime `npm start` runs the edge under: `node`, or `deno` (the same handler). */
+  CONDUIT_EDGE_RUNTIME: z.enum(["node", "deno"]).default("node"),
   CONDUIT_DATA_DIR: z.string().default("./data"),
   CONDUIT_WORKSPACES_ROOT: z.string().optional(),
   DATABASE_URL: z
@@ -56,6 +85,8 @@ export const ZEnv = z.object({
   CONDUIT_SANDBOX: z.enum(["auto", "bwrap", "off"]).default("auto"),
   /** Lets `/metrics` be scraped with `Authorization: Bearer <token>` (else loopback only). */
   CONDUIT_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  /** The sidecar prints a `conduit-latency` line per turn and approval stage on stderr (bench/browser-turn). */
+  CONDUIT_LATENCY_TRACE: flag,
 });
 
 export type Env = z.infer<typeof ZEnv>;
@@ -89,6 +120,18 @@ export function publicUrlOf(env: Pick<Env, "CONDUIT_PUBLIC_URL" | "HOST" | "PORT
   if (env.CONDUIT_PUBLIC_URL !== undefined) return env.CONDUIT_PUBLIC_URL.replace(/\/+$/, "");
   const host = env.HOST === "0.0.0.0" || env.HOST === "::" ? "127.0.0.1" : env.HOST.includes(":") ? `[${env.HOST}]` : env.HOST;
   return `http://${host}:${env.PORT}`;
+}
+
+/** The web app's origin as the edge reaches it. */
+export function webUpstreamOf(env: Pick<Env, "CONDUIT_WEB_UPSTREAM" | "CONDUIT_NEXT_PORT">): string {
+  return new URL(env.CONDUIT_WEB_UPSTREAM ?? `http://127.0.0.1:${env.CONDUIT_NEXT_PORT}`).origin;
+}
+
+/** The sidecars' origins as the edge reaches them (duplicates dropped), in the configured order. */
+export function sidecarUpstreamsOf(env: Pick<Env, "CONDUIT_SIDECAR_UPSTREAMS" | "CONDUIT_SIDECAR_PORT">): string[] {
+  const list = env.CONDUIT_SIDECAR_UPSTREAMS === undefined ? [] : splitUpstreams(env.CONDUIT_SIDECAR_UPSTREAMS);
+  const origins = list.map((item) => new URL(item).origin);
+  return origins.length > 0 ? [...new Set(origins)] : [`http://127.0.0.1:${env.CONDUIT_SIDECAR_PORT}`];
 }
 
 /** The public origin, plus its localhost/127.0.0.1 twin: both name this machine's port. */

@@ -27,6 +27,8 @@ import { createSessionRunner } from "@/server/sidecar/session/session-runner";
 import { createSocketServer } from "@/server/sidecar/socket/create-socket-server";
 import { attachSessionSockets } from "@/server/sidecar/socket/session-socket";
 import { attachSessionControlSockets } from "@/server/sidecar/socket/session-controls-socket";
+import { attachSessionMcpSockets } from "@/server/sidecar/socket/session-mcp-socket";
+import { loadWorkspaceMcpServers, resetMcpRunRoot } from "@/server/sidecar/session/mcp-config";
 import { attachSessionManageSockets } from "@/server/sidecar/socket/session-manage-socket";
 import { attachSessionPageSockets } from "@/server/sidecar/socket/session-pages-socket";
 import { SessionManagement } from "@/server/sidecar/session/session-management";
@@ -36,14 +38,21 @@ import { RevocationSweep } from "@/server/sidecar/socket/revocation-sweep";
 import { TurnSnapshots } from "@/server/sidecar/session/turn-snapshots";
 import { attachChangesSockets } from "@/server/sidecar/socket/changes-socket";
 import { PushSender, vapidSubjectFor } from "@/server/push/push-sender";
+import { armFaults } from "@/server/sidecar/fault-injection";
+import { startSlowConsumerSweep } from "@/server/sidecar/socket/slow-consumer-sweep";
+import { settleUnansweredPrompts } from "@/server/sidecar/session/undelivered-prompts";
 import { loadVapidKeys } from "@/server/push/vapid-keys";
 import { attachTurnPushes, notifyWithPush } from "@/server/sidecar/push/push-notifier";
+import { createLatencyTrace, traceBeforeSnapshots, traceEmittedEvent, tracedDecider, tracedNotify } from "@/server/sidecar/metrics/latency-trace";
 
 const log = pino({ name: "sidecar", level: getEnv().LOG_LEVEL });
 
 async function main(): Promise<void> {
   const env = getEnv();
   const secret = requireSetting(env, "NEXTAUTH_SECRET");
+  // The chaos suite's fault points (refused in production); inert when CONDUIT_FAULT is unset.
+  const fault = armFaults();
+  if (fault !== undefined) log.warn({ fault }, "fault injection armed (tests only)");
 
   const cliPath = resolveClaudeBinary();
   const version = await claudeVersion(cliPath);
@@ -81,6 +90,9 @@ async function main(): Promise<void> {
   const sidecarId = os.hostname();
   const reaped = await reapOrphans(await listRecordedPids(db, sidecarId), { cliPath });
   const stale = await markOrphanedSessionsStopped(db, sidecarId);
+  // MCP configs an earlier sidecar's children left (they hold secrets): gone before any spawn
+  const mcpRunRoot = path.resolve(env.CONDUIT_DATA_DIR, "run", "mcp");
+  resetMcpRunRoot(mcpRunRoot);
   if (reaped.reaped.length > 0 || stale > 0) log.info({ reaped: reaped.reaped, survived: reaped.survived, stale }, "cleaned up after an earlier sidecar");
 
   const admitting = createAdmission({ maxLive: env.CONDUIT_SESSION_MAX, minFreeBytes: env.CONDUIT_MIN_FREE_MB * 1024 * 1024 });
@@ -107,22 +119,33 @@ async function main(): Promise<void> {
   // Web Push to subscribed browsers: approvals routed to a user, turns finished while away.
   const pushLog = log.child({ component: "push" });
   const push = new PushSender({ db, keys: loadVapidKeys(env.CONDUIT_DATA_DIR), subject: vapidSubjectFor(publicUrlOf(env)), log: pushLog });
-  const approvals = new ApprovalService({ db, log: log.child({ component: "approvals" }), notify: notifyWithPush(notifyUsersOf(server.io), push) });
+  // CONDUIT_LATENCY_TRACE: each stage of a turn and an approval as a stderr line (bench/browser-turn).
+  const latency = createLatencyTrace(env.CONDUIT_LATENCY_TRACE);
+  const approvals = new ApprovalService({
+    db,
+    log: log.child({ component: "approvals" }),
+    notify: tracedNotify(latency, notifyWithPush(notifyUsersOf(server.io), push)),
+  });
   approvalsPending = () => approvals.pendingCount;
   const leftovers = await approvals.cancelLeftovers(sidecarId);
   if (leftovers > 0) log.info({ leftovers }, "cancelled approvals left pending by an earlier sidecar");
   // each turn's file changes, from snapshots of the workspace's shadow repository (DATA_DIR/shadow)
   const snapshots = new TurnSnapshots({ db, dataDir: path.resolve(env.CONDUIT_DATA_DIR), log: log.child({ component: "snapshots" }) });
+  traceBeforeSnapshots(latency, snapshots);
   // The hub's event writer, with its inserts timed for /metrics (the hub then leaves closing it to us).
   const writer = new SessionEventWriter(metrics.timedStore(eventLogStoreOf(db)), log);
+  // Prompts the previous sidecar accepted but no CLI answered get a visible end (never dropped silently).
+  const unanswered = await settleUnansweredPrompts({ db, writer, sidecarId, log });
+  if (unanswered.length > 0) log.info({ prompts: unanswered.length }, "settled prompts an earlier sidecar left unanswered");
   const hub = new SessionHub({
     db,
     writer,
     turnSnapshots: snapshots,
     configRoot: path.resolve(env.CONDUIT_DATA_DIR, "claude-config"),
+    mcpServersOf: (workspaceId) => loadWorkspaceMcpServers(db, env.CONDUIT_DATA_DIR, workspaceId, (fields, message) => log.warn(fields, message)),
     sidecarId,
     log,
-    decidePermission: approvals.decidePermission,
+    decidePermission: tracedDecider(latency, approvals.decidePermission),
     createRunner: (options, decidePermission) =>
       createSessionRunner(options, {
         cliPath,
@@ -133,13 +156,16 @@ async function main(): Promise<void> {
         sandbox,
         credentials: credentialProxy,
         network,
+        mcpRunRoot,
       }),
   });
 
   attachSessionSockets(server.io, { hub, db, log });
   // After the socket layer's listener: by now the event has been emitted to its room.
   hub.onDidEmitEvent((event) => metrics.relay.observe(Math.max(0, Date.now() - Date.parse(event.at)) / 1000));
+  if (latency.enabled) hub.onDidEmitEvent((event) => traceEmittedEvent(latency, event));
   attachSessionControlSockets(server.io, { hub, db, log });
+  attachSessionMcpSockets(server.io, { hub, db, log });
   attachSessionPageSockets(server.io, { db, log });
   attachSessionManageSockets(server.io, { management: new SessionManagement({ hub, db, log }), db, log });
   attachApprovalSockets(server.io, { service: approvals, db, log });
@@ -152,7 +178,9 @@ async function main(): Promise<void> {
     log: log.child({ component: "revocation" }),
     onDeciders: (userId, decidesIn) => approvals.withdrawFrom(userId, decidesIn),
   });
-  const port = await server.listen(env.CONDUIT_SIDECAR_PORT, "127.0.0.1");
+  // A socket that stops reading is cut before its backlog grows past a few MB; it catches up from the log.
+  const slowConsumers = startSlowConsumerSweep(server.io, { log: log.child({ component: "slow-consumers" }) });
+  const port = await server.listen(env.CONDUIT_SIDECAR_PORT, env.CONDUIT_SIDECAR_HOST);
   log.info({ port }, "sidecar listening");
 
   let stopping = false;
@@ -161,10 +189,13 @@ async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, "sidecar stopping");
     // Sockets first (no new commands), then the children (their last lines are logged), then the database.
+    slowConsumers.close();
     revocations
       .close()
       .then(() => server.close())
       .then(() => hub.close())
+      // the children are gone: so are their MCP configs (an exit's own removal may not have run yet)
+      .then(() => resetMcpRunRoot(mcpRunRoot))
       .then(() => snapshots.close())
       .then(() => writer.close())
       .then(() => approvals.close())

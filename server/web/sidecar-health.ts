@@ -1,9 +1,9 @@
 /**
- * What `/api/health` says of the sidecar: asks its loopback `/healthz` (server/sidecar/metrics)
+ * What `/api/health` says of the sidecar: asks its `/healthz` (server/sidecar/metrics)
  * which sidecar is alive (its id) and what it owns (live sessions).
  */
 import { z } from "zod";
-import { getEnv } from "@/server/env/env";
+import { getEnv, sidecarUpstreamsOf } from "@/server/env/env";
 
 const ZSidecarHealth = z.object({ sidecarId: z.string(), pid: z.number().int(), liveSessions: z.number().int().min(0) });
 
@@ -12,7 +12,8 @@ export type SidecarHealth = { alive: true; id: string; liveSessions: number } | 
 
 export async function sidecarHealth(timeoutMs = 1000): Promise<SidecarHealth> {
   try {
-    const res = await fetch(`http://127.0.0.1:${getEnv().CONDUIT_SIDECAR_PORT}/healthz`, {
+    // the first of the edge's sidecars (this machine's own unless CONDUIT_SIDECAR_UPSTREAMS says otherwise)
+    const res = await fetch(`${sidecarUpstreamsOf(getEnv())[0]}/healthz`, {
       signal: AbortSignal.timeout(timeoutMs),
       cache: "no-store",
     });

@@ -10,10 +10,11 @@
  * in this process: git's index lock would otherwise fail the second.
  */
 import { execFile } from "node:child_process";
-import { mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { lstat, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { heavyDirectoryNames } from "@/server/workspace-fs/list-directory";
 import { maxDiffedFileBytes, type ChangedFile } from "@/server/shared/wire/changes";
+import { maxChangedPaths, type DirtyTracker, type WorkTreeWatchers } from "./change-watcher";
 
 /** The ref that holds the latest snapshot; every earlier one is its ancestor, so none is collected. */
 const headRef = "refs/conduit/snapshots";
@@ -21,6 +22,18 @@ const headRef = "refs/conduit/snapshots";
 const maxBlobBytes = 512 * 1024 * 1024;
 
 const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+/** The paths not under another one of the list (a folder stands for its subtree), sorted. */
+export function coveringPaths(paths: readonly string[]): string[] {
+  const all = new Set(paths);
+  const out: string[] = [];
+  for (const p of all) {
+    let covered = false;
+    for (let i = p.indexOf("/"); i !== -1 && !covered; i = p.indexOf("/", i + 1)) covered = all.has(p.slice(0, i));
+    if (!covered) out.push(p);
+  }
+  return out.sort();
+}
 
 export interface GitResult {
   stdout: Buffer;
@@ -42,6 +55,12 @@ export class ShadowRepo {
   private latest: { commit: string; tree: string } | undefined;
   /** The index holds exactly the latest snapshot's tree (known only after a snapshot in this process). */
   private indexIsLatest = false;
+  private tracker: { from: WorkTreeWatchers; tracker: DirtyTracker } | undefined;
+  /**
+   * How the latest {@link snapshot} knew what changed: `unchanged` (the watcher saw nothing; no
+   * git), `paths` (only the paths the watcher saw went to git), `scan` (the whole work tree).
+   */
+  lastWay: "unchanged" | "paths" | "scan" | undefined;
 
   /**
    * `readOnly`: this process only reads (the web app): it never creates, configures or unlocks
@@ -51,6 +70,8 @@ export class ShadowRepo {
     readonly gitDir: string,
     readonly workTree: string,
     readonly readOnly = false,
+    /** Watchers of work trees (`change-watcher.ts`): with them a snapshot gets by without scanning. */
+    public watchers?: WorkTreeWatchers,
   ) {}
 
   /**
@@ -61,33 +82,126 @@ export class ShadowRepo {
     if (this.readOnly) return Promise.reject(new Error("a read-only shadow repository takes no snapshots"));
     return this.exclusive(async () => {
       await this.init();
-      // The fast path for a turn that changed nothing: HEAD is the snapshots ref, so an empty
-      // `git status` (lstat per tracked file, the untracked cache per folder) means the work tree
-      // is exactly the latest snapshot; cheaper than `git add -A`, which reads every folder.
-      if (this.indexIsLatest && this.latest) {
-        const status = await this.git(["status", "--porcelain=v1", "-z", "--no-renames", "--ignore-submodules=all"], { allowFailure: true });
-        if (status.code === 0 && status.stdout.length === 0) return this.latest.commit;
+      const tracker = this.currentTracker();
+      // With a trusted watcher, only the paths it saw change go to git (none: no git at all).
+      if (tracker && this.indexIsLatest && this.latest) {
+        const paths = await tracker.take();
+        if (paths) {
+          try {
+            const commit = await this.snapshotPaths(paths, message);
+            if (commit !== undefined) return commit;
+          } catch {
+            // whatever git refused (a path that vanished meanwhile, one beyond a symlink): the scan below covers it
+          }
+        }
       }
-      // --ignore-errors: an unreadable file is left out, the rest is still snapshotted
-      const added = await this.git(["add", "-A", "-v", "--ignore-errors", "--", "."], { allowFailure: true });
-      if (added.stderr.includes("fatal:")) throw new Error(`git add failed: ${added.stderr.trim()}`);
-      const latest = await this.latestSnapshot();
-      // The fast path: git added and removed nothing, and the index is the latest snapshot's.
-      if (latest && this.indexIsLatest && added.stdout.length === 0) return latest.commit;
-      this.indexIsLatest = false;
-      const tree = (await this.git(["write-tree"])).stdout.toString().trim();
-      if (latest && latest.tree === tree) {
-        this.indexIsLatest = true;
-        return latest.commit;
+      // A full scan; the watcher's paths start afresh from here.
+      await tracker?.begin();
+      try {
+        const commit = await this.snapshotAll(message);
+        this.lastWay = "scan";
+        return commit;
+      } catch (err) {
+        tracker?.distrust();
+        throw err;
       }
-      const args = ["commit-tree", tree, "-m", message];
-      if (latest) args.push("-p", latest.commit);
-      const commit = (await this.git(args)).stdout.toString().trim();
-      await this.writeHeadRef(commit);
-      this.latest = { commit, tree };
-      this.indexIsLatest = true;
-      return commit;
     });
+  }
+
+  /**
+   * A snapshot from the paths changed since the latest one (folders: their whole subtree), the
+   * index holding the latest snapshot's tree: the missing ones leave the index (`git rm
+   * --cached`), the others are added (`git add -A`, which honours `.gitignore` and the excludes
+   * as a scan does); then `write-tree` and `commit-tree`, as a scan. Undefined: too many paths
+   * for pathspecs to pay off (the caller scans).
+   */
+  private async snapshotPaths(paths: string[], message: string): Promise<string | undefined> {
+    const latest = this.latest!;
+    if (paths.length === 0) {
+      this.lastWay = "unchanged";
+      return latest.commit;
+    }
+    if (paths.length > maxChangedPaths || paths.includes("")) return undefined;
+    const covering = coveringPaths(paths);
+    const present = await Promise.all(
+      covering.map((p) => lstat(path.join(/*turbopackIgnore: true*/ this.workTree, p)).then(() => true, () => false)),
+    );
+    const gone = covering.filter((_, i) => !present[i]);
+    const here = covering.filter((_, i) => present[i]);
+    // until git is done the index may be neither the latest snapshot nor the next one
+    this.indexIsLatest = false;
+    let changed = false;
+    if (gone.length > 0) {
+      // --ignore-unmatch: a path created and removed between two snapshots was never in the index
+      const removed = await this.git(
+        ["-c", "core.preloadIndex=false", "rm", "-r", "--cached", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"],
+        { input: `${gone.join("\0")}\0` },
+      );
+      if (removed.stdout.length > 0) changed = true;
+    }
+    if (here.length > 0) {
+      // exit code 1 with no "fatal:": some paths are ignored (said on stderr), the rest is added
+      const added = await this.git(
+        // no preload: its threads would only match 20,000 index entries against the pathspecs
+        ["-c", "core.preloadIndex=false", "add", "-A", "-v", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul"],
+        { input: `${here.join("\0")}\0`, allowFailure: true },
+      );
+      if (added.code > 1 || added.stderr.includes("fatal:")) throw new Error(`git add failed: ${added.stderr.trim()}`);
+      if (added.stdout.length > 0) changed = true;
+    }
+    this.lastWay = "paths";
+    if (!changed) {
+      this.indexIsLatest = true;
+      return latest.commit;
+    }
+    return this.commitIndex(latest, message);
+  }
+
+  /** The scan: the whole work tree through `git add -A` (or `git status` first when it may be unchanged). */
+  private async snapshotAll(message: string): Promise<string> {
+    // The fast path for a turn that changed nothing: HEAD is the snapshots ref, so an empty
+    // `git status` (lstat per tracked file, the untracked cache per folder) means the work tree
+    // is exactly the latest snapshot; cheaper than `git add -A`, which reads every folder. A
+    // nested repository whose commit moved shows (`dirty`: only its own uncommitted files do not).
+    if (this.indexIsLatest && this.latest) {
+      const status = await this.git(["status", "--porcelain=v1", "-z", "--no-renames", "--ignore-submodules=dirty"], { allowFailure: true });
+      if (status.code === 0 && status.stdout.length === 0) return this.latest.commit;
+    }
+    // --ignore-errors: an unreadable file is left out, the rest is still snapshotted
+    const added = await this.git(["add", "-A", "-v", "--ignore-errors", "--", "."], { allowFailure: true });
+    if (added.stderr.includes("fatal:")) throw new Error(`git add failed: ${added.stderr.trim()}`);
+    const latest = await this.latestSnapshot();
+    // The fast path: git added and removed nothing, and the index is the latest snapshot's.
+    if (latest && this.indexIsLatest && added.stdout.length === 0) return latest.commit;
+    return this.commitIndex(latest, message);
+  }
+
+  /** Commits the index as the next snapshot (none when its tree is the latest one's). */
+  private async commitIndex(latest: { commit: string; tree: string } | undefined, message: string): Promise<string> {
+    this.indexIsLatest = false;
+    const tree = (await this.git(["write-tree"])).stdout.toString().trim();
+    if (latest && latest.tree === tree) {
+      this.indexIsLatest = true;
+      return latest.commit;
+    }
+    const args = ["commit-tree", tree, "-m", message];
+    if (latest) args.push("-p", latest.commit);
+    const commit = (await this.git(args)).stdout.toString().trim();
+    await this.writeHeadRef(commit);
+    this.latest = { commit, tree };
+    this.indexIsLatest = true;
+    return commit;
+  }
+
+  /** This repository's tracker on its work tree's watcher (a new one when the last one's watcher ended). */
+  private currentTracker(): DirtyTracker | undefined {
+    const watchers = this.watchers;
+    if (!watchers) return undefined;
+    if (!this.tracker || this.tracker.from !== watchers || this.tracker.tracker.ended) {
+      const tracker = watchers.track(this.workTree);
+      this.tracker = tracker ? { from: watchers, tracker } : undefined;
+    }
+    return this.tracker?.tracker;
   }
 
   /** The files that differ between two snapshots (`from` null: the empty tree), with line counts. */
@@ -219,9 +333,14 @@ export class ShadowRepo {
         "\tbigFileThreshold = 1m",
         "\tuntrackedCache = true",
         "\tfsmonitor = false",
+        // A snapshot of a few changed paths reads the index twice (add, write-tree) and writes it
+        // twice: split, each write is the few changed entries, not all 20,000 (the shared part is
+        // rewritten once a fifth of it changed; the replaced one is deleted right away).
+        "\tsplitIndex = true",
+        "[splitIndex]",
+        "\tsharedIndexExpire = now",
         "[index]",
         "\tversion = 4",
-        "\tskipHash = true",
         "[gc]",
         "\tauto = 0",
         "[advice]",
@@ -309,7 +428,12 @@ export function changeRootOf(session: { sessionId: string; workspaceId: string; 
  * The shadow repository of a workspace; one object per repository in this process (its writer
  * lock is per object). The web app asks for `readOnly` ones.
  */
-export function shadowRepoOf(dataDir: string, workspaceId: string, workTree: string, options: { readOnly?: boolean } = {}): ShadowRepo {
+export function shadowRepoOf(
+  dataDir: string,
+  workspaceId: string,
+  workTree: string,
+  options: { readOnly?: boolean; watchers?: WorkTreeWatchers } = {},
+): ShadowRepo {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(workspaceId)) throw new Error("bad workspace id");
   const gitDir = path.resolve(/*turbopackIgnore: true*/ dataDir, "shadow", `${workspaceId}.git`);
   const readOnly = options.readOnly ?? false;
@@ -319,5 +443,7 @@ export function shadowRepoOf(dataDir: string, workspaceId: string, workTree: str
     repo = new ShadowRepo(gitDir, workTree, readOnly);
     repos.set(key, repo);
   }
+  // the writer snapshots through the latest watcher set given (a sidecar's; tests start several)
+  if (!readOnly && options.watchers) repo.watchers = options.watchers;
   return repo;
 }

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { commitsOfScope, rewindTarget, sessionCommits, type ScopeStep } from "./change-scope";
-import { ShadowRepo } from "./shadow-repo";
+import { coveringPaths, ShadowRepo } from "./shadow-repo";
 import { hunksOf, planRewind, restoreFile, revertHunk, sideOf } from "./take-back";
 
 const step = (over: Partial<ScopeStep>): ScopeStep => ({
@@ -37,6 +37,13 @@ describe("change scopes", () => {
     expect(rewindTarget(steps, 10)).toBe("c1");
     expect(() => rewindTarget(steps, 15)).toThrow(/no snapshot/);
     expect(() => rewindTarget(steps, 1)).toThrow(/no snapshot/);
+  });
+});
+
+describe("covering paths", () => {
+  it("keeps a folder and drops what lies under it, not its look-alike siblings", () => {
+    expect(coveringPaths(["a/b/c.txt", "a", "a-b/x", "a.txt", "b/c", "b/c/d", "b/cd", "a"])).toEqual(["a", "a-b/x", "a.txt", "b/c", "b/cd"]);
+    expect(coveringPaths([])).toEqual([]);
   });
 });
 

@@ -10,8 +10,12 @@
 //   garbage         per user message: a non-JSON line and a huge non-JSON line, then a normal turn
 //   ignore-sigterm  behave, but ignore SIGTERM and stdin end (only SIGKILL ends it)
 //   grandchild      start `sleep 300` in the same process group (pid on stderr), then behave
+//   setsid-grandchild  start `sleep 313` in a session and process group of its own (it escapes a
+//                   group kill; only a PID namespace or a cgroup takes it down), then behave
 //   crash-after     behave, but exit 1 once N stdout lines were printed (N = 0: right after start)
 //   permission      per user message: a can_use_tool request; after the answer, the tool result and a result
+//   flood           per user message: N assistant lines of --fake-flood-bytes (default 60000) characters
+//                   each, N the number in the message (`flood 300`), then a result
 //
 // The claude flags are ignored except --session-id / --resume (the session id it reports); the argv
 // is printed on stderr as `fake-cli argv: …` so tests can check what was passed. The environment is
@@ -28,6 +32,7 @@ const option = (name, fallback) => {
 const mode = option("--fake-mode", "behave");
 const crashAfterLines = Number(option("--fake-lines", "0"));
 const hugeBytes = Number(option("--fake-huge-bytes", String(2 * 1024 * 1024)));
+const floodBytes = Number(option("--fake-flood-bytes", "60000"));
 const sessionId = option("--session-id", undefined) ?? option("--resume", undefined) ?? randomUUID();
 let permissionMode = option("--permission-mode", "default");
 
@@ -43,6 +48,12 @@ function print(message) {
 if (mode === "crash-after" && crashAfterLines === 0) setTimeout(() => process.exit(1), 20);
 
 if (mode === "ignore-sigterm") process.on("SIGTERM", () => process.stderr.write("fake-cli: ignoring SIGTERM\n"));
+
+if (mode === "setsid-grandchild") {
+  const runaway = spawn("sleep", ["313"], { stdio: "ignore", detached: true });
+  runaway.unref();
+  process.stderr.write(`fake-cli setsid grandchild ${runaway.pid}\n`);
+}
 
 if (mode === "grandchild") {
   const grandchild = spawn("sleep", ["300"], { stdio: "ignore" });
@@ -158,6 +169,22 @@ lines.on("line", (line) => {
     if (mode === "garbage") {
       print("this line is not JSON at all");
       print(`{"type":"assistant","junk":"${"x".repeat(hugeBytes)}"}`);
+    }
+    if (mode === "flood") {
+      printInit([]);
+      const lines = Number(/flood (\d+)/.exec(text)?.[1] ?? "1");
+      const filler = "f".repeat(floodBytes);
+      for (let i = 0; i < lines; i++) {
+        print({
+          type: "assistant",
+          message: { id: `msg_${randomUUID()}`, type: "message", role: "assistant", content: [{ type: "text", text: `${i} ${filler}` }] },
+          parent_tool_use_id: null,
+          session_id: sessionId,
+          uuid: randomUUID(),
+        });
+      }
+      finish(message.uuid, `flooded ${lines}`);
+      return;
     }
     if (mode === "permission") askPermission(message.uuid, text);
     else turn(message.uuid, text);

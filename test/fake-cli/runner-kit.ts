@@ -29,6 +29,8 @@ export type FakeCliMode =
   | "garbage"
   | "ignore-sigterm"
   | "grandchild"
+  | "setsid-grandchild"
+  | "flood"
   | "crash-after"
   | "permission";
 

@@ -19,23 +19,8 @@ import {
   listRecentApprovals,
   settleApproval,
   type ApprovalContext,
-  type ApprovalRow,
 } from "@/server/db/approvals";
-import {
-  ALL_CHANGES_REJECTED_MESSAGE,
-  allowAndRemember,
-  allowBashCommand,
-  allowRequest,
-  answerQuestions,
-  approvePlan,
-  denyRequest,
-  keepPlanning,
-  matchesWorkspaceRule,
-  RememberScope,
-  ruleLabel,
-  workspaceRulesFromSuggestion,
-  type WorkspaceRule,
-} from "@/server/domain/approval/answers";
+import { allowRequest, denyRequest, matchesWorkspaceRule, ruleLabel } from "@/server/domain/approval/answers";
 import {
   cancelApproval,
   CancelReason,
@@ -46,35 +31,26 @@ import {
   mayDecide,
   routeApproval,
   type Approval,
-  type FileReviewRecord,
   type PendingApproval,
 } from "@/server/domain/approval/approval-state";
-import {
-  buildReviewedInput,
-  isReviewableFileTool,
-  proposeFileChange,
-  reviewedFilePath,
-  type FileTool,
-} from "@/server/domain/approval/file-edit-review";
-import { diffWireHunks } from "@/server/domain/approval/wire-hunks";
-import { locateInWorkspace } from "@/server/workspace-fs/locate-in-workspace";
-import { readReviewFile } from "./read-review-file";
+import { answerFor } from "@/server/domain/approval/decision-answer";
 import { parseRole } from "@/server/domain/workspace/roles";
 import type { PermissionDecision } from "@/server/shared/claude-protocol/encode";
-import type { CanUseToolRequest, JsonObject, PermissionUpdate } from "@/server/shared/claude-protocol/messages";
+import type { CanUseToolRequest } from "@/server/shared/claude-protocol/messages";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import {
   ApprovalFact,
   type ApprovalCount,
   type ApprovalList,
   type ApprovalResolved,
-  type ApprovalStatus,
   type ApprovalView,
   type Decision,
   type FileReview,
-  type RememberOption,
 } from "@/server/shared/wire/approval";
+import { CommandMemo } from "@/server/sidecar/session/command-memo";
 import type { PermissionQuestion } from "@/server/sidecar/session/session-runner-contract";
+import { buildReview, readPlan } from "./approval-review";
+import { rowFields, viewOf, viewOfRow } from "./approval-views";
 
 /** Sends a fact to every socket of each user. */
 export type NotifyUsers = (userIds: readonly string[], event: string, payload: unknown) => void;
@@ -117,7 +93,7 @@ export class ApprovalService {
   private readonly pending = new Map<string, PendingEntry>();
   /** Views of approvals settled by this sidecar (they carry the review, which the row does not). */
   private readonly settledViews = new Map<string, ApprovalView>();
-  private readonly commands = new Map<string, Promise<ApprovalView>>();
+  private readonly commands = new CommandMemo<Promise<ApprovalView>>(maxRememberedCommands);
   private readonly now: () => number;
   private closed = false;
 
@@ -172,6 +148,9 @@ export class ApprovalService {
       deadlineSeconds: context.workspace.approvalDeadlineSec,
       now,
     });
+    // What the card shows is read while the row is written (latency: no file read waits on the
+    // insert); the deciders are still told only after both.
+    const shown = this.readShown(request, context.workspace.rootPath, session.sessionId, id);
     // Persist, then tell: a reload right after the fact must find the row.
     await insertApproval(this.deps.db, {
       ...rowFields(id, session.sessionId, requestId, request, now),
@@ -199,7 +178,7 @@ export class ApprovalService {
         timer: undefined,
         detachAbort: () => undefined,
       };
-      // Register and arm the deadline before anything is read from disk: whatever the target
+      // Register and arm the deadline without waiting for the read from disk: whatever the target
       // file is, the question is answered by the deadline at the latest.
       this.pending.set(id, entry);
       if (approval.expiresAt !== null) {
@@ -209,26 +188,37 @@ export class ApprovalService {
       signal.addEventListener("abort", onAbort, { once: true });
       entry.detachAbort = () => signal.removeEventListener("abort", onAbort);
       if (signal.aborted) onAbort();
-      void this.show(entry, session.sessionId);
+      void this.show(entry, shown);
     });
   };
 
-  /** Reads what the card shows (the file under review, the plan), then tells the deciders. */
-  private async show(entry: PendingEntry, sessionId: string): Promise<void> {
-    const { request, context, approval } = entry;
+  /** Reads what the card shows: the file under review, the plan. Never rejects. */
+  private async readShown(
+    request: CanUseToolRequest,
+    rootPath: string,
+    sessionId: string,
+    approvalId: string,
+  ): Promise<{ review: FileReview | null; disk: string | null; plan: string | null }> {
     let review: FileReview | null = null;
     let disk: string | null = null;
     let plan: string | null = null;
     try {
-      ({ review, disk } = await this.buildReview(request, context.workspace.rootPath));
+      ({ review, disk } = await buildReview(request, rootPath));
       plan =
         request.tool_name === "ExitPlanMode"
-          ? ((await readPlan(request.input, context.workspace.rootPath)) ??
+          ? ((await readPlan(request.input, rootPath)) ??
             (await findLastAssistantText(this.deps.db, sessionId).catch(() => null)))
           : null;
     } catch (err) {
-      this.deps.log.error({ err, approvalId: approval.id }, "building an approval's review failed");
+      this.deps.log.error({ err, approvalId }, "building an approval's review failed");
     }
+    return { review, disk, plan };
+  }
+
+  /** Tells the deciders, once what the card shows is read. */
+  private async show(entry: PendingEntry, shown: ReturnType<ApprovalService["readShown"]>): Promise<void> {
+    const { context, approval } = entry;
+    const { review, disk, plan } = await shown;
     // Settled meanwhile (expired, cancelled): its resolution already went out.
     if (this.pending.get(approval.id) !== entry) return;
     entry.view = viewOf(approval, context, { review, plan });
@@ -291,16 +281,7 @@ export class ApprovalService {
 
   /** A person's decision; a retry with the same `commandId` gets the first outcome. */
   decide(user: Decider, approvalId: string, decision: Decision, commandId: string): Promise<ApprovalView> {
-    const key = `${user.id}\u0000${commandId}`;
-    const known = this.commands.get(key);
-    if (known) return known;
-    const outcome = this.runDecide(user, approvalId, decision);
-    this.commands.set(key, outcome);
-    if (this.commands.size > maxRememberedCommands) {
-      const oldest = this.commands.keys().next();
-      if (!oldest.done) this.commands.delete(oldest.value);
-    }
-    return outcome;
+    return this.commands.once(`${user.id}\u0000${commandId}`, () => this.runDecide(user, approvalId, decision));
   }
 
   /** Stops the timers; pending questions are cancelled (their CLI is stopping with the hub). */
@@ -324,7 +305,7 @@ export class ApprovalService {
       throw new AppError(ErrorCode.forbidden, "Only the workspace's owners and editors may answer tool requests.");
     }
     const now = this.now();
-    const { answer, review, workspaceRules } = this.answerFor(entry, decision);
+    const { answer, review, workspaceRules } = answerFor({ request: entry.request, review: entry.view.review, disk: entry.disk }, decision);
     let decided: Approval;
     try {
       decided = decideApproval(entry.approval, { userId: user.id, role, answer, review }, now);
@@ -386,63 +367,6 @@ export class ApprovalService {
     }).catch((err: unknown) => this.deps.log.error({ err, approvalId }, "writing the audit log failed"));
     this.announceSettled(entry, view);
     return view;
-  }
-
-  /** Builds the CLI answer for a decision on this entry. */
-  private answerFor(
-    entry: PendingEntry,
-    decision: Decision,
-  ): { answer: PermissionDecision; review: FileReviewRecord | null; workspaceRules: WorkspaceRule[] } {
-    const { request } = entry;
-    const tool = request.tool_name;
-    if (decision.behavior === "deny") {
-      if (tool === "ExitPlanMode" && !decision.stop) {
-        return { answer: keepPlanning(decision.message), review: null, workspaceRules: [] };
-      }
-      return {
-        answer: denyRequest({ message: decision.message, stop: decision.stop }),
-        review: null,
-        workspaceRules: [],
-      };
-    }
-    let updatedInput: JsonObject | undefined;
-    let review: FileReviewRecord | null = null;
-    const fileReview = entry.view.review;
-    if (isReviewableFileTool(tool) && decision.reviewedText !== undefined && fileReview && !fileReview.problem) {
-      const reviewed = decision.reviewedText;
-      // The review's left side: the file, or for NotebookEdit the cell (null: none yet).
-      const original = fileReview.original;
-      if (original !== null && reviewed === original && reviewed !== fileReview.proposed) {
-        return { answer: denyRequest({ message: ALL_CHANGES_REJECTED_MESSAGE }), review: null, workspaceRules: [] };
-      }
-      const built = buildReviewedInput({
-        toolName: tool as FileTool,
-        input: request.input,
-        disk: entry.disk,
-        reviewed,
-      });
-      if (!built.ok) throw new AppError(ErrorCode.invalidPayload, built.problem);
-      updatedInput = built.updatedInput;
-      review = { filePath: fileReview.filePath, proposed: fileReview.proposed, approved: reviewed };
-    } else if (tool === "Bash" && typeof decision.updatedInput?.command === "string") {
-      updatedInput = allowBashCommand(request, decision.updatedInput.command).updatedInput as JsonObject;
-    } else if (tool === "AskUserQuestion" && decision.updatedInput?.answers !== undefined) {
-      const answers = decision.updatedInput.answers as Record<string, string | string[]>;
-      updatedInput = answerQuestions(request, answers).updatedInput as JsonObject;
-    } else if (tool === "ExitPlanMode" && !decision.remember) {
-      return { answer: approvePlan(request), review: null, workspaceRules: [] };
-    } else if (decision.updatedInput !== undefined) {
-      updatedInput = decision.updatedInput as JsonObject;
-    }
-    if (decision.remember) {
-      const remembered = allowAndRemember(request, {
-        suggestionIndex: decision.remember.index,
-        scope: decision.remember.scope === "workspace" ? RememberScope.workspace : RememberScope.session,
-        updatedInput,
-      });
-      return { answer: remembered.decision, review, workspaceRules: remembered.workspaceRules };
-    }
-    return { answer: allowRequest(request, updatedInput), review, workspaceRules: [] };
   }
 
   /** The refusal for a decision on an approval that is not pending here. */
@@ -563,148 +487,6 @@ export class ApprovalService {
   private sendCounts(userIds: readonly string[]): void {
     for (const userId of userIds) this.deps.notify([userId], ApprovalFact.count, this.count(userId));
   }
-
-  /**
-   * The review of an Edit/Write/NotebookEdit: the file on disk (inside the workspace only), or the
-   * notebook cell, against the proposal.
-   */
-  private async buildReview(
-    request: CanUseToolRequest,
-    rootPath: string,
-  ): Promise<{ review: FileReview | null; disk: string | null }> {
-    const tool = request.tool_name;
-    if (!isReviewableFileTool(tool)) return { review: null, disk: null };
-    const filePath = reviewedFilePath(tool, request.input);
-    const located = await locateInWorkspace(rootPath, filePath);
-    if (!located.ok) {
-      return {
-        review: { filePath, original: null, proposed: "", hunks: [], problem: located.problem },
-        disk: null,
-      };
-    }
-    const read = await readReviewFile(located.path);
-    if (!read.ok) {
-      return { review: { filePath, original: null, proposed: "", hunks: [], problem: read.problem }, disk: null };
-    }
-    const disk = read.text;
-    const proposal = proposeFileChange(tool, request.input, disk);
-    if (!proposal.ok) {
-      return { review: { filePath, original: disk, proposed: disk ?? "", hunks: [], problem: proposal.problem }, disk };
-    }
-    return {
-      review: {
-        filePath: proposal.filePath,
-        original: proposal.exists ? proposal.original : null,
-        proposed: proposal.proposed,
-        hunks: diffWireHunks(proposal.original, proposal.proposed),
-        ...(proposal.cell ? { cell: proposal.cell } : {}),
-      },
-      disk,
-    };
-  }
-}
-
-/** ExitPlanMode's plan: the input's `plan`, else the plan file it names (inside the workspace). */
-async function readPlan(input: JsonObject, rootPath: string): Promise<string | null> {
-  if (typeof input.plan === "string" && input.plan.trim() !== "") return input.plan;
-  const file = typeof input.planFilePath === "string" ? input.planFilePath : undefined;
-  if (!file) return null;
-  const located = await locateInWorkspace(rootPath, file);
-  if (!located.ok) return null;
-  const read = await readReviewFile(located.path);
-  return read.ok ? read.text : null;
-}
-
-function rowFields(id: string, sessionId: string, requestId: string, request: CanUseToolRequest, now: number) {
-  return {
-    id,
-    sessionId,
-    requestId,
-    toolName: request.tool_name,
-    toolUseId: request.tool_use_id ?? null,
-    input: JSON.stringify(request.input),
-    suggestions: request.permission_suggestions ? JSON.stringify(request.permission_suggestions) : null,
-    decisionReason: request.decision_reason ?? null,
-    blockedPath: request.blocked_path ?? null,
-    createdAt: new Date(now),
-  };
-}
-
-function viewOf(
-  approval: PendingApproval,
-  context: ApprovalContext,
-  extra: { review: FileReview | null; plan: string | null },
-): ApprovalView {
-  return {
-    id: approval.id,
-    sessionId: approval.sessionId,
-    workspace: { id: context.workspace.id, slug: context.workspace.slug, name: context.workspace.name },
-    sessionTitle: context.title,
-    toolName: approval.toolName,
-    input: approval.input,
-    reason: approval.decisionReason ?? approval.description,
-    blockedPath: approval.blockedPath,
-    rememberOptions: rememberOptionsOf(approval.suggestions),
-    status: "pending",
-    createdAt: new Date(approval.createdAt).toISOString(),
-    expiresAt: approval.expiresAt === null ? null : new Date(approval.expiresAt).toISOString(),
-    decidedBy: null,
-    decidedAt: null,
-    message: null,
-    finalInput: null,
-    review: extra.review,
-    plan: extra.plan,
-  };
-}
-
-/** A view rebuilt from a stored row (a decided approval this sidecar did not settle). */
-function viewOfRow(row: ApprovalRow): ApprovalView {
-  const input = parseObject(row.input) ?? {};
-  const suggestions = (safeJson(row.suggestions ?? "null") as PermissionUpdate[] | null) ?? [];
-  return {
-    id: row.id,
-    sessionId: row.sessionId,
-    workspace: row.session.workspace,
-    sessionTitle: row.session.title,
-    toolName: row.toolName,
-    input,
-    reason: row.decisionReason,
-    blockedPath: row.blockedPath,
-    rememberOptions: rememberOptionsOf(suggestions),
-    status: row.status as ApprovalStatus,
-    createdAt: row.createdAt.toISOString(),
-    expiresAt: row.expiresAt?.toISOString() ?? null,
-    decidedBy: row.decidedBy,
-    decidedAt: row.decidedAt?.toISOString() ?? null,
-    message: row.message,
-    finalInput: row.finalInput === null ? null : parseObject(row.finalInput),
-    review: null,
-    plan: row.toolName === "ExitPlanMode" && typeof input.plan === "string" ? input.plan : null,
-  };
-}
-
-function rememberOptionsOf(suggestions: readonly PermissionUpdate[]): RememberOption[] {
-  return suggestions.map((s, index) => ({
-    index,
-    label: describeSuggestion(s),
-    workspaceScope: workspaceRulesFromSuggestion(s).length > 0,
-  }));
-}
-
-function describeSuggestion(s: PermissionUpdate): string {
-  switch (s.type) {
-    case "setMode":
-      return `Switch this session to ${s.mode}`;
-    case "addDirectories":
-      return `Allow access to ${s.directories.join(", ")}`;
-    case "removeDirectories":
-      return `Remove access to ${s.directories.join(", ")}`;
-    default: {
-      const rules = s.rules.map(ruleLabel).join(", ");
-      const verb = s.behavior === "allow" ? "Always allow" : s.behavior === "deny" ? "Always deny" : "Always ask for";
-      return `${verb} ${rules}`;
-    }
-  }
 }
 
 function cancelReasonOf(reason: unknown): CancelReason {
@@ -715,19 +497,4 @@ function cancelReasonOf(reason: unknown): CancelReason {
 
 function sameJson(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function parseObject(text: string): Record<string, unknown> | null {
-  const value = safeJson(text);
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : null;
 }

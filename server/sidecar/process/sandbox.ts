@@ -49,7 +49,11 @@ export interface CliSandbox {
    * The launch that runs `launch` inside the sandbox of a workspace and its CLI config directory;
    * with `network`, in a network namespace of its own.
    */
-  wrap(launch: CliLaunch, dirs: { workspaceRoot: string; configDir: string; cwd?: string }, network?: SandboxNetwork): CliLaunch;
+  wrap(
+    launch: CliLaunch,
+    dirs: { workspaceRoot: string; configDir: string; cwd?: string; /** More directories shown read-only (a spawn's MCP config). */ readOnly?: readonly string[] },
+    network?: SandboxNetwork,
+  ): CliLaunch;
 }
 
 /** Why a narrowed workspace's session cannot start without a sandbox. */
@@ -142,6 +146,7 @@ export function createBwrapSandbox(options: BwrapSandboxOptions): CliSandbox {
       const workspaceRoot = existingRealPath("workspace directory", dirs.workspaceRoot);
       const configDir = existingRealPath("CLI config directory", dirs.configDir);
       const cwd = dirs.cwd === undefined ? workspaceRoot : existingRealPath("session worktree", dirs.cwd);
+      const spawnReadOnly = (dirs.readOnly ?? []).map((dir) => existingRealPath("spawn directory", dir));
       // Narrowed: the forwarder (run by the host's node, both read-only) starts the CLI.
       const command =
         network === undefined
@@ -154,7 +159,7 @@ export function createBwrapSandbox(options: BwrapSandboxOptions): CliSandbox {
       const args = buildSandboxArgv({
         bwrapPath: options.bwrapPath,
         system,
-        readOnly: command.readOnly,
+        readOnly: [...command.readOnly, ...spawnReadOnly],
         workspaceRoot,
         cwd,
         configDir,

@@ -1,236 +1,136 @@
 /**
- * The sidecar's registry of sessions: one entry per session touched since start, holding its
- * live runner (if any), its figures, its in-flight commands, and the subscribers catching up.
+ * The session hub: the one object the socket layer and the sidecar's other session modules talk
+ * to. It takes the commands of people (create, prompt, interrupt, stop, mode, model, take-backs,
+ * controls, management) and composes the parts that do the work:
+ *
+ *   session-registry        the entries of the sessions this sidecar touched (loaded once)
+ *   session-command-runner  once per commandId (command-memo), else answered from the log
+ *   session-creation        new sessions: row, worktree, first child
+ *   session-lifecycle       runner start/exit, runner events → log and entry
+ *   session-event-log       appends (persist first) and user names
+ *   session-subscriptions   fan-out to listeners and the catch-up of subscribers
+ *   session-cost-recorder   the cost ledger and token counts
+ *   session-row-writer      coalesced writes of the Session row's live fields
+ *   session-history-indexer the history search text
+ *
  * Every runner event and every user command goes through the event writer (persist first);
  * listeners (the socket layer) hear of an event only once it is committed.
  *
  * Authorization is the caller's job (the socket layer asks the database who is a member); the
- * hub trusts the actor it is given.
+ * hub trusts the actor it is given. The hub must not grow logic of its own beyond the order of
+ * a command's steps: new behaviour goes in a part (or a new one), wired here in a line or two.
  */
-import { settingsStillTrusted } from "@/server/workspace-settings/read-workspace-settings";
-import { networkPolicyOf } from "@/server/domain/workspace/network-policy";
 import { randomUUID } from "node:crypto";
-import { mkdir } from "node:fs/promises";
-import path from "node:path";
-import type { Logger } from "pino";
-import type { Db } from "@/server/db/client";
-import {
-  findSessionCommand,
-  findPromptSender,
-  findSessionEvent,
-  listResultCandidates,
-  listSessionEventPage,
-  sessionEventSize,
-  type EventPageLimits,
-  type SessionEventRecord,
-} from "@/server/db/session-events";
-import {
-  appendSessionSearchText,
-  findSession,
-  findUserNames,
-  insertSession,
-  listRecentSessionIds,
-  sumSessionCost,
-  updateSessionLive,
-  type SessionRow,
-  type WorkspaceAccess,
-} from "@/server/db/sessions";
-import { isLive, type SessionState } from "@/server/domain/session/session-state";
-import { checkMonthlyBudgets, listRecordedResultIds, recordCostEntries } from "@/server/db/cost-entries";
+import { faultPoint } from "@/server/sidecar/fault-injection";
+import type { WorkspaceAccess } from "@/server/db/sessions";
+import { checkMonthlyBudgets } from "@/server/db/cost-entries";
 import { assertWithinBudget } from "@/server/domain/cost/budget";
-import { buildCostEntries } from "@/server/domain/cost/build-cost-entries";
-import {
-  createCostState,
-  reduceCost,
-  type CostEvent,
-  type CostState,
-  type CostTurn,
-  type PreviousExit,
-} from "@/server/domain/cost/cost-reducer";
-import { buildCliArgs } from "@/server/sidecar/process/build-cli-args";
-import { ZPermissionMode } from "@/server/shared/claude-protocol/encode";
-import type { CliMessage, PermissionMode, ResultMessage } from "@/server/shared/claude-protocol/messages";
-import { AppError, ErrorCode, toWireError, type WireError } from "@/server/shared/errors/app-error";
-import {
-  maxFetchEventChars,
-  subscribePage,
-  type CommandAccepted,
-  type PermissionModeChoice,
-  type SessionStatus,
-  type SessionView,
-  type SetModelResult,
-  type SetModeResult,
-  type SubscribeResult,
-  type WireEvent,
-  type WireEventKind,
-} from "@/server/shared/wire/session";
-import { eventLogStoreOf, SessionEventWriter, type StoredEvent } from "./session-event-writer";
-import { storePromptImages } from "./prompt-images";
-import type { PromptImage } from "@/server/shared/wire/session-controls";
-import type { HostControlRequest, PermissionDecision } from "@/server/shared/claude-protocol/encode";
+import { isLive } from "@/server/domain/session/session-state";
+import type { HostControlRequest } from "@/server/shared/claude-protocol/encode";
+import type { PermissionMode } from "@/server/shared/claude-protocol/messages";
+import { AppError, ErrorCode, toWireError } from "@/server/shared/errors/app-error";
 import type {
-  PermissionDecider,
-  PermissionQuestion,
-  RunnerEvent,
-  SessionRunner,
-  SessionRunnerOptions,
-} from "./session-runner-contract";
-import { toWireEvent } from "./session-wire-event";
-import { attachSessionWorktree } from "./session-worktree-start";
-import type { SnapshotSession, TurnSnapshots } from "./turn-snapshots";
-import { changeRootOf } from "@/server/workspace-changes/shadow-repo";
+  CommandAccepted,
+  PermissionModeChoice,
+  SessionStatus,
+  SessionView,
+  SetModelResult,
+  SetModeResult,
+  WireEvent,
+  WireEventKind,
+} from "@/server/shared/wire/session";
+import type { PromptImage } from "@/server/shared/wire/session-controls";
+import { rememberBounded } from "./command-memo";
+import { storePromptImages } from "./prompt-images";
+import { SessionCommandRunner } from "./session-command-runner";
+import type { SessionCommands, SessionFeed } from "./session-commands";
+import { SessionCostRecorder } from "./session-cost-recorder";
+import { SessionCreation } from "./session-creation";
+import {
+  asAppError,
+  assertNotDead,
+  bypassRefused,
+  liveStatuses,
+  maxRememberedCommands,
+  snapshotSessionOf,
+  viewOf,
+} from "./session-entry";
+import { SessionEventLog } from "./session-event-log";
+import { SessionHistoryIndexer } from "./session-history-indexer";
+import type { Actor, NewSessionInput, SessionHubDeps, SubscribeSnapshot } from "./session-hub-types";
+import { SessionLifecycle } from "./session-lifecycle";
+import { SessionRegistry } from "./session-registry";
+import { SessionRowWriter } from "./session-row-writer";
+import type { SessionRunner } from "./session-runner-contract";
+import { SessionSubscriptions } from "./session-subscriptions";
+import type { SnapshotSession } from "./turn-snapshots";
 
-/**
- * Makes the runner of one session; the hub starts, drives and disposes it. `decidePermission`
- * is the hub's: it logs every decision before the runner writes it to the CLI.
- */
-/** What `createSession` needs besides who asks and where. */
-export interface NewSessionInput {
-  mode: PermissionModeChoice;
-  model?: string | undefined;
-  maxBudgetUsd?: number | undefined;
-  /** Start in a git worktree of its own (server/workspace-git/session-worktree.ts). */
-  worktree?: boolean | undefined;
-  commandId: string;
-}
-
-export type CreateRunner = (options: SessionRunnerOptions, decidePermission: PermissionDecider) => SessionRunner;
-
-/** Decides a permission question of a session (the approval queue, once there is one). */
-export type SessionPermissionDecider = (
-  session: { sessionId: string; workspaceId: string },
-  question: PermissionQuestion,
-) => Promise<PermissionDecision>;
-
-/** The person a command comes from. */
-export interface Actor {
-  id: string;
-  name: string;
-}
-
-export interface SessionHubDeps {
-  db: Db;
-  createRunner: CreateRunner;
-  /** `<CONDUIT_DATA_DIR>/claude-config`: each workspace's CLAUDE_CONFIG_DIR is a directory in it. */
-  configRoot: string;
-  /** Recorded on the Session rows this sidecar owns. */
-  sidecarId?: string | null;
-  log: Logger;
-  /** Defaults to a writer on `db`. */
-  writer?: SessionEventWriter;
-  /** Passed to every runner. */
-  includePartialMessages?: boolean;
-  /**
-   * Answers the CLI's `can_use_tool` questions. Without one, every question is denied with a
-   * message saying why (the CLI would otherwise wait forever); permission modes that need no
-   * approval (acceptEdits for edits, bypassPermissions) still let work proceed.
-   */
-  decidePermission?: SessionPermissionDecider;
-  /** The clock for budgets and cost entries; defaults to `Date.now`. */
-  now?: () => number;
-  /** Page size of `subscribe`; defaults to the wire contract's `subscribePage`. */
-  subscribePage?: EventPageLimits;
-  /** Snapshots the workspace around each turn (the Changes view); none: changes are not recorded. */
-  turnSnapshots?: TurnSnapshots;
-}
-
-/** What `subscribe` hands to its `deliver` callback. */
-export type SubscribeSnapshot = Omit<SubscribeResult, "viewers">;
-
-type Tokens = SessionView["tokens"];
-
-interface SessionEntry {
-  id: string;
-  workspace: WorkspaceAccess["workspace"];
-  /** The session's own git worktree (the CLI's cwd), or null for the workspace root. */
-  worktreePath: string | null;
-  claudeSessionId: string;
-  createdBy: { id: string; name: string };
-  createdAt: Date;
-  title: string | null;
-  status: SessionStatus;
-  mode: string;
-  model: string | null;
-  pid: number | null;
-  costUsd: number;
-  tokens: Tokens;
-  /** Result uuids already counted in `tokens`. */
-  countedResults: Set<string>;
-  /** A turn finished (a `result` is in the log): the CLI saved the conversation, a new child resumes it. */
-  conversationStarted: boolean;
-  runner: SessionRunner | undefined;
-  /** Whether the current (or next) child was started with --allow-dangerously-skip-permissions. */
-  runnerAllowsBypass: boolean;
-  runnerStarting: Promise<SessionRunner> | undefined;
-  detachRunner: (() => void) | undefined;
-  /** Commands by client-made id: a retry gets this same promise. */
-  commands: Map<string, { kind: string; outcome: Promise<unknown> }>;
-  /** Subscribers catching up: each collects the events stored while it reads the backlog. */
-  captures: Set<WireEvent[]>;
-  /** The highest seq listeners have been told about. */
-  lastNotifiedSeq: number;
-  /** The last append: status facts wait for it, so a view never runs ahead of the events. */
-  tail: Promise<unknown>;
-  rowDirty: boolean;
-  rowWriting: Promise<void> | undefined;
-  /** Ends the wait of a pending row write at once (a pid change, shutdown). */
-  rowFlush: (() => void) | undefined;
-  /** The live fields last written, and when: unchanged fields are not written again soon. */
-  rowWritten: { key: string; pid: number | null; at: number } | undefined;
-  /** The cost reducer of this session's process lineage. */
-  cost: CostState;
-  /** How the last child ended; null before any exit this sidecar saw (a restart counts as a crash). */
-  lastExit: PreviousExit | null;
-  /** Prompt uuid → who sent it, so a turn is charged to the person whose prompt started it. */
-  promptSenders: Map<string, string>;
-  /** Cost writes in result order; the session total is re-read after each. */
-  costChain: Promise<void>;
-  /** --max-budget-usd for this session's children. */
-  maxBudgetUsd: number | null;
-  /** Writes to the history search text, in order. */
-  searchChain: Promise<void>;
-}
-
-const liveStatuses: ReadonlySet<string> = new Set(["starting", "idle", "running", "awaiting-approval", "stalled"]);
-const knownStatuses: ReadonlySet<string> = new Set([...liveStatuses, "stopped", "crashed", "dead"]);
-/** How long a session row's changed live fields wait for more changes before one write. */
-const rowWriteDelayMs = 100;
-/** How often a row whose only change is `lastActivityAt` is rewritten. */
-const activityWriteMs = 10_000;
-/** Commands remembered per session for retries; older ones are answered from the log. */
-const maxRememberedCommands = 1_000;
-/** How far back a retried `session:create` is looked for. */
-const createRetryWindowMs = 24 * 60 * 60 * 1000;
+export type {
+  Actor,
+  CreateRunner,
+  NewSessionInput,
+  SessionHubDeps,
+  SessionPermissionDecider,
+  SubscribeSnapshot,
+} from "./session-hub-types";
 
 /** Registry of live sessions, event persistence and fan-out. */
-export class SessionHub {
-  private readonly entries = new Map<string, SessionEntry>();
-  private readonly loading = new Map<string, Promise<SessionEntry>>();
-  private readonly creates = new Map<string, Promise<SessionView>>();
-  private readonly names = new Map<string, string>();
-  private readonly eventListeners = new Set<(event: WireEvent) => void>();
-  private readonly statusListeners = new Set<(view: SessionView) => void>();
-  private readonly writer: SessionEventWriter;
-  private readonly ownsWriter: boolean;
+export class SessionHub implements SessionCommands, SessionFeed {
+  private readonly events: SessionEventLog;
+  private readonly registry: SessionRegistry;
+  private readonly subscriptions: SessionSubscriptions;
   private readonly detachWriter: () => void;
   private closed = false;
+  private readonly rows: SessionRowWriter;
+  private readonly history: SessionHistoryIndexer;
+  private readonly costs: SessionCostRecorder;
+  private readonly lifecycle: SessionLifecycle;
+  private readonly creation: SessionCreation;
+  private readonly commands: SessionCommandRunner;
 
   constructor(private readonly deps: SessionHubDeps) {
-    this.ownsWriter = deps.writer === undefined;
-    this.writer = deps.writer ?? new SessionEventWriter(eventLogStoreOf(deps.db), deps.log);
-    this.detachWriter = this.writer.onDidStore((stored) => this.onStored(stored));
+    this.events = new SessionEventLog({ db: deps.db, log: deps.log, writer: deps.writer });
+    this.registry = new SessionRegistry({ db: deps.db, events: this.events });
+    this.subscriptions = new SessionSubscriptions({
+      db: deps.db,
+      events: this.events,
+      known: (id) => this.registry.known(id),
+      entry: (id) => this.registry.entry(id),
+      subscribePage: deps.subscribePage,
+    });
+    this.detachWriter = this.events.writer.onDidStore((stored) => this.subscriptions.onStored(stored));
+    this.rows = new SessionRowWriter({ db: deps.db, log: deps.log, sidecarId: deps.sidecarId ?? null });
+    this.history = new SessionHistoryIndexer({ db: deps.db, log: deps.log });
+    this.costs = new SessionCostRecorder({ db: deps.db, log: deps.log, now: () => this.now(), emitStatus: (entry) => this.subscriptions.emitStatus(entry) });
+    this.lifecycle = new SessionLifecycle(deps, {
+      events: this.events,
+      rows: this.rows,
+      subscriptions: this.subscriptions,
+      costs: this.costs,
+      history: this.history,
+      isClosed: () => this.closed,
+    });
+    this.creation = new SessionCreation({
+      db: deps.db,
+      sidecarId: deps.sidecarId ?? null,
+      registry: this.registry,
+      events: this.events,
+      subscriptions: this.subscriptions,
+      rows: this.rows,
+      lifecycle: this.lifecycle,
+      isClosed: () => this.closed,
+    });
+    this.commands = new SessionCommandRunner({ db: deps.db, registry: this.registry, isClosed: () => this.closed });
   }
 
   /** Called with every event once it is in the log, in `seq` order per session. */
   onDidEmitEvent(listener: (event: WireEvent) => void): () => void {
-    this.eventListeners.add(listener);
-    return () => this.eventListeners.delete(listener);
+    return this.subscriptions.onDidEmitEvent(listener);
   }
 
   /** Called when a session's status, mode, model, title or figures change. */
   onDidChangeStatus(listener: (view: SessionView) => void): () => void {
-    this.statusListeners.add(listener);
-    return () => this.statusListeners.delete(listener);
+    return this.subscriptions.onDidChangeStatus(listener);
   }
 
   /**
@@ -242,99 +142,30 @@ export class SessionHub {
     access: WorkspaceAccess,
     input: NewSessionInput,
   ): Promise<SessionView> {
-    if (this.closed) return Promise.reject(shuttingDown());
-    if (input.mode === "bypassPermissions" && !access.workspace.allowBypass) return Promise.reject(bypassRefused());
-    const key = `${actor.id}\u0000${input.commandId}`;
-    const known = this.creates.get(key);
-    if (known) return known;
-    const outcome = (async () => {
-      const prior = await this.findCreated(access.workspace.id, actor.id, input.commandId);
-      if (prior) return this.view(prior);
-      // The argv the child will get, checked before a row exists: a bad model name is the
-      // caller's error, not a session that can never start.
-      buildCliArgs({
-        claudeSessionId: randomUUID(),
-        resume: false,
-        permissionMode: input.mode,
-        model: input.model,
-        allowBypass: access.workspace.allowBypass,
-        maxBudgetUsd: input.maxBudgetUsd,
-      });
-      return this.startNewSession(actor, access, input);
-    })();
-    remember(this.creates, key, outcome);
-    return outcome;
+    return this.creation.createSession(actor, access, input);
   }
 
   /**
-   * Reads one page of the log after `afterSeq` (or from the start, flagged `reset`, when the
-   * client is ahead) and hands it to `deliver`. A page that is not the last (`hasMore`) is only
-   * a page: the caller stays out of the session's room and asks for the next one. The last page
-   * is the catch-up: `deliver` must join the room synchronously; events stored while the page
-   * was read are merged in, events stored later reach the room, none twice.
+   * Reads one page of the log after `afterSeq` and hands it to `deliver`; the last page is the
+   * catch-up, and `deliver` must join the room synchronously (session-subscriptions.ts).
    */
-  async subscribe(sessionId: string, afterSeq: number, deliver: (snapshot: SubscribeSnapshot) => void): Promise<void> {
-    const entry = await this.entry(sessionId);
-    const captured: WireEvent[] = [];
-    entry.captures.add(captured);
-    try {
-      const reset = afterSeq > entry.lastNotifiedSeq;
-      const from = reset ? 0 : afterSeq;
-      const page = await listSessionEventPage(this.deps.db, sessionId, from, this.deps.subscribePage ?? subscribePage);
-      await this.learnNames(page.rows);
-      // From here to deliver() nothing awaits. Every event up to lastNotifiedSeq was either
-      // committed before the read (in the page, or in a later page when `more`) or announced
-      // after the capture began (in `captured`); later ones go to the room deliver() joins.
-      // Rows past lastNotifiedSeq are committed but not yet announced: they will reach the
-      // room, so they are left out here.
-      const upTo = entry.lastNotifiedSeq;
-      const events: WireEvent[] = [];
-      for (const row of page.rows) {
-        if (row.seq > upTo) break;
-        events.push(toWireEvent(row, { userName: this.nameOf(row.userId) }));
-      }
-      let last = events.at(-1)?.seq ?? from;
-      // More rows follow this page in the log: the client reads them before it joins, and
-      // whatever was captured meanwhile is in those rows.
-      const hasMore = page.more && last < upTo;
-      if (!hasMore) {
-        for (const event of captured) {
-          if (event.seq > last) {
-            events.push(event);
-            last = event.seq;
-          }
-        }
-      }
-      deliver({ session: this.viewOf(entry), events, reset, hasMore, nextAfterSeq: last });
-    } finally {
-      entry.captures.delete(captured);
-    }
+  subscribe(sessionId: string, afterSeq: number, deliver: (snapshot: SubscribeSnapshot) => void): Promise<void> {
+    return this.subscriptions.subscribe(sessionId, afterSeq, deliver);
   }
 
   /** One event with its whole payload, up to `maxFetchEventChars` (the download has the rest). */
-  async fetchEvent(sessionId: string, seq: number): Promise<WireEvent> {
-    const size = await sessionEventSize(this.deps.db, sessionId, seq);
-    if (size === undefined) throw new AppError(ErrorCode.notFound, `This session has no event ${seq}.`);
-    if (size > maxFetchEventChars) {
-      throw new AppError(
-        ErrorCode.invalidPayload,
-        `Event ${seq} is too large to show whole here (${(size / 1024 / 1024).toFixed(1)} M characters; at most ${maxFetchEventChars / 1024 / 1024} M). Download the session's log from the raw tab to read it.`,
-      );
-    }
-    const row = await findSessionEvent(this.deps.db, sessionId, seq);
-    if (!row) throw new AppError(ErrorCode.notFound, `This session has no event ${seq}.`);
-    await this.learnNames([row]);
-    return toWireEvent(row, { whole: true, userName: this.nameOf(row.userId) });
+  fetchEvent(sessionId: string, seq: number): Promise<WireEvent> {
+    return this.subscriptions.fetchEvent(sessionId, seq);
   }
 
   /** The current view of a session. */
   async view(sessionId: string): Promise<SessionView> {
-    return this.viewOf(await this.entry(sessionId));
+    return viewOf(await this.registry.entry(sessionId));
   }
 
   /** Views of the sessions of a workspace this hub holds in memory. */
-  liveViews(workspaceId: string): SessionView[] {
-    return [...this.entries.values()].filter((e) => e.workspace.id === workspaceId).map((e) => this.viewOf(e));
+  async liveViews(workspaceId: string): Promise<SessionView[]> {
+    return this.registry.all().filter((e) => e.workspace.id === workspaceId).map((e) => viewOf(e));
   }
 
   /**
@@ -348,7 +179,7 @@ export class SessionHub {
     commandId: string,
     images: readonly PromptImage[] = [],
   ): Promise<CommandAccepted> {
-    return this.command(sessionId, commandId, "prompt", async (entry) => {
+    return this.commands.run(sessionId, commandId, "prompt", async (entry) => {
       assertNotDead(entry);
       // Checked before the prompt is logged: a refused prompt starts no turn. A turn already
       // running is not affected; its cost counts when it ends.
@@ -360,24 +191,25 @@ export class SessionHub {
         ),
       );
       const uuid = randomUUID();
-      remember(entry.promptSenders, uuid, actor.id);
+      rememberBounded(entry.promptSenders, uuid, actor.id, maxRememberedCommands);
       const refs = await storePromptImages(this.deps.db, entry.id, images);
-      const stored = await this.append(
+      const stored = await this.events.append(
         entry,
         "prompt",
         refs.length > 0 ? { text, uuid, images: refs } : { text, uuid },
         { commandId, actor },
       );
-      this.indexText(entry, text);
+      faultPoint("crash-after-prompt-event");
+      this.history.indexText(entry, text);
       try {
         // the before-turn snapshot runs while a child starts; it never throws
         const snapshotted = this.deps.turnSnapshots?.promptDelivered(snapshotSessionOf(entry), stored.record.seq);
-        const runner = await this.ensureRunner(entry, entry.conversationStarted);
+        const runner = await this.lifecycle.ensureRunner(entry, entry.conversationStarted);
         await snapshotted?.();
         await runner.prompt(images.length > 0 ? { uuid, text, images } : { uuid, text });
       } catch (err) {
-        this.endTurnSnapshot(entry);
-        await this.noteFailure(entry, "prompt", stored.record.seq, err);
+        this.lifecycle.endTurnSnapshot(entry);
+        await this.events.noteFailure(entry, "prompt", stored.record.seq, err);
         throw err;
       }
       return { seq: stored.record.seq };
@@ -386,14 +218,14 @@ export class SessionHub {
 
   /** Interrupts the running turn (a no-op in the log's eyes when no child is live). */
   interrupt(actor: Actor, sessionId: string, commandId: string): Promise<CommandAccepted> {
-    return this.command(sessionId, commandId, "interrupt", async (entry) => {
-      const stored = await this.append(entry, "interrupt", {}, { commandId, actor });
+    return this.commands.run(sessionId, commandId, "interrupt", async (entry) => {
+      const stored = await this.events.append(entry, "interrupt", {}, { commandId, actor });
       const runner = entry.runner;
       if (runner && isLive(runner.state)) {
         try {
           await runner.interrupt();
         } catch (err) {
-          await this.noteFailure(entry, "interrupt", stored.record.seq, err);
+          await this.events.noteFailure(entry, "interrupt", stored.record.seq, err);
           throw asAppError(err);
         }
       }
@@ -403,14 +235,14 @@ export class SessionHub {
 
   /** Stops the child politely; the next prompt resumes the conversation. */
   stop(actor: Actor, sessionId: string, commandId: string): Promise<CommandAccepted> {
-    return this.command(sessionId, commandId, "stop", async (entry) => {
-      const stored = await this.append(entry, "stop", {}, { commandId, actor });
+    return this.commands.run(sessionId, commandId, "stop", async (entry) => {
+      const stored = await this.events.append(entry, "stop", {}, { commandId, actor });
       const runner = entry.runner ?? (await entry.runnerStarting?.catch(() => undefined));
       if (runner) {
         try {
           await runner.stop();
         } catch (err) {
-          await this.noteFailure(entry, "stop", stored.record.seq, err);
+          await this.events.noteFailure(entry, "stop", stored.record.seq, err);
           throw asAppError(err);
         }
       }
@@ -430,7 +262,7 @@ export class SessionHub {
     allowBypass: boolean,
   ): Promise<SetModeResult> {
     if (mode === "bypassPermissions" && !allowBypass) return Promise.reject(bypassRefused());
-    return this.command(sessionId, commandId, "set-mode", async (entry) => {
+    return this.commands.run(sessionId, commandId, "set-mode", async (entry) => {
       entry.workspace = { ...entry.workspace, allowBypass };
       if (mode === "bypassPermissions" && entry.runner && !entry.runnerAllowsBypass) {
         // The flag is fixed at spawn: only a new runner (and child) can offer bypass.
@@ -440,27 +272,27 @@ export class SessionHub {
             "This session's CLI was started before bypassPermissions was allowed. Press \"Stop process\" in the session header; the next prompt restarts it with bypass available.",
           );
         }
-        await this.retireRunner(entry);
+        await this.lifecycle.retireRunner(entry);
       }
-      const confirmed = await this.changeLive(entry, "set-mode", mode, commandId, actor, (runner) =>
+      const confirmed = await this.lifecycle.changeLive(entry, "set-mode", mode, commandId, actor, (runner) =>
         runner.setPermissionMode(mode as PermissionMode),
       );
       entry.mode = confirmed.value;
-      this.persistRow(entry);
-      this.emitStatus(entry);
+      this.rows.persistRow(entry);
+      this.subscriptions.emitStatus(entry);
       return { seq: confirmed.seq, mode: confirmed.value };
     });
   }
 
   /** Switches the model, as {@link setMode} does the mode. */
   setModel(actor: Actor, sessionId: string, model: string, commandId: string): Promise<SetModelResult> {
-    return this.command(sessionId, commandId, "set-model", async (entry) => {
-      const confirmed = await this.changeLive(entry, "set-model", model, commandId, actor, (runner) =>
+    return this.commands.run(sessionId, commandId, "set-model", async (entry) => {
+      const confirmed = await this.lifecycle.changeLive(entry, "set-model", model, commandId, actor, (runner) =>
         runner.setModel(model),
       );
       entry.model = confirmed.value;
-      this.persistRow(entry);
-      this.emitStatus(entry);
+      this.rows.persistRow(entry);
+      this.subscriptions.emitStatus(entry);
       return { seq: confirmed.seq, model: confirmed.value };
     });
   }
@@ -476,23 +308,23 @@ export class SessionHub {
     kind: "rewind" | "revert",
     run: (session: SnapshotSession, status: SessionStatus) => Promise<{ event: unknown; result: R }>,
   ): Promise<R & { seq: number }> {
-    return this.command(sessionId, commandId, kind, async (entry) => {
+    return this.commands.run(sessionId, commandId, kind, async (entry) => {
       const { event, result } = await run(snapshotSessionOf(entry), entry.runner?.state.status ?? entry.status);
-      const stored = await this.append(entry, kind, event, { commandId, actor });
+      const stored = await this.events.append(entry, kind, event, { commandId, actor });
       return { ...result, seq: stored.record.seq };
     });
   }
 
   /** The session's runner when its CLI child is live (control requests need one). */
   async liveRunner(sessionId: string): Promise<SessionRunner | undefined> {
-    const entry = await this.entry(sessionId);
+    const entry = await this.registry.entry(sessionId);
     const runner = entry.runner;
     return runner && isLive(runner.state) && runner.state.processRunning ? runner : undefined;
   }
 
   /** Any live runner of this sidecar (for what every CLI answers alike, such as the model list). */
   someLiveRunner(): SessionRunner | undefined {
-    for (const entry of this.entries.values()) {
+    for (const entry of this.registry.all()) {
       const runner = entry.runner;
       if (runner && isLive(runner.state) && runner.state.processRunning) return runner;
     }
@@ -511,7 +343,7 @@ export class SessionHub {
     kind: WireEventKind,
     run: (runner: SessionRunner | undefined) => Promise<{ record: Record<string, unknown>; reply: (seq: number) => R }>,
   ): Promise<R> {
-    return this.command(sessionId, commandId, kind, async (entry) => {
+    return this.commands.run(sessionId, commandId, kind, async (entry) => {
       assertNotDead(entry);
       const runner = entry.runner && isLive(entry.runner.state) ? entry.runner : undefined;
       let outcome: { record: Record<string, unknown>; reply: (seq: number) => R };
@@ -519,10 +351,10 @@ export class SessionHub {
         outcome = await run(runner);
       } catch (err) {
         const error = asAppError(err);
-        await this.append(entry, kind, { error: toWireError(error) }, { commandId, actor });
+        await this.events.append(entry, kind, { error: toWireError(error) }, { commandId, actor });
         throw error;
       }
-      const stored = await this.append(entry, kind, outcome.record, { commandId, actor });
+      const stored = await this.events.append(entry, kind, outcome.record, { commandId, actor });
       return outcome.reply(stored.record.seq);
     });
   }
@@ -532,23 +364,23 @@ export class SessionHub {
 
   /** Sends a control request to the session's live CLI; undefined when none is live. */
   async control(sessionId: string, request: HostControlRequest): Promise<Record<string, unknown> | undefined> {
-    const runner = (await this.entry(sessionId)).runner;
+    const runner = (await this.registry.entry(sessionId)).runner;
     if (!runner || !isLive(runner.state) || !runner.state.processRunning) return undefined;
     return runner.control(request);
   }
 
   /** Takes a new title into the session's entry (the row is written with it) and tells the listeners. */
   async retitle(sessionId: string, title: string): Promise<SessionView> {
-    const entry = await this.entry(sessionId);
+    const entry = await this.registry.entry(sessionId);
     entry.title = title;
-    this.persistRow(entry);
-    this.emitStatus(entry);
-    return this.viewOf(entry);
+    this.rows.persistRow(entry);
+    this.subscriptions.emitStatus(entry);
+    return viewOf(entry);
   }
 
   /** Stops the session's child and drops its entry, its queued writes done; for a session about to be deleted. */
   async forget(sessionId: string): Promise<void> {
-    const entry = this.entries.get(sessionId) ?? (await this.loading.get(sessionId)?.catch(() => undefined));
+    const entry = this.registry.known(sessionId) ?? (await this.registry.loadingEntry(sessionId));
     if (!entry) return;
     const runner = entry.runner ?? (await entry.runnerStarting?.catch(() => undefined));
     await runner
@@ -556,17 +388,16 @@ export class SessionHub {
       .catch((err: unknown) => this.deps.log.error({ err, sessionId }, "runner dispose failed"));
     entry.detachRunner?.();
     await entry.tail.catch(() => undefined);
-    await Promise.all([entry.costChain, entry.searchChain]);
-    entry.rowFlush?.();
-    await entry.rowWriting;
-    this.entries.delete(sessionId);
+    await Promise.all([this.costs.drain(entry), this.history.drain(entry)]);
+    await this.rows.flush(entry);
+    this.registry.delete(sessionId);
   }
 
   /** Stops every child, writes what is queued, and clears the registry. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const entries = [...this.entries.values()];
+    const entries = this.registry.all();
     await Promise.all(
       entries.map(async (entry) => {
         const runner = entry.runner ?? (await entry.runnerStarting?.catch(() => undefined));
@@ -578,695 +409,26 @@ export class SessionHub {
         }
       }),
     );
-    if (this.ownsWriter) await this.writer.close();
+    await this.events.close();
     await Promise.all(entries.map((e) => e.tail.catch(() => undefined)));
-    await Promise.all(entries.map((e) => e.costChain));
-    await Promise.all(entries.map((e) => e.searchChain));
+    await Promise.all(entries.map((e) => this.costs.drain(e)));
+    await Promise.all(entries.map((e) => this.history.drain(e)));
     for (const entry of entries) {
       entry.detachRunner?.();
       // The children are gone: the rows say so, for the web app's lists.
       if (liveStatuses.has(entry.status)) {
         entry.status = "stopped";
         entry.pid = null;
-        this.persistRow(entry);
+        this.rows.persistRow(entry);
       }
     }
-    for (const entry of entries) entry.rowFlush?.();
-    await Promise.all(entries.map((e) => e.rowWriting));
+    await Promise.all(entries.map((e) => this.rows.flush(e)));
     this.detachWriter();
-    this.entries.clear();
-  }
-
-  // -------------------------------------------------------------------------------------------
-  // sessions and runners
-
-  private async startNewSession(
-    actor: Actor,
-    access: WorkspaceAccess,
-    input: NewSessionInput,
-  ): Promise<SessionView> {
-    const row = await insertSession(this.deps.db, {
-      workspaceId: access.workspace.id,
-      createdById: actor.id,
-      claudeSessionId: randomUUID(),
-      mode: input.mode,
-      model: input.model ?? null,
-      sidecarId: this.deps.sidecarId ?? null,
-      maxBudgetUsd: input.maxBudgetUsd ?? null,
-    });
-    // the worktree exists before the first spawn: the child's cwd is in it from the start
-    if (input.worktree) row.worktreePath = await attachSessionWorktree(this.deps.db, row.id, access.workspace.rootPath);
-    const entry = this.newEntry(row, access.workspace, {
-      fresh: true,
-      lastSeq: 0,
-      costUsd: 0,
-      conversationStarted: false,
-    });
-    this.entries.set(entry.id, entry);
-    this.names.set(actor.id, actor.name);
-    const created = await this.append(
-      entry,
-      "process",
-      { phase: "created", mode: input.mode, model: input.model ?? null },
-      { commandId: input.commandId, actor },
-    );
-    this.emitStatus(entry);
-    try {
-      await this.ensureRunner(entry, false);
-    } catch (err) {
-      await this.noteFailure(entry, "create", created.record.seq, err);
-      entry.status = "stopped";
-      this.persistRow(entry);
-      this.emitStatus(entry);
-      throw asAppError(err);
-    }
-    return this.viewOf(entry);
-  }
-
-  /** The session a `session:create` with this id made, looked up in recent sessions' logs. */
-  private async findCreated(workspaceId: string, userId: string, commandId: string): Promise<string | undefined> {
-    const since = new Date(Date.now() - createRetryWindowMs);
-    for (const id of await listRecentSessionIds(this.deps.db, workspaceId, userId, since)) {
-      const event = await findSessionCommand(this.deps.db, id, commandId);
-      if (event) return id;
-    }
-    return undefined;
-  }
-
-  /** The live runner, or a new one started (resuming the conversation when there is one). */
-  private async ensureRunner(entry: SessionEntry, resume: boolean): Promise<SessionRunner> {
-    if (entry.runner) return entry.runner;
-    entry.runnerStarting ??= this.startRunner(entry, resume).finally(() => {
-      entry.runnerStarting = undefined;
-    });
-    return entry.runnerStarting;
-  }
-
-  private async startRunner(entry: SessionEntry, resume: boolean): Promise<SessionRunner> {
-    const configDir = path.join(this.deps.configRoot, entry.workspace.id);
-    this.deps.turnSnapshots?.warm(snapshotSessionOf(entry));
-    // 0700: a CLI config dir holds that workspace's transcripts.
-    await mkdir(configDir, { recursive: true, mode: 0o700 });
-    const mode = ZPermissionMode.safeParse(entry.mode);
-    const allowBypass = entry.workspace.allowBypass;
-    const runner = this.deps.createRunner(
-      {
-        sessionId: entry.id,
-        workspaceRoot: entry.workspace.rootPath,
-        ...(entry.worktreePath !== null ? { cwd: entry.worktreePath } : {}),
-        configDir,
-        claudeSessionId: entry.claudeSessionId,
-        resume,
-        permissionMode: mode.success ? mode.data : "default",
-        ...(entry.model !== null ? { model: entry.model } : {}),
-        allowBypass,
-        includePartialMessages: this.deps.includePartialMessages ?? true,
-        ...(entry.maxBudgetUsd !== null ? { maxBudgetUsd: entry.maxBudgetUsd } : {}),
-        // read fresh before every spawn: trust is revoked, or the files change, at any time
-        settingsTrusted: async () => {
-          const ws = await this.deps.db.workspace.findUnique({ where: { id: entry.workspace.id }, select: { trustedSettingsDigest: true } });
-          return settingsStillTrusted(entry.worktreePath ?? entry.workspace.rootPath, ws?.trustedSettingsDigest ?? null);
-        },
-        // read fresh before every spawn too: an owner narrows the network at any time
-        networkPolicy: async () =>
-          networkPolicyOf(await this.deps.db.workspace.findUniqueOrThrow({ where: { id: entry.workspace.id }, select: { networkPolicy: true, networkDomains: true } })),
-      },
-      (question) => this.decide(entry, question),
-    );
-    // Listen before start: the spawn and the first lines are part of the log.
-    const detach = runner.onDidEvent((event) => this.onRunnerEvent(entry, event));
-    try {
-      await runner.start();
-    } catch (err) {
-      detach();
-      await runner
-        .dispose()
-        .catch((e: unknown) => this.deps.log.error({ err: e, sessionId: entry.id }, "runner dispose failed"));
-      throw err;
-    }
-    entry.runner = runner;
-    entry.detachRunner = detach;
-    entry.runnerAllowsBypass = allowBypass;
-    this.applyState(entry, runner.state);
-    return runner;
-  }
-
-  /**
-   * A mode or model change, asked of the runner: a live CLI confirms it (or refuses, which is
-   * recorded as the outcome); a runner without a live child keeps it for its next spawn. With
-   * no runner at all, the value becomes the next runner's option.
-   */
-  private async changeLive(
-    entry: SessionEntry,
-    kind: "set-mode" | "set-model",
-    requested: string,
-    commandId: string,
-    actor: Actor,
-    ask: (runner: SessionRunner) => Promise<string>,
-  ): Promise<{ seq: number; value: string }> {
-    assertNotDead(entry);
-    const runner = entry.runner ?? (await entry.runnerStarting?.catch(() => undefined));
-    const field = kind === "set-mode" ? "mode" : "model";
-    const live = runner !== undefined && isLive(runner.state);
-    let value = requested;
-    if (runner) {
-      try {
-        value = await ask(runner);
-      } catch (err) {
-        const error = asAppError(err);
-        await this.append(entry, kind, { requested, error: toWireError(error) }, { commandId, actor });
-        throw error;
-      }
-    }
-    const stored = await this.append(entry, kind, { requested, [field]: value, live }, { commandId, actor });
-    return { seq: stored.record.seq, value };
-  }
-
-  /** Drops a runner without a live child, so the next prompt starts one with the current options. */
-  private async retireRunner(entry: SessionEntry): Promise<void> {
-    const runner = entry.runner;
-    if (!runner) return;
-    entry.runner = undefined;
-    entry.detachRunner?.();
-    entry.detachRunner = undefined;
-    entry.runnerAllowsBypass = entry.workspace.allowBypass;
-    await runner
-      .dispose()
-      .catch((err: unknown) => this.deps.log.error({ err, sessionId: entry.id }, "runner dispose failed"));
-  }
-
-  /**
-   * Asks the decider, queues the decision's log event, and lets the runner write the answer at
-   * once. The event is not awaited: the decider has stored the decision already (the Approval row
-   * is settled before it answers), the event is queued before the answer reaches the CLI so that
-   * every line the answer causes gets a later `seq`, and browsers see it only once it is stored.
-   */
-  private async decide(entry: SessionEntry, question: PermissionQuestion): Promise<PermissionDecision> {
-    const decider = this.deps.decidePermission ?? denyWithoutQueue;
-    const decision = await decider({ sessionId: entry.id, workspaceId: entry.workspace.id }, question);
-    const record = {
-      requestId: question.requestId,
-      toolName: question.request.tool_name,
-      toolUseId: question.request.tool_use_id ?? null,
-      behavior: decision.behavior,
-      ...(decision.behavior === "deny" ? { message: decision.message } : {}),
-    };
-    // appendRaw logs a failed write; the answer stands either way (the Approval row has it). A
-    // hub that is closing has stopped its children: their withdrawn questions need no event.
-    if (!this.closed) void this.appendRaw(entry, "decision", JSON.stringify(record), record);
-    return decision;
-  }
-
-  private onRunnerEvent(entry: SessionEntry, event: RunnerEvent): void {
-    switch (event.type) {
-      case "line":
-        this.appendLine(entry, event.raw, event.message);
-        this.feedCost(entry, { type: "message", message: event.message });
-        break;
-      case "bad-line":
-        this.appendQuietly(entry, "cli-bad-line", { raw: event.raw, error: event.error });
-        break;
-      case "stderr":
-        this.appendQuietly(entry, "stderr", { text: event.text });
-        break;
-      case "process": {
-        const { type: _type, ...fields } = event;
-        this.appendQuietly(entry, "process", fields);
-        entry.pid = event.phase === "spawned" ? event.pid : null;
-        this.persistRow(entry);
-        if (event.phase === "spawned") {
-          // Before any stdout line of this child: the reducer must know a resume resets the counters.
-          this.feedCost(
-            entry,
-            event.resumed
-              ? {
-                  type: "process-spawned",
-                  resume: { claudeSessionId: entry.claudeSessionId, previousExit: entry.lastExit ?? "crashed" },
-                }
-              : { type: "process-spawned", claudeSessionId: entry.claudeSessionId },
-          );
-        } else {
-          this.endTurnSnapshot(entry);
-          // Exit code 1 is the CLI's ordinary end after stdin closes with an error turn; it saved its state.
-          entry.lastExit = event.signal === null && (event.code === 0 || event.code === 1) ? "graceful" : "crashed";
-        }
-        break;
-      }
-      case "state":
-        this.applyState(entry, event.state);
-        break;
-    }
-  }
-
-  /** The turn is over: its after-snapshot is taken, and its changes logged as a `changes` event. */
-  private endTurnSnapshot(entry: SessionEntry): void {
-    this.deps.turnSnapshots?.turnEnded(entry.id, (payload) => {
-      if (!this.closed) this.appendQuietly(entry, "changes", payload);
-    });
-  }
-
-  private appendLine(entry: SessionEntry, raw: string, message: CliMessage): void {
-    this.appendRaw(entry, "cli", raw, wirePayloadOf(raw, message));
-    if (message.type === "result") {
-      this.endTurnSnapshot(entry);
-      entry.conversationStarted = true;
-      this.countResult(entry, message);
-      if (typeof message.result === "string" && message.result) this.indexText(entry, message.result);
-    } else if (message.type === "system" && message.subtype === "session_title_changed") {
-      entry.title = message.title;
-      this.persistRow(entry);
-      this.emitStatus(entry);
-    }
-  }
-
-  /**
-   * Runs the cost reducer; a turn is recorded once its result line is in the log (the tail at
-   * this point is that line's append), then the session total is re-read from the entries.
-   */
-  private feedCost(entry: SessionEntry, event: CostEvent): void {
-    const step = reduceCost(entry.cost, event, this.now());
-    entry.cost = step.state;
-    const turn = step.turn;
-    if (!turn) return;
-    const result = event.type === "message" && event.message.type === "result" ? event.message : undefined;
-    const uuids = result?.user_message_uuids ?? (result?.user_message_uuid ? [result.user_message_uuid] : []);
-    const lineStored = entry.tail;
-    entry.costChain = entry.costChain
-      .then(() => lineStored)
-      .then(() => this.recordTurn(entry, turn, uuids))
-      .catch((err: unknown) => this.deps.log.error({ err, sessionId: entry.id }, "recording a turn's cost failed"))
-      .then(() => sumSessionCost(this.deps.db, entry.id))
-      .then((usd) => {
-        entry.costUsd = usd;
-        this.emitStatus(entry);
-      })
-      .catch((err: unknown) => this.deps.log.warn({ err, sessionId: entry.id }, "reading the session cost failed"));
-  }
-
-  private async recordTurn(entry: SessionEntry, turn: CostTurn, uuids: readonly string[]): Promise<void> {
-    const userId = await this.payerOf(entry, uuids);
-    await recordCostEntries(
-      this.deps.db,
-      buildCostEntries(turn, { sessionId: entry.id, userId, workspaceId: entry.workspace.id }),
-    );
-  }
-
-  /** Whoever sent the first prompt the result answers, else the session's creator. */
-  private async payerOf(entry: SessionEntry, uuids: readonly string[]): Promise<string> {
-    for (const uuid of uuids) {
-      const known = entry.promptSenders.get(uuid);
-      if (known) return known;
-      // Sent before this sidecar started: the prompt event in the log names its sender.
-      const logged = await findPromptSender(this.deps.db, entry.id, uuid);
-      if (logged) return logged;
-    }
-    return entry.createdBy.id;
-  }
-
-  /** Adds text to the session's history search column (best effort: the log stays the truth). */
-  private indexText(entry: SessionEntry, text: string): void {
-    entry.searchChain = entry.searchChain
-      .then(() => appendSessionSearchText(this.deps.db, entry.id, text))
-      .catch((err: unknown) => this.deps.log.warn({ err, sessionId: entry.id }, "updating the search text failed"));
+    this.registry.clear();
   }
 
   private now(): number {
     return this.deps.now?.() ?? Date.now();
   }
-
-  private countResult(entry: SessionEntry, result: ResultMessage): void {
-    if (typeof result.uuid === "string") {
-      if (entry.countedResults.has(result.uuid)) return;
-      entry.countedResults.add(result.uuid);
-    }
-    addUsage(entry.tokens, result);
-  }
-
-  private applyState(entry: SessionEntry, state: SessionState): void {
-    const mode = state.permissionMode ?? entry.mode;
-    const model = state.model ?? entry.model;
-    if (state.status === entry.status && mode === entry.mode && model === entry.model) return;
-    entry.status = state.status;
-    entry.mode = mode;
-    entry.model = model;
-    this.persistRow(entry);
-    this.emitStatus(entry);
-  }
-
-  // -------------------------------------------------------------------------------------------
-  // the log
-
-  private command<R>(
-    sessionId: string,
-    commandId: string,
-    kind: WireEventKind,
-    run: (entry: SessionEntry) => Promise<R>,
-  ): Promise<R> {
-    return (async () => {
-      this.assertOpen();
-      const entry = await this.entry(sessionId);
-      const known = entry.commands.get(commandId);
-      if (known) {
-        if (known.kind !== kind) throw reusedCommandId();
-        return known.outcome as Promise<R>;
-      }
-      const outcome = (async () => {
-        const prior = await findSessionCommand(this.deps.db, sessionId, commandId);
-        if (prior) return outcomeFromLog(prior, kind) as R;
-        return run(entry);
-      })();
-      remember(entry.commands, commandId, { kind, outcome });
-      return outcome;
-    })();
-  }
-
-  private append(
-    entry: SessionEntry,
-    kind: WireEventKind,
-    value: unknown,
-    command?: { commandId: string; actor: Actor },
-  ): Promise<StoredEvent> {
-    if (command) this.names.set(command.actor.id, command.actor.name);
-    return this.appendRaw(entry, kind, JSON.stringify(value), value, command);
-  }
-
-  private appendRaw(
-    entry: SessionEntry,
-    kind: WireEventKind,
-    payload: string,
-    value: unknown,
-    command?: { commandId: string; actor: Actor },
-  ): Promise<StoredEvent> {
-    const stored = this.writer.append({
-      sessionId: entry.id,
-      kind,
-      payload,
-      value,
-      commandId: command?.commandId ?? null,
-      userId: command?.actor.id ?? null,
-    });
-    entry.tail = stored.catch(() => undefined);
-    if (!command) {
-      stored.catch((err: unknown) =>
-        this.deps.log.error({ err, sessionId: entry.id, kind }, "an event was not stored and is lost"),
-      );
-    }
-    return stored;
-  }
-
-  private appendQuietly(entry: SessionEntry, kind: WireEventKind, value: unknown): void {
-    void this.appendRaw(entry, kind, JSON.stringify(value), value);
-  }
-
-  /** Records that a command's effect failed after the command itself was logged. */
-  private async noteFailure(entry: SessionEntry, command: string, seq: number, err: unknown): Promise<void> {
-    this.deps.log.warn({ err, sessionId: entry.id, command }, "session command failed");
-    await this.appendRaw(
-      entry,
-      "process",
-      JSON.stringify({ phase: "command-failed", command, commandSeq: seq, error: toWireError(err) }),
-      { phase: "command-failed", command, commandSeq: seq, error: toWireError(err) },
-    ).catch(() => undefined);
-  }
-
-  private onStored(stored: StoredEvent): void {
-    const entry = this.entries.get(stored.record.sessionId);
-    const event = toWireEvent(stored.record, { value: stored.value, userName: this.nameOf(stored.record.userId) });
-    if (entry) {
-      entry.lastNotifiedSeq = stored.record.seq;
-      for (const captured of entry.captures) captured.push(event);
-    }
-    for (const listener of this.eventListeners) listener(event);
-  }
-
-  // -------------------------------------------------------------------------------------------
-  // entries, views, rows
-
-  private entry(sessionId: string): Promise<SessionEntry> {
-    const known = this.entries.get(sessionId);
-    if (known) return Promise.resolve(known);
-    let loading = this.loading.get(sessionId);
-    if (!loading) {
-      loading = this.load(sessionId).finally(() => this.loading.delete(sessionId));
-      this.loading.set(sessionId, loading);
-    }
-    return loading;
-  }
-
-  private async load(sessionId: string): Promise<SessionEntry> {
-    const row = await findSession(this.deps.db, sessionId);
-    if (!row) throw new AppError(ErrorCode.notFound, "No such session, or you are not a member of its workspace.");
-    const [lastSeq, costUsd, results, countedResultIds] = await Promise.all([
-      this.writer.lastSeq(sessionId),
-      sumSessionCost(this.deps.db, sessionId),
-      listResultCandidates(this.deps.db, sessionId),
-      listRecordedResultIds(this.deps.db, sessionId),
-    ]);
-    const entry = this.newEntry(row, row.workspace, { fresh: false, lastSeq, costUsd, conversationStarted: false });
-    entry.cost = createCostState({ countedResultIds });
-    for (const text of results) {
-      const parsed = safeParse(text);
-      if (!isResult(parsed)) continue;
-      entry.conversationStarted = true;
-      this.countResult(entry, parsed);
-    }
-    this.names.set(row.createdBy.id, row.createdBy.name);
-    this.entries.set(sessionId, entry);
-    return entry;
-  }
-
-  private newEntry(
-    row: SessionRow,
-    workspace: WorkspaceAccess["workspace"],
-    init: { fresh: boolean; lastSeq: number; costUsd: number; conversationStarted: boolean },
-  ): SessionEntry {
-    // A loaded session has no child of this sidecar: a row that claims a live one is stale.
-    const stale = !knownStatuses.has(row.status) || (!init.fresh && liveStatuses.has(row.status));
-    const status = stale ? "stopped" : (row.status as SessionStatus);
-    return {
-      id: row.id,
-      workspace,
-      worktreePath: row.worktreePath,
-      claudeSessionId: row.claudeSessionId ?? row.id,
-      createdBy: row.createdBy,
-      createdAt: row.createdAt,
-      title: row.title,
-      status,
-      mode: row.mode,
-      model: row.model,
-      pid: null,
-      costUsd: init.costUsd,
-      tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-      countedResults: new Set(),
-      conversationStarted: init.conversationStarted,
-      runner: undefined,
-      runnerAllowsBypass: workspace.allowBypass,
-      runnerStarting: undefined,
-      detachRunner: undefined,
-      commands: new Map(),
-      captures: new Set(),
-      lastNotifiedSeq: init.lastSeq,
-      tail: Promise.resolve(),
-      rowDirty: false,
-      rowWriting: undefined,
-      rowFlush: undefined,
-      rowWritten: undefined,
-      cost: createCostState(),
-      lastExit: null,
-      promptSenders: new Map(),
-      costChain: Promise.resolve(),
-      maxBudgetUsd: row.maxBudgetUsd,
-      searchChain: Promise.resolve(),
-    };
-  }
-
-  private viewOf(entry: SessionEntry): SessionView {
-    return {
-      id: entry.id,
-      workspaceId: entry.workspace.id,
-      workspaceSlug: entry.workspace.slug,
-      title: entry.title,
-      status: entry.status,
-      mode: entry.mode,
-      model: entry.model,
-      createdBy: entry.createdBy,
-      createdAt: entry.createdAt.toISOString(),
-      lastSeq: entry.lastNotifiedSeq,
-      costUsd: entry.costUsd,
-      tokens: { ...entry.tokens },
-      bypassAvailable: entry.workspace.allowBypass && (entry.runner === undefined || entry.runnerAllowsBypass),
-    };
-  }
-
-  /** Tells listeners the session's view, after the events appended so far. */
-  private emitStatus(entry: SessionEntry): void {
-    void entry.tail.then(() => {
-      const view = this.viewOf(entry);
-      for (const listener of this.statusListeners) listener(view);
-    });
-  }
-
-  /**
-   * Writes the row's live fields. The row is the web app's picture of a live session, which the
-   * sidecar's status facts keep current in every open page; so changes wait up to
-   * {@link rowWriteDelayMs} and are written together (an approval asked and answered within that
-   * time costs no write at all), and a row whose only change is `lastActivityAt` is rewritten at
-   * most every {@link activityWriteMs}. A new or gone pid is written at once: after a sidecar
-   * crash, the reaper finds children by the pids in the rows.
-   */
-  private persistRow(entry: SessionEntry): void {
-    entry.rowDirty = true;
-    if (entry.rowWriting) {
-      if (entry.pid !== entry.rowWritten?.pid) entry.rowFlush?.();
-      return;
-    }
-    entry.rowWriting = (async () => {
-      if (entry.rowWritten !== undefined && entry.pid === entry.rowWritten.pid) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, rowWriteDelayMs);
-          entry.rowFlush = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-      }
-      entry.rowFlush = undefined;
-      while (entry.rowDirty) {
-        entry.rowDirty = false;
-        const now = Date.now();
-        const fields = {
-          status: entry.status,
-          mode: entry.mode,
-          model: entry.model,
-          title: entry.title,
-          pid: entry.pid,
-          sidecarId: this.deps.sidecarId ?? null,
-        };
-        const key = JSON.stringify(fields);
-        if (entry.rowWritten?.key === key && now - entry.rowWritten.at < activityWriteMs) continue;
-        try {
-          await updateSessionLive(this.deps.db, entry.id, { ...fields, lastActivityAt: new Date(now) });
-          entry.rowWritten = { key, pid: fields.pid, at: now };
-        } catch (err) {
-          this.deps.log.error({ err, sessionId: entry.id }, "updating the session row failed");
-        }
-      }
-    })().finally(() => {
-      entry.rowWriting = undefined;
-    });
-  }
-
-  private async learnNames(rows: readonly SessionEventRecord[]): Promise<void> {
-    const missing = [
-      ...new Set(rows.map((r) => r.userId).filter((id): id is string => id !== null && !this.names.has(id))),
-    ];
-    if (missing.length === 0) return;
-    for (const [id, name] of await findUserNames(this.deps.db, missing)) this.names.set(id, name);
-  }
-
-  private nameOf(userId: string | null): string | undefined {
-    return userId === null ? undefined : this.names.get(userId);
-  }
-
-  private assertOpen(): void {
-    if (this.closed) throw shuttingDown();
-  }
 }
 
-/**
- * The payload browsers get for a CLI line: the object the CLI printed. The decoder hands back
- * that very object, except for frames it wraps (unknown types, unknown control requests): those
- * are parsed again from the raw line, so a live event equals its replay from the log.
- */
-function wirePayloadOf(raw: string, message: CliMessage): unknown {
-  if (message.type === "unknown") return message.value;
-  if (message.type === "control_request" && message.request.subtype === "unknown") return safeParse(raw);
-  return message;
-}
-
-function snapshotSessionOf(entry: SessionEntry): SnapshotSession {
-  const { repoKey, root } = changeRootOf({
-    sessionId: entry.id,
-    workspaceId: entry.workspace.id,
-    rootPath: entry.workspace.rootPath,
-    worktreePath: entry.worktreePath,
-  });
-  return { sessionId: entry.id, workspaceId: entry.workspace.id, rootPath: root, repoKey };
-}
-
-function addUsage(tokens: Tokens, result: ResultMessage): void {
-  const usage = result.usage;
-  if (!usage) return;
-  tokens.input += usage.input_tokens ?? 0;
-  tokens.output += usage.output_tokens ?? 0;
-  tokens.cacheRead += usage.cache_read_input_tokens ?? 0;
-  tokens.cacheWrite += usage.cache_creation_input_tokens ?? 0;
-}
-
-/** The first outcome of a command, rebuilt from the event it logged. */
-function outcomeFromLog(event: SessionEventRecord, kind: WireEventKind): unknown {
-  if (event.kind !== kind) throw reusedCommandId();
-  const payload = safeParse(event.payload) as { error?: WireError; mode?: string; model?: string } | undefined;
-  if (payload?.error) throw new AppError(payload.error.code, payload.error.message);
-  if (kind === "set-mode") return { seq: event.seq, mode: payload?.mode ?? "" };
-  if (kind === "set-model") return { seq: event.seq, model: payload?.model ?? "" };
-  if (kind === "set-thinking" || kind === "cancel-queued") return { ...(payload ?? {}), seq: event.seq };
-  return { seq: event.seq };
-}
-
-function remember<V>(map: Map<string, V>, key: string, value: V): void {
-  map.set(key, value);
-  if (map.size > maxRememberedCommands) {
-    const oldest = map.keys().next();
-    if (!oldest.done) map.delete(oldest.value);
-  }
-}
-
-function assertNotDead(entry: SessionEntry): void {
-  const status = entry.runner?.state.status ?? entry.status;
-  if (status === "dead") {
-    throw new AppError(
-      ErrorCode.conflict,
-      "This session's CLI crashed too often and the session is closed. Start a new session.",
-    );
-  }
-}
-
-/** The decider when no approval queue is connected: the CLI must get an answer, and this one says why. */
-const denyWithoutQueue: SessionPermissionDecider = async (_session, question) => ({
-  behavior: "deny",
-  message: `Conduit has no approval queue connected, so ${question.request.tool_name} was not allowed. Switch the permission mode (acceptEdits lets edits through) or ask the operator to enable approvals.`,
-});
-
-function shuttingDown(): AppError {
-  return new AppError(ErrorCode.unavailable, "The sidecar is shutting down.");
-}
-
-function bypassRefused(): AppError {
-  return new AppError(
-    ErrorCode.forbidden,
-    "bypassPermissions is not enabled for this workspace; an owner can allow it in the workspace settings.",
-  );
-}
-
-function reusedCommandId(): AppError {
-  return new AppError(ErrorCode.conflict, "This commandId was already used for a different command.");
-}
-
-function asAppError(err: unknown): AppError {
-  if (err instanceof AppError) return err;
-  const message = err instanceof Error && err.message ? err.message : "The CLI refused the request.";
-  return new AppError(ErrorCode.cliError, message);
-}
-
-function safeParse(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function isResult(value: unknown): value is ResultMessage {
-  return typeof value === "object" && value !== null && (value as { type?: unknown }).type === "result";
-}

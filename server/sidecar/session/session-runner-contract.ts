@@ -7,6 +7,7 @@ import type { CanUseToolRequest, CliMessage, PermissionMode } from "@/server/sha
 import type { HostControlRequest, PermissionDecision } from "@/server/shared/claude-protocol/encode";
 import type { SessionState } from "@/server/domain/session/session-state";
 import type { NetworkPolicy } from "@/server/domain/workspace/network-policy";
+import type { McpSpawnServer } from "@/server/domain/workspace/mcp-servers";
 
 /** How a runner starts its CLI child. */
 export interface SessionRunnerOptions {
@@ -39,6 +40,8 @@ export interface SessionRunnerOptions {
   settingsTrusted?: () => Promise<boolean>;
   /** The workspace's network policy, asked before every spawn (restarts included); default open. */
   networkPolicy?: () => Promise<NetworkPolicy>;
+  /** The workspace's MCP servers (secrets open), asked before every spawn: `--mcp-config` (see `mcp-config.ts`); default none. */
+  mcpServers?: () => Promise<readonly McpSpawnServer[]>;
 }
 
 /** A prompt as the runner writes it. */

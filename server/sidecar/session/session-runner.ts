@@ -55,6 +55,7 @@ import {
 import { noSandbox, type CliSandbox } from "@/server/sidecar/process/sandbox";
 import type { SessionCredential } from "@/server/sidecar/credential-proxy/credential-proxy";
 import { openNetwork } from "@/server/domain/workspace/network-policy";
+import { writeSpawnMcpConfig, type SpawnMcpConfig } from "./mcp-config";
 import { attachSpawnNetwork, sandboxNetworkOf, type NetworkAttachment, type SessionNetwork } from "@/server/sidecar/network/session-network";
 import {
   defaultSupervisorConfig,
@@ -112,6 +113,8 @@ export interface SessionRunnerDeps {
   credentials?: { issue(sessionId: string): SessionCredential };
   /** Narrowed networks (`none`, `allowlist`); without it a narrowed workspace's spawn is refused. */
   network?: SessionNetwork;
+  /** Where each spawn's private `--mcp-config` directory goes (`mcp-config.ts`); default the OS temp dir. */
+  mcpRunRoot?: string;
 }
 
 const systemClock: Clock = { now: () => Date.now(), ...globalTimers };
@@ -141,6 +144,8 @@ interface Generation {
   credential: SessionCredential | undefined;
   /** The child's narrowed network; closed when the child ends or fails to start. */
   network: NetworkAttachment | undefined;
+  /** The child's `--mcp-config` file; removed when the child ends or fails to start. */
+  mcp: SpawnMcpConfig | undefined;
 }
 
 class SupervisedSessionRunner implements SessionRunner {
@@ -359,9 +364,18 @@ class SupervisedSessionRunner implements SessionRunner {
     // rules in a project it has not trusted).
     if (trusted) grantCliProjectTrust(this.options.configDir, this.options.cwd ?? this.options.workspaceRoot);
     else revokeCliProjectGrants(this.options.configDir);
+    // The workspace's MCP servers, read fresh too (mcp-config.ts).
+    const mcp = await writeSpawnMcpConfig((await this.options.mcpServers?.()) ?? [], { trusted, runRoot: this.deps.mcpRunRoot });
+    args.push(...(mcp?.args ?? []));
     // Read fresh before every spawn (an owner narrows at any time); refused rather than run open.
-    const policy = (await this.options.networkPolicy?.()) ?? openNetwork;
-    const network = await attachSpawnNetwork(this.sessionId, policy, this.deps.sandbox ?? noSandbox, this.deps.network);
+    let network: NetworkAttachment | undefined;
+    try {
+      const policy = (await this.options.networkPolicy?.()) ?? openNetwork;
+      network = await attachSpawnNetwork(this.sessionId, policy, this.deps.sandbox ?? noSandbox, this.deps.network);
+    } catch (err) {
+      await mcp?.remove();
+      throw err;
+    }
     const credential = this.deps.credentials?.issue(this.sessionId);
     const env = buildCliEnv({
       baseEnv: this.deps.baseEnv ?? process.env,
@@ -381,13 +395,19 @@ class SupervisedSessionRunner implements SessionRunner {
       process: undefined,
       credential,
       network,
+      mcp,
     };
     this.current = generation;
     let child: CliProcess;
     try {
       const launch = (this.deps.sandbox ?? noSandbox).wrap(
         { file: this.deps.cliPath, args, cwd: this.options.cwd ?? this.options.workspaceRoot, env },
-        { workspaceRoot: this.options.workspaceRoot, configDir: this.options.configDir, ...(this.options.cwd !== undefined ? { cwd: this.options.cwd } : {}) },
+        {
+          workspaceRoot: this.options.workspaceRoot,
+          configDir: this.options.configDir,
+          ...(this.options.cwd !== undefined ? { cwd: this.options.cwd } : {}),
+          ...(mcp !== undefined ? { readOnly: [mcp.dir] } : {}),
+        },
         sandboxNetworkOf(network),
       );
       child = await spawnCliProcess({
@@ -408,6 +428,7 @@ class SupervisedSessionRunner implements SessionRunner {
     } catch (error) {
       credential?.revoke();
       void network?.close();
+      void mcp?.remove();
       if (this.current === generation) this.current = undefined;
       generation.channel.close("the CLI did not start");
       if (newLease) this.releaseLease();
@@ -453,6 +474,7 @@ class SupervisedSessionRunner implements SessionRunner {
     // The token dies with its process, whatever happens next.
     generation.credential?.revoke();
     void generation.network?.close();
+    void generation.mcp?.remove();
     if (this.current !== generation) return;
     // Every line the child printed is delivered before its exit.
     this.onFramedLines(generation, generation.framer.end());

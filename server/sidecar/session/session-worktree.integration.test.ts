@@ -8,7 +8,12 @@ import path from "node:path";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, say } from "@/server/model-server/scenario";
-import { listWorktreeChanges, mergeSessionWorktree, WorktreeConflictError, type SessionWorktree } from "@/server/workspace-git/session-worktree";
+import {
+  listWorktreeChanges,
+  mergeSessionWorktree,
+  WorktreeConflictError,
+  type SessionWorktree,
+} from "@/server/workspace-git/session-worktree";
 import { startCliEnv, type CliEnv } from "@/test/cli-env";
 import { createSessionFixtures, type SessionFixtures } from "@/test/session-fixtures";
 import { SessionHub } from "./session-hub";
@@ -21,33 +26,44 @@ const log = pino({ level: "silent" });
 let counter = 0;
 const commandId = () => `wt-${++counter}-${Math.random().toString(36).slice(2, 10)}`;
 
-
 describe("sessions in their own git worktree, real CLI", () => {
   let cli: CliEnv;
   let fx: SessionFixtures;
   let hub: SessionHub;
   const git = (cwd: string, ...args: string[]) =>
-    execFileSync("git", ["-c", "user.name=Setup", "-c", "user.email=setup@example.test", "-c", "init.defaultBranch=main", ...args], {
-      cwd,
-      encoding: "utf8",
-      env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
-    });
+    execFileSync(
+      "git",
+      ["-c", "user.name=Setup", "-c", "user.email=setup@example.test", "-c", "init.defaultBranch=main", ...args],
+      {
+        cwd,
+        encoding: "utf8",
+        env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+      },
+    );
 
   beforeAll(async () => {
     cli = await startCliEnv({ files: { "notes.txt": "base\n", "shared.txt": "line one\n" } });
-    cli.server.addScenario("write-notes", [callTool("Write", { file_path: "notes.txt", content: "from the session\n" }), say("Wrote it.")]);
-    cli.server.addScenario("write-shared", [callTool("Write", { file_path: "shared.txt", content: "session's line\n" }), say("Wrote shared.")]);
+    cli.server.addScenario("write-notes", [
+      callTool("Write", { file_path: "notes.txt", content: "from the session\n" }),
+      say("Wrote it."),
+    ]);
+    cli.server.addScenario("write-shared", [
+      callTool("Write", { file_path: "shared.txt", content: "session's line\n" }),
+      say("Wrote shared."),
+    ]);
     git(cli.cwd, "init", "-q");
     git(cli.cwd, "add", "-A");
     git(cli.cwd, "commit", "-q", "-m", "initial");
     fx = await createSessionFixtures({ rootPath: cli.cwd });
     hub = new SessionHub({
       db: fx.db,
-      createRunner: (options, decidePermission) => createSessionRunner(options, { cliPath: cli.cliPath, decidePermission, baseEnv: cli.env }),
+      createRunner: (options, decidePermission) =>
+        createSessionRunner(options, { cliPath: cli.cliPath, decidePermission, baseEnv: cli.env }),
       configRoot: path.join(fx.dataDir, "claude-config"),
       sidecarId: "worktree-it",
       log,
-      turnSnapshots: new TurnSnapshots({ db: fx.db, dataDir: fx.dataDir, log }),
+      // A generous wait: these tests check what a turn changed, not how long a loaded machine takes to hash the work tree.
+      turnSnapshots: new TurnSnapshots({ db: fx.db, dataDir: fx.dataDir, log, beforeWaitMs: 20_000 }),
     });
   });
 
@@ -58,8 +74,15 @@ describe("sessions in their own git worktree, real CLI", () => {
   });
 
   async function worktreeSession(): Promise<{ id: string; wt: SessionWorktree }> {
-    const view = await hub.createSession(fx.owner, { workspace: fx.workspace, role: "owner" }, { mode: "acceptEdits", worktree: true, commandId: commandId() });
-    const row = await fx.db.session.findUniqueOrThrow({ where: { id: view.id }, select: { worktreePath: true, worktreeBranch: true, baseBranch: true } });
+    const view = await hub.createSession(
+      fx.owner,
+      { workspace: fx.workspace, role: "owner" },
+      { mode: "acceptEdits", worktree: true, commandId: commandId() },
+    );
+    const row = await fx.db.session.findUniqueOrThrow({
+      where: { id: view.id },
+      select: { worktreePath: true, worktreeBranch: true, baseBranch: true },
+    });
     expect(row.worktreePath).toBe(path.join(cli.cwd, ".conduit", "worktrees", row.worktreePath!.split("/").pop()!));
     expect(row.worktreeBranch).toMatch(/^conduit\/[A-Za-z0-9]+$/);
     expect(row.baseBranch).toBe("main");
@@ -70,7 +93,12 @@ describe("sessions in their own git worktree, real CLI", () => {
   async function turn(sessionId: string, text: string): Promise<void> {
     const before = await fx.db.sessionEvent.count({ where: { sessionId, payload: { contains: '"type":"result"' } } });
     await hub.prompt(fx.owner, sessionId, text, commandId());
-    await until(async () => (await fx.db.sessionEvent.count({ where: { sessionId, payload: { contains: '"type":"result"' } } })) > before, 60_000, "the turn's result");
+    await until(
+      async () =>
+        (await fx.db.sessionEvent.count({ where: { sessionId, payload: { contains: '"type":"result"' } } })) > before,
+      60_000,
+      "the turn's result",
+    );
   }
 
   it("writes into the worktree, not the main checkout, and merges back", async () => {
@@ -84,15 +112,24 @@ describe("sessions in their own git worktree, real CLI", () => {
     expect(await listWorktreeChanges({ root: cli.cwd }, wt)).toEqual([{ path: "notes.txt", status: "modified" }]);
     // the Changes tab's record of the turn is the worktree's, not the main checkout's (which skips .conduit)
     await until(
-      async () => (await fx.db.turnChange.count({ where: { sessionId: id, kind: "turn", afterCommit: { not: null } } })) > 0,
+      async () =>
+        (await fx.db.turnChange.count({ where: { sessionId: id, kind: "turn", afterCommit: { not: null } } })) > 0,
       30_000,
       "the turn's changes recorded",
     );
-    const recorded = await fx.db.turnChange.findFirstOrThrow({ where: { sessionId: id, kind: "turn", afterCommit: { not: null } } });
+    const recorded = await fx.db.turnChange.findFirstOrThrow({
+      where: { sessionId: id, kind: "turn", afterCommit: { not: null } },
+    });
     expect(recorded.status).toBe("ok");
-    expect((JSON.parse(recorded.files) as { path: string; status: string }[]).map((f) => [f.path, f.status])).toEqual([["notes.txt", "modified"]]);
+    expect((JSON.parse(recorded.files) as { path: string; status: string }[]).map((f) => [f.path, f.status])).toEqual([
+      ["notes.txt", "modified"],
+    ]);
     await hub.stop(fx.owner, id, commandId());
-    await mergeSessionWorktree({ root: cli.cwd }, wt, { strategy: "merge", who: { name: fx.owner.name, email: "olga@example.test" }, sessionId: id });
+    await mergeSessionWorktree({ root: cli.cwd }, wt, {
+      strategy: "merge",
+      who: { name: fx.owner.name, email: "olga@example.test" },
+      sessionId: id,
+    });
     expect(await readFile(path.join(cli.cwd, "notes.txt"), "utf8")).toBe("from the session\n");
     expect(git(cli.cwd, "log", "-2", "--format=%an|%s").trim().split("\n")).toEqual([
       `${fx.owner.name}|Merge ${wt.branch} (session ${id})`,
@@ -102,7 +139,9 @@ describe("sessions in their own git worktree, real CLI", () => {
     await releaseSessionWorktree(fx.db, id);
     await expect(stat(wt.path)).rejects.toThrow();
     expect(git(cli.cwd, "branch", "--list", wt.branch).trim()).toBe("");
-    expect((await fx.db.session.findUniqueOrThrow({ where: { id }, select: { worktreeClosedAt: true } })).worktreeClosedAt).toBeInstanceOf(Date);
+    expect(
+      (await fx.db.session.findUniqueOrThrow({ where: { id }, select: { worktreeClosedAt: true } })).worktreeClosedAt,
+    ).toBeInstanceOf(Date);
     await releaseSessionWorktree(fx.db, id);
   });
 
@@ -113,7 +152,11 @@ describe("sessions in their own git worktree, real CLI", () => {
     await writeFile(path.join(cli.cwd, "shared.txt"), "main's line\n");
     git(cli.cwd, "commit", "-q", "-am", "main changes shared");
     const head = git(cli.cwd, "rev-parse", "HEAD").trim();
-    const attempt = mergeSessionWorktree({ root: cli.cwd }, wt, { strategy: "merge", who: { name: "Olga", email: "olga@example.test" }, sessionId: id });
+    const attempt = mergeSessionWorktree({ root: cli.cwd }, wt, {
+      strategy: "merge",
+      who: { name: "Olga", email: "olga@example.test" },
+      sessionId: id,
+    });
     await expect(attempt).rejects.toBeInstanceOf(WorktreeConflictError);
     await expect(attempt).rejects.toMatchObject({ conflicts: ["shared.txt"] });
     expect(git(cli.cwd, "rev-parse", "HEAD").trim()).toBe(head);
@@ -125,9 +168,18 @@ describe("sessions in their own git worktree, real CLI", () => {
   it("refuses a worktree session where the workspace is not a repository, leaving no session", async () => {
     const plain = path.join(fx.dataDir, "plain-ws");
     await mkdir(plain, { recursive: true });
-    const ws = await fx.db.workspace.create({ data: { name: "Plain", slug: "plain", rootPath: plain }, select: { id: true, slug: true, rootPath: true, allowBypass: true, defaultMode: true } });
+    const ws = await fx.db.workspace.create({
+      data: { name: "Plain", slug: "plain", rootPath: plain },
+      select: { id: true, slug: true, rootPath: true, allowBypass: true, defaultMode: true },
+    });
     const before = await fx.db.session.count({ where: { workspaceId: ws.id } });
-    await expect(hub.createSession(fx.owner, { workspace: ws, role: "owner" }, { mode: "default", worktree: true, commandId: commandId() })).rejects.toMatchObject({
+    await expect(
+      hub.createSession(
+        fx.owner,
+        { workspace: ws, role: "owner" },
+        { mode: "default", worktree: true, commandId: commandId() },
+      ),
+    ).rejects.toMatchObject({
       code: "conflict",
       message: "This workspace is not a git repository.",
     });

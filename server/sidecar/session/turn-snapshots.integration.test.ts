@@ -108,6 +108,8 @@ describe("per-turn changes, revert and rewind (real CLI)", () => {
       { path: "notes.txt", status: "modified", insertions: 1, deletions: 1, binary: false, large: false },
     ]);
     const repo = shadowRepoOf(fx.dataDir, fx.workspace.id, cli.cwd);
+    // the after-snapshot came from the watcher's paths (change-watcher.ts), not from a scan
+    expect(repo.lastWay).toBe("paths");
     expect((await repo.read(step!.beforeCommit!, "data.txt"))!.toString()).toBe("alpha\nbeta\n");
     expect((await repo.read(step!.afterCommit!, "data.txt"))!.toString()).toBe("alpha\nBETA\ngamma\n");
     expect((await repo.read(step!.beforeCommit!, "notes.txt"))!.toString()).toBe("one\ntwo\nthree\n");
@@ -240,6 +242,7 @@ describe("per-turn changes, revert and rewind (real CLI)", () => {
     expect(await repo.snapshot()).toBe(a);
     await writeFile(path.join(cli.cwd, "later", "x.txt"), "x\n");
     const b = await repo.snapshot();
+    expect(repo.lastWay).toBe("paths");
     expect(await repo.diff(a, b)).toEqual([{ path: "later/x.txt", status: "added", insertions: 1, deletions: 0, binary: false, large: false }]);
   });
 });

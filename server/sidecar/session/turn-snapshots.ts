@@ -25,6 +25,7 @@ import type {
   TurnChangesEventPayload,
 } from "@/server/shared/wire/changes";
 import { commitsOfScope, rewindTarget, sessionCommits } from "@/server/workspace-changes/change-scope";
+import { WorkTreeWatchers, type WatchLimits } from "@/server/workspace-changes/change-watcher";
 import { shadowRepoOf, type ShadowRepo } from "@/server/workspace-changes/shadow-repo";
 import { planRewind, restoreFile, revertHunk, snapshotSide } from "@/server/workspace-changes/take-back";
 import { parseRelativePath } from "@/server/workspace-fs/workspace-path";
@@ -46,6 +47,11 @@ export interface TurnSnapshotsDeps {
   log: Logger;
   /** How long a prompt waits for its before-snapshot (default 2 s). */
   beforeWaitMs?: number;
+  /**
+   * The work-tree watchers that spare snapshots a scan (`change-watcher.ts`): their limits, or
+   * false for none (every snapshot scans).
+   */
+  watch?: Partial<WatchLimits> | false;
 }
 
 interface OpenTurn {
@@ -64,8 +70,12 @@ export class TurnSnapshots {
   /** Per session: its turn records, in order. */
   private readonly chains = new Map<string, Promise<void>>();
   private closed = false;
+  /** One watcher per snapshotted work tree, closed with this object. */
+  private readonly watchers: WorkTreeWatchers | undefined;
 
-  constructor(private readonly deps: TurnSnapshotsDeps) {}
+  constructor(private readonly deps: TurnSnapshotsDeps) {
+    this.watchers = deps.watch === false ? undefined : new WorkTreeWatchers(deps.watch ?? {});
+  }
 
   /**
    * A prompt is on its way to the CLI. Opens the session's turn with a before-snapshot (a prompt
@@ -249,10 +259,11 @@ export class TurnSnapshots {
     return { event, result: { ...outcome.result, preview: done } };
   }
 
-  /** Waits for the turn records under way. */
+  /** Waits for the turn records under way, then closes the work-tree watchers. */
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.chains.values()]);
+    this.watchers?.close();
   }
 
   /**
@@ -311,7 +322,7 @@ export class TurnSnapshots {
   }
 
   private repoOf(session: SnapshotSession): ShadowRepo {
-    return shadowRepoOf(this.deps.dataDir, session.repoKey ?? session.workspaceId, session.rootPath);
+    return shadowRepoOf(this.deps.dataDir, session.repoKey ?? session.workspaceId, session.rootPath, { watchers: this.watchers });
   }
 
   private chain(sessionId: string, fn: () => Promise<void>): void {

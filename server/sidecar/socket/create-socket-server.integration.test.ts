@@ -134,3 +134,27 @@ describe("sidecar handshake", () => {
     expect(await socket.emitWithAck("system:whoami", {})).toMatchObject({ ok: true });
   });
 });
+
+describe("sidecar shutdown", () => {
+  it("closes sockets so that browsers reconnect on their own (no 'io server disconnect', which socket.io-client never retries)", async () => {
+    const own = createSocketServer({
+      secret,
+      allowedOrigins: [origin],
+      findUser: async (id) => users.get(id),
+      log: pino({ level: "silent" }),
+    });
+    const port = await own.listen(0, "127.0.0.1");
+    const socket = connect(`http://127.0.0.1:${port}`, {
+      transports: ["websocket"],
+      extraHeaders: { cookie: await sessionCookie("u1"), origin },
+      reconnection: false,
+      forceNew: true,
+    });
+    sockets.push(socket);
+    expect(await outcome(socket)).toEqual({ connected: true });
+    const reason = new Promise<string>((resolve) => socket.once("disconnect", (r) => resolve(r)));
+    await own.close();
+    // "transport close" is one of the reasons after which the client's reconnection runs.
+    expect(await reason).toBe("transport close");
+  });
+});

@@ -121,7 +121,9 @@ export function createSocketServer(deps: SocketServerDeps): SocketServer {
         });
       }),
     close: async () => {
-      io.disconnectSockets(true);
+      // io.close() drops every transport without a DISCONNECT packet: browsers see "transport
+      // close" and reconnect (to the restarted sidecar) by themselves. disconnectSockets() would
+      // send one, and socket.io-client never retries after "io server disconnect".
       await new Promise<void>((resolve) => io.close(() => resolve()));
     },
   };

@@ -28,12 +28,14 @@ import {
   type SubscribeResult,
   type WatchWorkspaceResult,
 } from "@/server/shared/wire/session";
-import type { Actor, SessionHub } from "@/server/sidecar/session/session-hub";
+import type { SessionCommands, SessionFeed } from "@/server/sidecar/session/session-commands";
+import type { Actor } from "@/server/sidecar/session/session-hub-types";
 import { handleCommand, handleCommandWithReply, limitCommandsInFlight } from "./handle-command";
 import { SessionPresence, type PresenceUpdate } from "./session-presence";
 
 export interface SessionSocketDeps {
-  hub: SessionHub;
+  /** The sessions' commands and facts (the local SessionHub; a forwarding implementation later). */
+  hub: SessionCommands & SessionFeed;
   db: Db;
   log: Logger;
 }
@@ -227,7 +229,7 @@ function registerSessionHandlers(
       async (p): Promise<WatchWorkspaceResult> => {
         const access = await authorizeWorkspace(p.workspace, "read");
         await socket.join(workspaceRoom(access.workspace.id));
-        return { workspaceId: access.workspace.id, sessions: hub.liveViews(access.workspace.id) };
+        return { workspaceId: access.workspace.id, sessions: await hub.liveViews(access.workspace.id) };
       },
       log,
     ),

@@ -8,6 +8,7 @@ import { GitPanel } from "@/components/git/git-panel";
 import { MembersPanel } from "@/components/members-panel";
 import { WorkspaceSettingsReview } from "@/components/workspace-settings-review";
 import { WorkspaceNetworkPanel } from "@/components/workspace-network-panel";
+import { WorkspaceMcpPanel } from "@/components/workspace-mcp-panel";
 import { SessionList } from "@/components/session/session-list";
 import { canPerform } from "@/server/domain/workspace/roles";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
@@ -20,6 +21,7 @@ import { readSettingsReview } from "@/server/web/workspace-settings";
 import { isGitWorkspace } from "@/server/web/workspace-git";
 import { listMembers } from "@/server/web/workspaces";
 import { readNetworkPolicy } from "@/server/web/network-policy";
+import { listMcpServers } from "@/server/web/mcp-servers";
 
 export const dynamic = "force-dynamic";
 
@@ -36,7 +38,7 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
     if (err instanceof AppError && err.code === ErrorCode.notFound) notFound();
     throw err;
   });
-  const [members, budget, approvalSettings, invitations, settingsReview, repository, network] = await Promise.all([
+  const [members, budget, approvalSettings, invitations, settingsReview, repository, network, mcpServers] = await Promise.all([
     listMembers(ws.id),
     readWorkspaceBudget(user.id, ws.slug),
     readApprovalSettings(user.id, ws.slug),
@@ -45,6 +47,7 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
     canPerform(ws.role, "manageSettings") ? readSettingsReview(user.id, ws.slug) : undefined,
     isGitWorkspace(user.id, ws.slug).catch(() => false),
     readNetworkPolicy(user.id, ws.slug),
+    listMcpServers(user.id, ws.slug),
   ]);
   return (
     <div className="space-y-6" data-testid="workspace-page">
@@ -112,6 +115,7 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
         canEdit={canPerform(ws.role, "manageSettings")}
         enforceable={network.enforceable}
       />
+      <WorkspaceMcpPanel slug={ws.slug} servers={mcpServers} canEdit={canPerform(ws.role, "manageSettings")} />
       <MembersPanel slug={ws.slug} members={members} canManage={ws.role === "owner"} currentUserId={user.id} />
       {invitations && <InvitationsPanel invitations={invitations} workspaceSlug={ws.slug} renderedAt={new Date().toISOString()} />}
     </div>

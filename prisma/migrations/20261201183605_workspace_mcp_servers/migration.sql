@@ -1,0 +1,19 @@
+-- CreateTable
+CREATE TABLE "WorkspaceMcpServer" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "workspaceId" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "transport" TEXT NOT NULL,
+    "command" TEXT,
+    "args" TEXT NOT NULL DEFAULT '[]',
+    "url" TEXT,
+    "secrets" TEXT,
+    "enabled" BOOLEAN NOT NULL DEFAULT true,
+    "createdById" TEXT NOT NULL,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL,
+    CONSTRAINT "WorkspaceMcpServer_workspaceId_fkey" FOREIGN KEY ("workspaceId") REFERENCES "Workspace" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- CreateIndex
+CREATE UNIQUE INDEX "WorkspaceMcpServer_workspaceId_name_key" ON "WorkspaceMcpServer"("workspaceId", "name");

@@ -1,0 +1,125 @@
+/**
+ * The approval queue's records and views: the Approval row fields of a question, the wire
+ * `ApprovalView` of a pending question and of a stored row, and the labels of the "remember"
+ * options.
+ *
+ * Owns: shaping data. Must not: read or write anything, or decide anything.
+ */
+import type { ApprovalContext, ApprovalRow } from "@/server/db/approvals";
+import { ruleLabel, workspaceRulesFromSuggestion } from "@/server/domain/approval/answers";
+import type { PendingApproval } from "@/server/domain/approval/approval-state";
+import type { CanUseToolRequest, PermissionUpdate } from "@/server/shared/claude-protocol/messages";
+import type { ApprovalStatus, ApprovalView, FileReview, RememberOption } from "@/server/shared/wire/approval";
+
+export function rowFields(id: string, sessionId: string, requestId: string, request: CanUseToolRequest, now: number) {
+  return {
+    id,
+    sessionId,
+    requestId,
+    toolName: request.tool_name,
+    toolUseId: request.tool_use_id ?? null,
+    input: JSON.stringify(request.input),
+    suggestions: request.permission_suggestions ? JSON.stringify(request.permission_suggestions) : null,
+    decisionReason: request.decision_reason ?? null,
+    blockedPath: request.blocked_path ?? null,
+    createdAt: new Date(now),
+  };
+}
+
+
+export function viewOf(
+  approval: PendingApproval,
+  context: ApprovalContext,
+  extra: { review: FileReview | null; plan: string | null },
+): ApprovalView {
+  return {
+    id: approval.id,
+    sessionId: approval.sessionId,
+    workspace: { id: context.workspace.id, slug: context.workspace.slug, name: context.workspace.name },
+    sessionTitle: context.title,
+    toolName: approval.toolName,
+    input: approval.input,
+    reason: approval.decisionReason ?? approval.description,
+    blockedPath: approval.blockedPath,
+    rememberOptions: rememberOptionsOf(approval.suggestions),
+    status: "pending",
+    createdAt: new Date(approval.createdAt).toISOString(),
+    expiresAt: approval.expiresAt === null ? null : new Date(approval.expiresAt).toISOString(),
+    decidedBy: null,
+    decidedAt: null,
+    message: null,
+    finalInput: null,
+    review: extra.review,
+    plan: extra.plan,
+  };
+}
+
+
+/** A view rebuilt from a stored row (a decided approval this sidecar did not settle). */
+export function viewOfRow(row: ApprovalRow): ApprovalView {
+  const input = parseObject(row.input) ?? {};
+  const suggestions = (safeJson(row.suggestions ?? "null") as PermissionUpdate[] | null) ?? [];
+  return {
+    id: row.id,
+    sessionId: row.sessionId,
+    workspace: row.session.workspace,
+    sessionTitle: row.session.title,
+    toolName: row.toolName,
+    input,
+    reason: row.decisionReason,
+    blockedPath: row.blockedPath,
+    rememberOptions: rememberOptionsOf(suggestions),
+    status: row.status as ApprovalStatus,
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    decidedBy: row.decidedBy,
+    decidedAt: row.decidedAt?.toISOString() ?? null,
+    message: row.message,
+    finalInput: row.finalInput === null ? null : parseObject(row.finalInput),
+    review: null,
+    plan: row.toolName === "ExitPlanMode" && typeof input.plan === "string" ? input.plan : null,
+  };
+}
+
+
+export function rememberOptionsOf(suggestions: readonly PermissionUpdate[]): RememberOption[] {
+  return suggestions.map((s, index) => ({
+    index,
+    label: describeSuggestion(s),
+    workspaceScope: workspaceRulesFromSuggestion(s).length > 0,
+  }));
+}
+
+
+function describeSuggestion(s: PermissionUpdate): string {
+  switch (s.type) {
+    case "setMode":
+      return `Switch this session to ${s.mode}`;
+    case "addDirectories":
+      return `Allow access to ${s.directories.join(", ")}`;
+    case "removeDirectories":
+      return `Remove access to ${s.directories.join(", ")}`;
+    default: {
+      const rules = s.rules.map(ruleLabel).join(", ");
+      const verb = s.behavior === "allow" ? "Always allow" : s.behavior === "deny" ? "Always deny" : "Always ask for";
+      return `${verb} ${rules}`;
+    }
+  }
+}
+
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+
+function parseObject(text: string): Record<string, unknown> | null {
+  const value = safeJson(text);
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
+}

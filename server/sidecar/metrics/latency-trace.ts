@@ -1,0 +1,110 @@
+/**
+ * Timestamps of a turn's and an approval's way through the sidecar, for `bench/browser-turn`
+ * (`CONDUIT_LATENCY_TRACE=1`): one `conduit-latency {json}` line on stderr per stage, with the
+ * time in epoch ms at sub-ms precision (`performance.timeOrigin + performance.now()`, the clock
+ * Chromium's pages use too, so the bench can line sidecar and page stages up). Off by default:
+ * then `mark` returns at its first branch and nothing is written.
+ */
+import { performance } from "node:perf_hooks";
+import { ApprovalFact } from "@/server/shared/wire/approval";
+import type { WireEvent } from "@/server/shared/wire/session";
+
+export type LatencyStage =
+  /** the prompt's event is stored and emitted to the session's room */
+  | "prompt-emitted"
+  /** a CLI line of interest was emitted to the session's room (`line` says which) */
+  | "line-emitted"
+  /** the CLI's `can_use_tool` reached the approval service */
+  | "approval-asked"
+  /** the approval was sent to the deciders' rooms */
+  | "approval-told"
+  /** the prompt's wait for the before-turn snapshot ended: it goes to the CLI's stdin now */
+  | "before-snapshot-waited";
+
+export interface LatencyTrace {
+  readonly enabled: boolean;
+  mark(stage: LatencyStage, fields: Record<string, string | number | undefined>): void;
+}
+
+/** The prefix of every trace line. */
+export const LATENCY_TRACE_PREFIX = "conduit-latency ";
+
+export function createLatencyTrace(
+  enabled: boolean,
+  write: (line: string) => void = (line) => void process.stderr.write(line),
+): LatencyTrace {
+  return {
+    enabled,
+    mark(stage, fields) {
+      if (!enabled) return;
+      const t = performance.timeOrigin + performance.now();
+      write(`${LATENCY_TRACE_PREFIX}${JSON.stringify({ stage, t, ...fields })}\n`);
+    },
+  };
+}
+
+/** Which emitted events are stages: the prompt, the turn's first streamed text, its first assistant line, a permission question. */
+export function traceEmittedEvent(trace: LatencyTrace, event: WireEvent): void {
+  if (!trace.enabled) return;
+  const base = { sessionId: event.sessionId, seq: event.seq, arrivedAt: Date.parse(event.at) };
+  if (event.kind === "prompt") {
+    trace.mark("prompt-emitted", base);
+    return;
+  }
+  if (event.kind !== "cli" || event.payload === null || typeof event.payload !== "object") return;
+  const m = event.payload as { type?: string; request?: { subtype?: string }; event?: { type?: string; delta?: { type?: string } } };
+  const line =
+    m.type === "assistant"
+      ? "assistant"
+      : m.type === "control_request" && m.request?.subtype === "can_use_tool"
+        ? "can_use_tool"
+        : m.type === "stream_event" && m.event?.type === "content_block_delta" && m.event.delta?.type === "text_delta"
+          ? "text_delta"
+          : undefined;
+  if (line) trace.mark("line-emitted", { ...base, line });
+}
+
+/** The approval service's decider, marking when a `can_use_tool` question reaches it. */
+export function tracedDecider<S extends { sessionId: string }, Q extends { requestId: string }, R>(
+  trace: LatencyTrace,
+  decide: (session: S, question: Q) => Promise<R>,
+): (session: S, question: Q) => Promise<R> {
+  if (!trace.enabled) return decide;
+  return (session, question) => {
+    trace.mark("approval-asked", { sessionId: session.sessionId, requestId: question.requestId });
+    return decide(session, question);
+  };
+}
+
+/** The approval service's `notify`, marking when an approval goes to its deciders' rooms. */
+export function tracedNotify(
+  trace: LatencyTrace,
+  notify: (userIds: readonly string[], event: string, payload: unknown) => void,
+): (userIds: readonly string[], event: string, payload: unknown) => void {
+  if (!trace.enabled) return notify;
+  return (userIds, event, payload) => {
+    notify(userIds, event, payload);
+    if (event !== ApprovalFact.requested) return;
+    const view = payload as { id?: string; sessionId?: string };
+    trace.mark("approval-told", { sessionId: view.sessionId, approvalId: view.id });
+  };
+}
+
+/**
+ * Marks when the prompt's wait for its before-turn snapshot ends (the hub writes the prompt to the
+ * CLI right after). Wraps the instance's method, and only while tracing: the hub is unaware.
+ */
+export function traceBeforeSnapshots(
+  trace: LatencyTrace,
+  snapshots: { promptDelivered(session: { sessionId: string }, promptSeq: number): () => Promise<void> },
+): void {
+  if (!trace.enabled) return;
+  const promptDelivered = snapshots.promptDelivered.bind(snapshots);
+  snapshots.promptDelivered = (session, promptSeq) => {
+    const wait = promptDelivered(session, promptSeq);
+    return async () => {
+      await wait();
+      trace.mark("before-snapshot-waited", { sessionId: session.sessionId, seq: promptSeq });
+    };
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * The types the session hub's parts share with its callers: who acts, what a new session needs,
+ * what the hub is made of (`SessionHubDeps`). Types only.
+ */
+import type { Logger } from "pino";
+import type { Db } from "@/server/db/client";
+import type { McpSpawnServer } from "@/server/domain/workspace/mcp-servers";
+import type { EventPageLimits } from "@/server/db/session-events";
+import type { PermissionDecision } from "@/server/shared/claude-protocol/encode";
+import type { PermissionModeChoice, SubscribeResult } from "@/server/shared/wire/session";
+import type { SessionEventWriter } from "./session-event-writer";
+import type { PermissionDecider, PermissionQuestion, SessionRunner, SessionRunnerOptions } from "./session-runner-contract";
+import type { TurnSnapshots } from "./turn-snapshots";
+
+/** What `createSession` needs besides who asks and where. */
+export interface NewSessionInput {
+  mode: PermissionModeChoice;
+  model?: string | undefined;
+  maxBudgetUsd?: number | undefined;
+  /** Start in a git worktree of its own (server/workspace-git/session-worktree.ts). */
+  worktree?: boolean | undefined;
+  commandId: string;
+}
+
+/**
+ * Makes the runner of one session; the hub starts, drives and disposes it. `decidePermission`
+ * is the hub's: it logs every decision before the runner writes it to the CLI.
+ */
+export type CreateRunner = (options: SessionRunnerOptions, decidePermission: PermissionDecider) => SessionRunner;
+
+/** Decides a permission question of a session (the approval queue, once there is one). */
+export type SessionPermissionDecider = (
+  session: { sessionId: string; workspaceId: string },
+  question: PermissionQuestion,
+) => Promise<PermissionDecision>;
+
+/** The person a command comes from. */
+export interface Actor {
+  id: string;
+  name: string;
+}
+
+export interface SessionHubDeps {
+  db: Db;
+  createRunner: CreateRunner;
+  /** `<CONDUIT_DATA_DIR>/claude-config`: each workspace's CLAUDE_CONFIG_DIR is a directory in it. */
+  configRoot: string;
+  /** Recorded on the Session rows this sidecar owns. */
+  sidecarId?: string | null;
+  log: Logger;
+  /** Defaults to a writer on `db`. */
+  writer?: SessionEventWriter;
+  /** Passed to every runner. */
+  includePartialMessages?: boolean;
+  /** A workspace's MCP servers for a spawn (`mcp-config.ts`); default none. */
+  mcpServersOf?: (workspaceId: string) => Promise<readonly McpSpawnServer[]>;
+  /**
+   * Answers the CLI's `can_use_tool` questions. Without one, every question is denied with a
+   * message saying why (the CLI would otherwise wait forever); permission modes that need no
+   * approval (acceptEdits for edits, bypassPermissions) still let work proceed.
+   */
+  decidePermission?: SessionPermissionDecider;
+  /** The clock for budgets and cost entries; defaults to `Date.now`. */
+  now?: () => number;
+  /** Page size of `subscribe`; defaults to the wire contract's `subscribePage`. */
+  subscribePage?: EventPageLimits;
+  /** Snapshots the workspace around each turn (the Changes view); none: changes are not recorded. */
+  turnSnapshots?: TurnSnapshots;
+}
+
+/** What `subscribe` hands to its `deliver` callback. */
+export type SubscribeSnapshot = Omit<SubscribeResult, "viewers">;
