@@ -4,10 +4,10 @@
  * public key). Both processes may ask first: the file is created exclusively, and the loser of
  * that race reads the winner's keys, so there is only ever one pair.
  */
-import { createECDH, randomBytes } from "node:crypto";
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { createECDH } from "node:crypto";
 import path from "node:path";
 import { z } from "zod";
+import { readOrCreateKeyFile } from "@/server/secrets/key-file";
 
 export const vapidKeysFile = "vapid-keys.json";
 
@@ -37,20 +37,11 @@ export function loadVapidKeys(dataDir: string): VapidKeys {
   const file = path.resolve(/*turbopackIgnore: true*/ dataDir, vapidKeysFile);
   const cached = cache.get(file);
   if (cached) return cached;
-  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  // Written whole to a temp file, then linked into place: link() fails if the name exists, so
-  // a reader never sees a half-written file and a second writer never replaces the first pair.
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
-  writeFileSync(temp, `${JSON.stringify(generateVapidKeys())}\n`, { mode: 0o600, flag: "wx" });
-  try {
-    linkSync(temp, file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-  } finally {
-    unlinkSync(temp);
-  }
-  const parsed = ZVapidKeys.safeParse(JSON.parse(readFileSync(file, "utf8")));
-  if (!parsed.success) throw new Error(`${file} is not a VAPID key pair; move it away to make a new one (browsers then subscribe again).`);
+  const parsed = ZVapidKeys.safeParse(
+    JSON.parse(readOrCreateKeyFile(file, () => `${JSON.stringify(generateVapidKeys())}\n`)),
+  );
+  if (!parsed.success)
+    throw new Error(`${file} is not a VAPID key pair; move it away to make a new one (browsers then subscribe again).`);
   cache.set(file, parsed.data);
   return parsed.data;
 }

@@ -10,8 +10,8 @@
  * value belongs to (a row id), so a sealed blob copied into another row does not open.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { readOrCreateKeyFile } from "./key-file";
 
 export const secretKeyFile = "secret-key";
 
@@ -22,19 +22,11 @@ export function loadSecretKey(dataDir: string): Buffer {
   const file = path.resolve(/*turbopackIgnore: true*/ dataDir, secretKeyFile);
   const cached = cache.get(file);
   if (cached) return cached;
-  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
-  writeFileSync(temp, `${randomBytes(32).toString("base64")}\n`, { mode: 0o600, flag: "wx" });
-  try {
-    linkSync(temp, file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-  } finally {
-    unlinkSync(temp);
-  }
-  const key = Buffer.from(readFileSync(file, "utf8").trim(), "base64");
+  const key = Buffer.from(readOrCreateKeyFile(file, () => `${randomBytes(32).toString("base64")}\n`).trim(), "base64");
   if (key.length !== 32) {
-    throw new Error(`${file} is not a 32-byte key; restore it from a backup (secrets sealed under it cannot be opened without it).`);
+    throw new Error(
+      `${file} is not a 32-byte key; restore it from a backup (secrets sealed under it cannot be opened without it).`,
+    );
   }
   cache.set(file, key);
   return key;
@@ -46,7 +38,9 @@ export function seal(key: Buffer, plaintext: string, context: string): string {
   const cipher = createCipheriv("aes-256-gcm", key, iv);
   cipher.setAAD(Buffer.from(context, "utf8"));
   const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
-  return ["v1", iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), body.toString("base64url")].join(".");
+  return ["v1", iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), body.toString("base64url")].join(
+    ".",
+  );
 }
 
 /** Opens a value made by {@link seal} for the same `context`; throws when it was altered, moved or sealed under another key. */
