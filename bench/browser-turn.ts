@@ -24,6 +24,7 @@ import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "@playwright/test";
+import { signIn, signUpAndSignIn, untilInPage } from "./support/bench-pages";
 import Database from "better-sqlite3";
 import { streamJsonFlags } from "../server/sidecar/process/build-cli-args";
 import { resolveClaudeBinary } from "../server/sidecar/process/claude-binary";
@@ -31,7 +32,6 @@ import { killProcessGroup } from "../server/sidecar/process/cli-process";
 import { startConduitInstance, type ConduitInstance } from "../e2e/support/conduit-instance";
 
 const TURNS = Number(process.env.BROWSER_TURN_TURNS ?? 8);
-const PASSWORD = "correct-horse-42";
 const TIMEOUT_MS = 30_000;
 
 function median(values: number[]): number {
@@ -129,15 +129,7 @@ async function signedIn(browser: Browser, base: string, email: string, name: str
   const context = await browser.newContext({ baseURL: base });
   // the page keeps its latency marks (components/session/latency-marks.ts) for the breakdown
   await context.addInitScript("window.__conduitLatencyMarks = true");
-  const res = await context.request.post("/api/signup", { headers: { origin: base }, data: { email, password: PASSWORD, name } });
-  if (res.status() !== 201) throw new Error(`sign-up failed: ${res.status()} ${await res.text()}`);
-  const page = await context.newPage();
-  await page.goto("/signin");
-  await page.getByTestId("signin-email").fill(email);
-  await page.getByTestId("signin-password").fill(PASSWORD);
-  await page.getByTestId("signin-submit").click();
-  await page.waitForURL(/\/workspaces$/);
-  return page;
+  return signUpAndSignIn(context, base, email, name);
 }
 
 // The page scripts are strings: tsx would wrap functions passed to page.evaluate in helpers
@@ -205,14 +197,7 @@ async function instrumentWatcher(page: Page): Promise<void> {
   await page.evaluate(WATCHER_SCRIPT);
 }
 
-/** Polls `expression` in the page until true (the page's CSP forbids waitForFunction's eval). */
-async function until(page: Page, expression: string): Promise<void> {
-  const deadline = Date.now() + TIMEOUT_MS;
-  while (!(await page.evaluate(expression))) {
-    if (Date.now() > deadline) throw new Error(`not true within ${TIMEOUT_MS} ms: ${expression}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const until = (page: Page, expression: string) => untilInPage(page, expression, TIMEOUT_MS);
 
 // ---------------------------------------------------------------------------------------------
 // the breakdown: the sidecar's trace lines (CONDUIT_LATENCY_TRACE) and the pages' marks
@@ -361,12 +346,7 @@ async function conduitApproval(ada: Page, bea: Page, text: string, output: () =>
 async function pageJavaScript(browser: Browser, base: string, email: string, url: string): Promise<{ sentKb: number; decodedKb: number }> {
   const context = await browser.newContext({ baseURL: base });
   try {
-    const page = await context.newPage();
-    await page.goto("/signin");
-    await page.getByTestId("signin-email").fill(email);
-    await page.getByTestId("signin-password").fill(PASSWORD);
-    await page.getByTestId("signin-submit").click();
-    await page.waitForURL(/\/workspaces$/);
+    const page = await signIn(context, email);
     // a fresh context: nothing cached but what the sign-in pages loaded, so clear the cache first
     const cdp = await context.newCDPSession(page);
     await cdp.send("Network.clearBrowserCache");

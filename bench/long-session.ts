@@ -15,12 +15,12 @@
  * (targets: first paint ≤ 1000 ms, frame p95 ≤ 33 ms, page JS ≤ 300 KB). Figures, never assertions.
  */
 import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import { signUpAndSignIn, untilInPage } from "./support/bench-pages";
 import { startConduitInstance, type ConduitInstance } from "../e2e/support/conduit-instance";
 import { seedLongSession, turnMarker } from "../e2e/support/long-session-seed";
 
 const EVENTS = Number(process.env.LONG_SESSION_EVENTS ?? 10_000);
 const OPENS = Number(process.env.LONG_SESSION_OPENS ?? 5);
-const PASSWORD = "correct-horse-42";
 const TIMEOUT_MS = 60_000;
 
 function percentile(values: number[], p: number): number {
@@ -29,29 +29,12 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-async function signedInContext(browser: Browser, base: string, email: string, signUp: boolean): Promise<{ context: BrowserContext; page: Page }> {
+async function signedInContext(browser: Browser, base: string, email: string): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 900 } });
-  if (signUp) {
-    const res = await context.request.post("/api/signup", { headers: { origin: base }, data: { email, password: PASSWORD, name: "Ada" } });
-    if (res.status() !== 201) throw new Error(`sign-up failed: ${res.status()} ${await res.text()}`);
-  }
-  const page = await context.newPage();
-  await page.goto("/signin");
-  await page.getByTestId("signin-email").fill(email);
-  await page.getByTestId("signin-password").fill(PASSWORD);
-  await page.getByTestId("signin-submit").click();
-  await page.waitForURL(/\/workspaces$/);
-  return { context, page };
+  return { context, page: await signUpAndSignIn(context, base, email, "Ada") };
 }
 
-/** Polls `expression` in the page until true (the page's CSP forbids waitForFunction's eval). */
-async function until(page: Page, expression: string, timeoutMs = TIMEOUT_MS): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await page.evaluate(expression))) {
-    if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms: ${expression}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const until = (page: Page, expression: string) => untilInPage(page, expression, TIMEOUT_MS, 20);
 
 // Strings, not functions: tsx would wrap functions in helpers the page does not have.
 /** From the document's start: the first frame in which the marker's reply is inside the viewport. */
@@ -164,7 +147,7 @@ export async function run(): Promise<LongSessionResult> {
     });
     const stamp = Date.now().toString(36);
     const email = `ada-${stamp}@bench.test`;
-    const { context, page: home } = await signedInContext(browser, base, email, true);
+    const { context, page: home } = await signedInContext(browser, base, email);
     const created = await home.request.post("/api/workspaces", { headers: { origin: base }, data: { name: `Long ${stamp}` } });
     const { data: ws } = (await created.json()) as { data: { id: string; slug: string } };
     const seed = seedLongSession(conduit.databaseFile, { workspaceId: ws.id, userEmail: email, events: EVENTS });
