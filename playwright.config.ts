@@ -59,6 +59,9 @@ export default defineConfig({
       CONDUIT_EDGE_RATE_LIMIT: "off",
       // the fixtures sign up freely; the invite and closed policies run their own instances
       CONDUIT_SIGNUP: "open",
+      // one server for every spec: more sessions stay live than one team keeps (idle ones are culled
+      // only after CONDUIT_IDLE_CULL_SEC); the default cap of 20 refused the last specs' sessions
+      CONDUIT_SESSION_MAX: "60",
       CONDUIT_EDGE_RUNTIME: edgeRuntime,
     },
   },

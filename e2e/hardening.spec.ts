@@ -126,10 +126,19 @@ test("a session with a long log opens page by page and downloads whole, in order
     db.close();
   }
 
-  // The page subscribes from 0 and asks for pages until the last one: the end of the log shows.
+  // The page opens at the log's last page: the end shows first.
   await page.goto(`/w/${workspace.slug}/s/${sessionId}`);
-  await expect(page.getByTestId("message-user")).toContainText("Start the long one");
   await expect(page.getByTestId("message-assistant")).toContainText("Every page arrived.");
+  await expect(page.getByTestId("turn-end")).toHaveCount(1);
+  // Scrolling up reads the earlier pages (1,100 events of them) until the first prompt joins the turn.
+  await page.mouse.move(640, 300);
+  const deadline = Date.now() + 60_000;
+  while ((await page.getByTestId("message-user").count()) === 0) {
+    expect(Date.now(), "the first prompt appears while scrolling up").toBeLessThan(deadline);
+    await page.mouse.wheel(0, -2_000);
+    await page.waitForTimeout(50);
+  }
+  await expect(page.getByTestId("message-user")).toContainText("Start the long one");
   await expect(page.getByTestId("turn-end")).toHaveCount(1);
   await expect(page.getByTestId("session-error")).toHaveCount(0);
 

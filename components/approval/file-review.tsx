@@ -9,7 +9,9 @@ import { useAfterPaint } from "./use-after-paint";
 import { isReviewEditable, reviewBadge, reviewLanguage, reviewTitle } from "./file-review-display";
 import type { ReviewDiffHandle } from "./review-diff";
 
-const ReviewDiff = dynamic(() => import("./review-diff"), { ssr: false, loading: () => <DiffSkeleton height={160} /> });
+// While the chunk loads, the wrapper below keeps the diff's height: a skeleton of another height
+// here moved the card's buttons under the pointer as the editor arrived.
+const ReviewDiff = dynamic(() => import("./review-diff"), { ssr: false, loading: () => null });
 
 const lineHeight = 18;
 const collapseAbove = 80;
@@ -162,7 +164,7 @@ export function FileReviewPanel({ review, readOnly: decided = false, shownText, 
           {review.problem}
         </div>
       )}
-      <div data-testid="approval-diff" data-language={language} data-readonly={readOnly}>
+      <div data-testid="approval-diff" data-language={language} data-readonly={readOnly} style={{ minHeight: height }}>
         {painted ? (
           <ReviewDiff
             original={original}

@@ -127,6 +127,14 @@ export function ConversationList({
   useEffect(() => {
     if (rows.length === 0 && more && !loading && !error) load();
   }, [rows.length, more, loading, error, load]);
+  // So does a page that drew nothing new while the top is on screen (a long stream of events that
+  // draw nothing): Virtuoso's startReached fires only when the first row changes, so without this
+  // the reader would scroll against the top forever. \`load\` changes with each page read.
+  useEffect(() => {
+    if (!more || loading || error) return;
+    const header = listRef.current?.querySelector('[data-testid="conversation-earlier"]');
+    if (header && header.getBoundingClientRect().bottom > -400) load();
+  }, [more, loading, error, load]);
   const Header = useCallback(
     () =>
       more || error ? (
