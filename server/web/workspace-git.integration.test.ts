@@ -1,12 +1,12 @@
 // The git routes' service against a real, migrated SQLite database and real git: who may read,
 // commit, discard, merge and discard a worktree; the audit row of each; the 409s.
-import { execFileSync } from "node:child_process";
 import { readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, getDb } from "@/server/db/client";
 import { createSessionWorktree } from "@/server/workspace-git/session-worktree";
 import { createSessionFixtures, type SessionFixtures } from "@/test/session-fixtures";
+import { setupGit } from "@/test/setup-git";
 import {
   commitGit,
   discardGit,
@@ -22,12 +22,7 @@ const savedUrl = process.env.DATABASE_URL;
 let f: SessionFixtures;
 let root: string;
 const actor = (u: { id: string; name: string }) => ({ id: u.id, name: u.name, email: `${u.name.toLowerCase()}@example.test` });
-const git = (...args: string[]) =>
-  execFileSync("git", ["-c", "user.name=Setup", "-c", "user.email=setup@example.test", "-c", "init.defaultBranch=main", ...args], {
-    cwd: root,
-    encoding: "utf8",
-    env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
-  });
+const git = (...args: string[]) => setupGit(root, ...args);
 
 beforeAll(async () => {
   f = await createSessionFixtures({ slug: "git-demo" });

@@ -2,7 +2,6 @@
 // (`rename_session` → `system/session_title_changed`) and the row; a background shell is listed by
 // the CLI and stopped with `stop_task`; Stop the process leaves a session the next prompt resumes;
 // archive, and delete (events and approvals gone, cost entries and reports kept). Each change audited.
-import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import pino from "pino";
@@ -11,6 +10,7 @@ import { sumCost } from "@/server/db/cost-entries";
 import { findSessionAccess } from "@/server/db/sessions";
 import { callTool, say } from "@/server/model-server/scenario";
 import { AppError } from "@/server/shared/errors/app-error";
+import { setupGit } from "@/test/setup-git";
 import { startCliEnv, type CliEnv } from "@/test/cli-env";
 import { createSessionFixtures, type SessionFixtures } from "@/test/session-fixtures";
 import { SessionHub } from "./session-hub";
@@ -203,16 +203,7 @@ describe("deleting a session that has its own git worktree", () => {
   let cli: CliEnv;
   let fx: SessionFixtures;
   let hub: SessionHub;
-  const git = (cwd: string, ...args: string[]) =>
-    execFileSync(
-      "git",
-      ["-c", "user.name=Setup", "-c", "user.email=setup@example.test", "-c", "init.defaultBranch=main", ...args],
-      {
-        cwd,
-        encoding: "utf8",
-        env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
-      },
-    );
+  const git = setupGit;
 
   beforeAll(async () => {
     cli = await startCliEnv({ files: { "notes.txt": "base\n" } });

@@ -2,7 +2,6 @@
 // branch exist before the spawn, the CLI's Write lands in the worktree and not in the main
 // checkout, the branch merges back; a conflicting merge is reported and aborted; a workspace
 // that is not a repository refuses the creation and leaves no session behind.
-import { execFileSync } from "node:child_process";
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import pino from "pino";
@@ -14,6 +13,7 @@ import {
   WorktreeConflictError,
   type SessionWorktree,
 } from "@/server/workspace-git/session-worktree";
+import { setupGit } from "@/test/setup-git";
 import { startCliEnv, type CliEnv } from "@/test/cli-env";
 import { createSessionFixtures, type SessionFixtures } from "@/test/session-fixtures";
 import { SessionHub } from "./session-hub";
@@ -30,16 +30,7 @@ describe("sessions in their own git worktree, real CLI", () => {
   let cli: CliEnv;
   let fx: SessionFixtures;
   let hub: SessionHub;
-  const git = (cwd: string, ...args: string[]) =>
-    execFileSync(
-      "git",
-      ["-c", "user.name=Setup", "-c", "user.email=setup@example.test", "-c", "init.defaultBranch=main", ...args],
-      {
-        cwd,
-        encoding: "utf8",
-        env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
-      },
-    );
+  const git = setupGit;
 
   beforeAll(async () => {
     cli = await startCliEnv({ files: { "notes.txt": "base\n", "shared.txt": "line one\n" } });
