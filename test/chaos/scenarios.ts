@@ -657,6 +657,11 @@ function rssMb(pid: number | undefined): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
+/** Sockets the slow-consumer sweep has cut so far, from the sidecar's log. */
+function sweepCuts(logFile: string): number {
+  return existsSync(logFile) ? readFileSync(logFile, "utf8").split("socket cut: it stopped reading").length - 1 : 0;
+}
+
 /** A5: a consumer that stops reading while the others stream. */
 const a5: Scenario = {
   id: "A5",
@@ -687,12 +692,15 @@ const a5: Scenario = {
     await run(10);
     const rssBefore = rssMb(world.sidecar.pid);
     // the slow one stops reading its TCP socket: the kernel's buffers fill, then the sidecar's
+    const cutsBefore = sweepCuts(world.sidecar.logFile);
     const raw = (slow.socket.io.engine.transport as unknown as { ws?: { _socket?: { pause(): void; resume(): void } } })
       .ws?._socket;
     if (!raw) throw new Error("no raw socket to pause");
     raw.pause();
     f.faults += 1;
-    const lines = 300;
+    // ~35 MB: whatever the kernel's socket buffers take, well over the sweep's 4 MB stays in the
+    // sidecar (with 300 lines a quiet machine sometimes kept it under)
+    const lines = 600;
     await run(lines);
     const rssPeak = rssMb(world.sidecar.pid);
     // the fast ones have everything while the slow one still reads nothing
@@ -708,6 +716,11 @@ const a5: Scenario = {
     // with nobody stalled grew ~74 MB over 80 turns of 150 KB). The bound is the sweep's: cut at 4 MB waiting.
     f.notes.push(
       `~${mb.toFixed(0)} MB of events sent to a socket that read nothing; sidecar RSS ${rssBefore.toFixed(0)} → ${rssPeak.toFixed(0)} MB after the flood; the slow one held seq ${slow.view(sessionId).last} of ${fast[0]!.view(sessionId).last}`,
+    );
+    // the sweep looks about every second: on a quiet machine the flood ends sooner than that, so
+    // give it a few looks before the slow one reads again (a cut that never comes fails below)
+    await until(async () => sweepCuts(world.sidecar.logFile) > cutsBefore, 5_000, "the sweep cut the slow socket", 100).catch(
+      () => undefined,
     );
     raw.resume();
     await slow.connected(30_000);
