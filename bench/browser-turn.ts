@@ -24,7 +24,7 @@ import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "@playwright/test";
-import { signIn, signUpAndSignIn, untilInPage } from "./support/bench-pages";
+import { loadedScripts, scriptKb, signIn, signUpAndSignIn, untilInPage } from "./support/bench-pages";
 import Database from "better-sqlite3";
 import { streamJsonFlags } from "../server/sidecar/process/build-cli-args";
 import { resolveClaudeBinary } from "../server/sidecar/process/claude-binary";
@@ -353,13 +353,7 @@ async function pageJavaScript(browser: Browser, base: string, email: string, url
     await page.goto(url);
     await page.getByTestId("session-view").waitFor();
     await page.waitForLoadState("networkidle");
-    const sizes = (await page.evaluate(`performance.getEntriesByType("resource")
-      .filter((e) => /\\.js(\\?|$)/.test(e.name) && !e.name.includes("/monaco/"))
-      .map((e) => ({ sent: e.encodedBodySize, decoded: e.decodedBodySize }))`)) as { sent: number; decoded: number }[];
-    return {
-      sentKb: sizes.reduce((s, e) => s + e.sent, 0) / 1024,
-      decodedKb: sizes.reduce((s, e) => s + e.decoded, 0) / 1024,
-    };
+    return scriptKb(await loadedScripts(page));
   } finally {
     await context.close();
   }

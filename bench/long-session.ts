@@ -15,7 +15,7 @@
  * (targets: first paint ≤ 1000 ms, frame p95 ≤ 33 ms, page JS ≤ 300 KB). Figures, never assertions.
  */
 import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
-import { signUpAndSignIn, untilInPage } from "./support/bench-pages";
+import { loadedScripts, scriptKb, signUpAndSignIn, untilInPage } from "./support/bench-pages";
 import { startConduitInstance, type ConduitInstance } from "../e2e/support/conduit-instance";
 import { seedLongSession, turnMarker } from "../e2e/support/long-session-seed";
 
@@ -111,16 +111,10 @@ async function pageJavaScript(context: BrowserContext, url: string, marker: stri
     await page.goto(url);
     await until(page, "window.__long && window.__long.seen > 0");
     await page.waitForLoadState("networkidle");
-    const sizes = (await page.evaluate(`performance.getEntriesByType("resource")
-      .filter((e) => /\\.js(\\?|$)/.test(e.name) && !e.name.includes("/monaco/"))
-      .map((e) => ({ name: e.name, sent: e.encodedBodySize, decoded: e.decodedBodySize }))`)) as { name: string; sent: number; decoded: number }[];
+    const sizes = await loadedScripts(page);
     const largest = [...sizes].sort((a, b) => b.decoded - a.decoded).slice(0, 6);
     for (const s of largest) console.log(`    ${(s.decoded / 1024).toFixed(1)} KB decoded, ${(s.sent / 1024).toFixed(1)} KB sent: ${new URL(s.name).pathname}`);
-    return {
-      sentKb: sizes.reduce((s, e) => s + e.sent, 0) / 1024,
-      decodedKb: sizes.reduce((s, e) => s + e.decoded, 0) / 1024,
-      scripts: sizes.length,
-    };
+    return { ...scriptKb(sizes), scripts: sizes.length };
   } finally {
     await page.close();
   }

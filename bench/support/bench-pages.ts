@@ -40,3 +40,25 @@ export async function untilInPage(page: Page, expression: string, timeoutMs: num
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
+
+/** One script the page loaded: its URL, bytes as sent (compressed) and as decoded. */
+export interface LoadedScript {
+  name: string;
+  sent: number;
+  decoded: number;
+}
+
+/** The scripts the page has loaded so far, Monaco's left out (it loads only with a diff or editor). */
+export async function loadedScripts(page: Page): Promise<LoadedScript[]> {
+  return (await page.evaluate(`performance.getEntriesByType("resource")
+    .filter((e) => /\\.js(\\?|$)/.test(e.name) && !e.name.includes("/monaco/"))
+    .map((e) => ({ name: e.name, sent: e.encodedBodySize, decoded: e.decodedBodySize }))`)) as LoadedScript[];
+}
+
+/** Their total, KB as sent and as decoded. */
+export function scriptKb(scripts: readonly LoadedScript[]): { sentKb: number; decodedKb: number } {
+  return {
+    sentKb: scripts.reduce((s, e) => s + e.sent, 0) / 1024,
+    decodedKb: scripts.reduce((s, e) => s + e.decoded, 0) / 1024,
+  };
+}
