@@ -305,30 +305,37 @@ async function prompt(page: Page, text: string): Promise<void> {
   await input.press("Enter");
 }
 
-async function turnEnds(page: Page): Promise<number> {
-  return page.getByTestId("turn-end").count();
-}
-
-async function waitForTurnEnd(page: Page, before: number): Promise<void> {
-  await until(page, `document.querySelectorAll('[data-testid="turn-end"]').length > ${before}`);
+/**
+ * The turn of the prompt `text` has ended on the page: the last prompt shown is `text` and a turn
+ * end follows it. Rows are not counted: the conversation is virtualized, so old ones leave the DOM.
+ */
+async function waitForTurnEnd(page: Page, text: string): Promise<void> {
+  await until(
+    page,
+    `(() => {
+      const rows = [...document.querySelectorAll('[data-testid="message-user"], [data-testid="turn-end"]')];
+      const prompts = rows.filter((r) => r.getAttribute("data-testid") === "message-user");
+      const lastPrompt = prompts[prompts.length - 1];
+      const last = rows[rows.length - 1];
+      return !!lastPrompt && lastPrompt.textContent.includes(${JSON.stringify(text)}) && last.getAttribute("data-testid") === "turn-end";
+    })()`,
+  );
 }
 
 /** A Conduit turn: Enter → reply text on Ada's screen, ms, and its stages. */
 async function conduitTurn(ada: Page, text: string, output: () => string): Promise<{ ms: number; stages: Stages; busy: number }> {
-  const before = await turnEnds(ada);
   await takeMarks(ada);
   const from = output().length;
   await prompt(ada, text);
   await until(ada, "window.__bench.painted > 0");
   const { send, reply, painted, busy } = (await ada.evaluate("window.__bench")) as { send: number; reply: number; painted: number; busy: number };
-  await waitForTurnEnd(ada, before);
+  await waitForTurnEnd(ada, text);
   const stages = turnBreakdown(send, reply, painted, traceLines(output(), from), await takeMarks(ada));
   return { ms: painted - send, stages, busy };
 }
 
 /** A Conduit approval: Enter on Ada's page → the pending card on Bea's, ms, and its stages; Bea denies it. */
 async function conduitApproval(ada: Page, bea: Page, text: string, output: () => string): Promise<{ ms: number; stages: Stages; busy: number }> {
-  const before = await turnEnds(ada);
   await instrumentWatcher(bea);
   await takeMarks(bea);
   const from = output().length;
@@ -338,7 +345,7 @@ async function conduitApproval(ada: Page, bea: Page, text: string, output: () =>
   const { seen, painted, busy } = (await bea.evaluate("window.__bench")) as { seen: number; painted: number; busy: number };
   const beaMarks = await takeMarks(bea);
   await bea.locator('[data-testid="approval-card"][data-status="pending"]').last().getByTestId("deny-button").click();
-  await waitForTurnEnd(ada, before);
+  await waitForTurnEnd(ada, text);
   return { ms: painted - send, stages: approvalBreakdown(send, seen, painted, traceLines(output(), from), beaMarks), busy };
 }
 
