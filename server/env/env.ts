@@ -48,6 +48,14 @@ export const ZEnv = z.object({
   CONDUIT_NEXT_HOST: z.string().default("127.0.0.1"),
   /** Interface the sidecar binds (`0.0.0.0` when the edge runs on another machine). */
   CONDUIT_SIDECAR_HOST: z.string().default("127.0.0.1"),
+  /**
+   * This sidecar's id in the cluster (leases, adoption); unset: generated once into
+   * `DATA_DIR/sidecar-id`. Sidecars that share a data directory must each set their own.
+   */
+  CONDUIT_SIDECAR_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, "must be 1-63 letters, digits, dots, dashes or underscores")
+    .optional(),
   /** Where the edge finds the web app; default `http://127.0.0.1:CONDUIT_NEXT_PORT`. */
   CONDUIT_WEB_UPSTREAM: z.url({ protocol: /^https?$/ }).optional(),
   /** Where the edge finds the sidecars, comma-separated; default `http://127.0.0.1:CONDUIT_SIDECAR_PORT`. */

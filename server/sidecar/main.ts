@@ -15,6 +15,7 @@ import { getEnv, publicOriginsOf, publicUrlOf, requireSetting } from "@/server/e
 import { createAdmission } from "@/server/sidecar/process/admission";
 import { claudeVersion, resolveClaudeBinary } from "@/server/sidecar/process/claude-binary";
 import { reapOrphans } from "@/server/sidecar/process/reap-orphans";
+import { resolveSidecarId } from "@/server/sidecar/cluster/sidecar-identity";
 import { chooseSandbox } from "@/server/sidecar/process/sandbox";
 import { startCredentialProxy } from "@/server/sidecar/credential-proxy/credential-proxy";
 import { createSessionNetwork } from "@/server/sidecar/network/session-network";
@@ -85,11 +86,13 @@ async function main(): Promise<void> {
   const db = getDb();
   // The event log writes every CLI line: SQLite's checkpoints must not stall those commits.
   const checkpointer = await startWalCheckpointer(db, process.env.DATABASE_URL || DEFAULT_DATABASE_URL, { log });
-  // One sidecar per host owns that host's sessions: children an earlier sidecar left behind are
-  // reaped, and their rows stop claiming a live child (a prompt resumes the conversation).
-  const sidecarId = os.hostname();
-  const reaped = await reapOrphans(await listRecordedPids(db, sidecarId), { cliPath });
-  const stale = await markOrphanedSessionsStopped(db, sidecarId);
+  // This sidecar's node id (configured, or kept in DATA_DIR/sidecar-id): children an earlier run
+  // of it left behind are reaped, and their rows stop claiming a live child (a prompt resumes the
+  // conversation). Rows of releases that named the node by its host name are cleaned up once.
+  const sidecarId = resolveSidecarId({ configured: env.CONDUIT_SIDECAR_ID, dataDir: env.CONDUIT_DATA_DIR });
+  const legacyId = os.hostname();
+  const reaped = await reapOrphans([...(await listRecordedPids(db, sidecarId)), ...(await listRecordedPids(db, legacyId))], { cliPath });
+  const stale = (await markOrphanedSessionsStopped(db, sidecarId)) + (await markOrphanedSessionsStopped(db, legacyId));
   // MCP configs an earlier sidecar's children left (they hold secrets): gone before any spawn
   const mcpRunRoot = path.resolve(env.CONDUIT_DATA_DIR, "run", "mcp");
   resetMcpRunRoot(mcpRunRoot);
@@ -127,7 +130,7 @@ async function main(): Promise<void> {
     notify: tracedNotify(latency, notifyWithPush(notifyUsersOf(server.io), push)),
   });
   approvalsPending = () => approvals.pendingCount;
-  const leftovers = await approvals.cancelLeftovers(sidecarId);
+  const leftovers = (await approvals.cancelLeftovers(sidecarId)) + (await approvals.cancelLeftovers(legacyId));
   if (leftovers > 0) log.info({ leftovers }, "cancelled approvals left pending by an earlier sidecar");
   // each turn's file changes, from snapshots of the workspace's shadow repository (DATA_DIR/shadow)
   const snapshots = new TurnSnapshots({ db, dataDir: path.resolve(env.CONDUIT_DATA_DIR), log: log.child({ component: "snapshots" }) });
@@ -135,7 +138,10 @@ async function main(): Promise<void> {
   // The hub's event writer, with its inserts timed for /metrics (the hub then leaves closing it to us).
   const writer = new SessionEventWriter(metrics.timedStore(eventLogStoreOf(db)), log);
   // Prompts the previous sidecar accepted but no CLI answered get a visible end (never dropped silently).
-  const unanswered = await settleUnansweredPrompts({ db, writer, sidecarId, log });
+  const unanswered = [
+    ...(await settleUnansweredPrompts({ db, writer, sidecarId, log })),
+    ...(await settleUnansweredPrompts({ db, writer, sidecarId: legacyId, log })),
+  ];
   if (unanswered.length > 0) log.info({ prompts: unanswered.length }, "settled prompts an earlier sidecar left unanswered");
   const hub = new SessionHub({
     db,
