@@ -121,8 +121,47 @@ const interruptMarker = /^\[Request interrupted by user( for tool use)?\]$/;
 
 /** Builds the conversation from a log in seq order. */
 export function buildConversation(events: readonly WireEvent[]): Conversation {
+  const builder = createConversationBuilder();
+  builder.add(events);
+  return builder.view();
+}
+
+/**
+ * The fold behind `buildConversation`, one event at a time: `add` folds events that follow the
+ * ones already added, `view` gives the conversation so far. Items are never changed once a view
+ * has shown them: a tool call that gets its result, approval or task is replaced by a new object,
+ * so a view's items stay as they were and memoized rows of unchanged items skip their render.
+ * `view` keeps the identity of `items` (and of the other parts) while only streamed text changed,
+ * so a text delta costs the fold of one event, not a pass over the whole log.
+ */
+export interface ConversationBuilder {
+  add(events: readonly WireEvent[]): void;
+  view(): Conversation;
+}
+
+type ToolItem = Extract<ConversationItem, { kind: "tool" }>;
+
+export function createConversationBuilder(): ConversationBuilder {
   const items: ConversationItem[] = [];
-  const tools = new Map<string, Extract<ConversationItem, { kind: "tool" }>>();
+  /** `items` changed since the last view (a new array then, else the last view's). */
+  let itemsChanged = true;
+  let itemsView: ConversationItem[] = [];
+  let changed = true;
+  let cached: Conversation | undefined;
+  let firstPrompt: string | undefined;
+  const pushItem = (item: ConversationItem) => {
+    items.push(item);
+    itemsChanged = true;
+    if (firstPrompt === undefined && item.kind === "user") firstPrompt = item.text;
+  };
+  /** Puts `next` where the tool call `old` is (the newest copy: calls being answered are near the end). */
+  const replaceTool = (old: ToolItem, next: ToolItem) => {
+    const at = items.lastIndexOf(old);
+    if (at >= 0) items[at] = next;
+    tools.set(next.id, next);
+    itemsChanged = true;
+  };
+  const tools = new Map<string, ToolItem>();
   const approvals = new Map<
     string,
     { approval: ApprovalView; toolUseId?: string; item?: Extract<ConversationItem, { kind: "approval" }> }
@@ -133,7 +172,7 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
   let model: string | undefined;
   let costUsd = 0;
   let lastTotalCost = 0;
-  const tokens: Tokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+  let tokens: Tokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   let turns = 0;
   let backgroundTasks: unknown[] = [];
   let title: string | undefined;
@@ -144,7 +183,7 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
   let apiErrorShown: string | undefined;
 
   const notice = (e: WireEvent, tone: "info" | "warning" | "error", text: string, detail?: string, suffix = "") =>
-    items.push({ kind: "notice", key: `${e.seq}${suffix}`, seq: e.seq, tone, text, detail, at: e.at });
+    pushItem({ kind: "notice", key: `${e.seq}${suffix}`, seq: e.seq, tone, text, detail, at: e.at });
 
   const settleApproval = (requestId: string) => {
     const pending = approvals.get(requestId);
@@ -152,22 +191,25 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
     approvals.delete(requestId);
     if (pending.toolUseId) {
       const tool = tools.get(pending.toolUseId);
-      if (tool) tool.approval = undefined;
+      if (tool?.approval) replaceTool(tool, { ...tool, approval: undefined });
     }
     if (pending.item) {
-      const at = items.indexOf(pending.item);
-      if (at >= 0) items.splice(at, 1);
+      const at = items.lastIndexOf(pending.item);
+      if (at >= 0) {
+        items.splice(at, 1);
+        itemsChanged = true;
+      }
     }
   };
 
-  for (const e of events) {
+  const addOne = (e: WireEvent) => {
     const p = asObject(e.payload);
     const by = e.user?.name ?? "Someone";
     switch (e.kind) {
       case "prompt": {
         const text = str(p?.text) ?? (typeof e.payload === "string" ? e.payload : "");
         const images = promptImagesOf(p?.images);
-        items.push({ kind: "user", key: String(e.seq), seq: e.seq, text, author: by, at: e.at, ...(images ? { images } : {}) });
+        pushItem({ kind: "user", key: String(e.seq), seq: e.seq, text, author: by, at: e.at, ...(images ? { images } : {}) });
         break;
       }
       case "interrupt":
@@ -277,7 +319,7 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
         break;
       case "cli": {
         if (!p || typeof p.type !== "string") {
-          if (e.trimmed) items.push({ kind: "trimmed", key: String(e.seq), seq: e.seq, label: "A large CLI message" });
+          if (e.trimmed) pushItem({ kind: "trimmed", key: String(e.seq), seq: e.seq, label: "A large CLI message" });
           break;
         }
         switch (p.type) {
@@ -308,11 +350,12 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
             const toolUseId = str(request.tool_use_id);
             const tool = toolUseId ? tools.get(toolUseId) : undefined;
             if (tool && !tool.result) {
-              tool.approval = approval;
+              // the same question asked again keeps the card as it is
+              if (!tool.approval || JSON.stringify(tool.approval) !== JSON.stringify(approval)) replaceTool(tool, { ...tool, approval });
               approvals.set(requestId, { approval, toolUseId });
             } else {
               const item = { kind: "approval" as const, key: `${e.seq}`, seq: e.seq, approval };
-              items.push(item);
+              pushItem(item);
               approvals.set(requestId, { approval, toolUseId, item });
             }
             break;
@@ -326,7 +369,7 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
         break;
       }
     }
-  }
+  };
 
   function readSystem(e: WireEvent, p: Json) {
     const permissionMode = str(p.permissionMode);
@@ -388,11 +431,10 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
           p.subtype === "task_started"
             ? "running"
             : (str(p.status) ?? str(asObject(p.patch)?.status) ?? tool.task?.status ?? "running");
-        tool.task = {
-          id: taskId,
-          status,
-          backgrounded: p.is_backgrounded === true || tool.task?.backgrounded === true,
-        };
+        const backgrounded = p.is_backgrounded === true || tool.task?.backgrounded === true;
+        const task = tool.task;
+        if (task?.id !== taskId || task.status !== status || task.backgrounded !== backgrounded)
+          replaceTool(tool, { ...tool, task: { id: taskId, status, backgrounded } });
         break;
       }
       case "status":
@@ -469,7 +511,7 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
           notice(e, "error", text || "The API returned an error.", undefined, `:${i}`);
           apiErrorShown = text;
         } else if (text.trim() !== "")
-          items.push({
+          pushItem({
             kind: "assistant",
             key,
             seq: e.seq,
@@ -480,7 +522,7 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
           });
       } else if (block.type === "thinking") {
         const text = str(block.thinking) ?? "";
-        if (text.trim() !== "") items.push({ kind: "thinking", key, seq: e.seq, text });
+        if (text.trim() !== "") pushItem({ kind: "thinking", key, seq: e.seq, text });
       } else if (block.type === "tool_use") {
         const id = str(block.id) ?? key;
         const item = {
@@ -494,7 +536,7 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
           ...(parentToolUseId ? { parentToolUseId } : {}),
         };
         tools.set(id, item);
-        items.push(item);
+        pushItem(item);
       }
     });
   }
@@ -510,7 +552,7 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
       return;
     }
     if (!Array.isArray(content)) {
-      if (e.trimmed) items.push({ kind: "trimmed", key: String(e.seq), seq: e.seq, label: "A large tool result" });
+      if (e.trimmed) pushItem({ kind: "trimmed", key: String(e.seq), seq: e.seq, label: "A large tool result" });
       return;
     }
     content.forEach((raw, i) => {
@@ -527,11 +569,8 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
         };
         const tool = id ? tools.get(id) : undefined;
         if (tool) {
-          tool.result = result;
-          if (tool.approval) {
-            approvals.delete(tool.approval.requestId);
-            tool.approval = undefined;
-          }
+          if (tool.approval) approvals.delete(tool.approval.requestId);
+          replaceTool(tool, { ...tool, result, approval: undefined });
         } else {
           notice(
             e,
@@ -554,10 +593,12 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
     partials = [];
     // Open approvals stay open: a background subagent can still be waiting after its parent's result.
     const usage = asObject(p.usage);
-    tokens.input += num(usage?.input_tokens) ?? 0;
-    tokens.output += num(usage?.output_tokens) ?? 0;
-    tokens.cacheRead += num(usage?.cache_read_input_tokens) ?? 0;
-    tokens.cacheWrite += num(usage?.cache_creation_input_tokens) ?? 0;
+    tokens = {
+      input: tokens.input + (num(usage?.input_tokens) ?? 0),
+      output: tokens.output + (num(usage?.output_tokens) ?? 0),
+      cacheRead: tokens.cacheRead + (num(usage?.cache_read_input_tokens) ?? 0),
+      cacheWrite: tokens.cacheWrite + (num(usage?.cache_creation_input_tokens) ?? 0),
+    };
     const total = num(p.total_cost_usd);
     const perModel = asObject(p.model_usage_since_last_result);
     let turnCost: number | undefined;
@@ -583,7 +624,7 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
           : `The turn failed${status}: ${reason}`
         : "Turn finished.";
     apiErrorShown = undefined;
-    items.push({
+    pushItem({
       kind: "turn-end",
       key: String(e.seq),
       seq: e.seq,
@@ -595,18 +636,19 @@ export function buildConversation(events: readonly WireEvent[]): Conversation {
     });
   }
 
-  const first = items.find((i) => i.kind === "user");
   return {
-    items,
-    partials,
-    mode,
-    model,
-    costUsd,
-    tokens,
-    turns,
-    firstPrompt: first?.kind === "user" ? first.text : undefined,
-    backgroundTasks,
-    title,
+    add(events) {
+      for (const e of events) addOne(e);
+      if (events.length > 0) changed = true;
+    },
+    view() {
+      if (!changed && cached) return cached;
+      if (itemsChanged) itemsView = items.slice();
+      itemsChanged = false;
+      changed = false;
+      cached = { items: itemsView, partials, mode, model, costUsd, tokens, turns, firstPrompt, backgroundTasks, title };
+      return cached;
+    },
   };
 }
 

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from "react";
+import { memo, useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from "react";
 import type { Ack } from "@/server/shared/wire/ack";
 import type {
   PermissionModeChoice,
@@ -13,7 +13,8 @@ import type {
   Viewer,
   WireEvent,
 } from "@/server/shared/wire/session";
-import { buildConversation, type Conversation, type ConversationItem } from "./conversation";
+import { type Conversation, type ConversationItem } from "./conversation";
+import { IncrementalConversation } from "./incremental-conversation";
 import { ConversationList, type ConversationRow } from "./conversation-list";
 import { tailAfterSeq, useEarlierPages, type EarlierPages } from "./conversation-pages";
 import { formatDuration, formatRelative, formatTokens, formatUsd, sessionTitle } from "./format";
@@ -167,7 +168,9 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
     return () => clearTimeout(t);
   }, [log]);
 
-  const conversation = useMemo(() => buildConversation(log.events), [log.events]);
+  // only the events appended since the last render are folded; unchanged items keep their identity
+  const [incremental] = useState(() => new IncrementalConversation());
+  const conversation = useMemo(() => incremental.update(log.events), [incremental, log.events]);
   const earlier = useEarlierPages({ socket, sessionId, log, dispatch });
   // the Changes tab reloads when a turn's changes, a revert or a rewind is logged
   const changesKey = useMemo(
@@ -195,6 +198,21 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
     async <T,>(name: CommandName, payload: Record<string, unknown>): Promise<Ack<T>> => {
       if (!socket) return { ok: false, error: { code: "unavailable", message: "Not connected yet." } };
       return emitCommand<T>(socket, name, { sessionId, commandId: newCommandId(), ...payload });
+    },
+    [socket, sessionId],
+  );
+
+  // stable, so memoized conversation rows do not re-render for it
+  const loadFull = useCallback(
+    async (seq: number) => {
+      if (!socket) return;
+      const ack = await emitCommand<WireEvent>(socket, command.fetchEvent, { sessionId, seq });
+      if (ack.ok) {
+        setLoadFullError(undefined);
+        dispatch({ type: "replace", event: { ...ack.data, trimmed: false } });
+      } else {
+        setLoadFullError(ackMessage(ack));
+      }
     },
     [socket, sessionId],
   );
@@ -401,16 +419,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
             pages={earlier}
             loading={!subscribed && log.events.length === 0 && !subscribeError}
             failed={subscribeError !== undefined && log.events.length === 0}
-            onLoadFull={async (seq) => {
-              if (!socket) return;
-              const ack = await emitCommand<WireEvent>(socket, command.fetchEvent, { sessionId, seq });
-              if (ack.ok) {
-                setLoadFullError(undefined);
-                dispatch({ type: "replace", event: { ...ack.data, trimmed: false } });
-              } else {
-                setLoadFullError(ackMessage(ack));
-              }
-            }}
+            onLoadFull={loadFull}
           />
         ) : null}
         {tab === "changes" ? (
@@ -797,8 +806,12 @@ const noticeTone = {
   error: "text-red-800 bg-red-50 dark:bg-red-950/40 dark:text-red-300",
 } as const;
 
-/** One conversation item as the live session draws it; the history transcript draws past sessions with it. */
-export function ConversationItemView({
+/**
+ * One conversation item as the live session draws it; the history transcript draws past sessions
+ * with it. Memoized: the incremental conversation keeps an unchanged item's object, so a new event
+ * re-renders only the items it changed.
+ */
+export const ConversationItemView = memo(function ConversationItemView({
   item,
   rootPath,
   onLoadFull,
@@ -932,4 +945,4 @@ export function ConversationItemView({
         </div>
       );
   }
-}
+});
