@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
+import { memo, useEffect, useRef, useState } from "react";
 import { ApprovalCard, type ApprovalCardHandle } from "./approval-card";
 import { approvalKeyAction } from "./approval-keys";
 import { decideApproval, useApprovals } from "./use-approvals";
@@ -12,8 +12,10 @@ import { decideApproval, useApprovals } from "./use-approvals";
  * The inbox's keys work here too (a allows, d denies, Shift+D goes to the message box, j / k
  * move), on the card last focused or clicked, else the first one waiting; never while the person
  * types in the prompt box, a message box or Monaco.
+ *
+ * Memoized: it reads the inbox store itself, so the session page's renders (one per event) pass it by.
  */
-export function SessionApprovals({ sessionId }: { sessionId: string }) {
+export const SessionApprovals = memo(function SessionApprovals({ sessionId }: { sessionId: string }) {
   const { approvals } = useApprovals();
   const pending = approvals.filter((a) => a.sessionId === sessionId && a.status === "pending");
   const [chosenId, setChosenId] = useState<string>();
@@ -69,4 +71,4 @@ export function SessionApprovals({ sessionId }: { sessionId: string }) {
       ))}
     </div>
   );
-}
+});
