@@ -136,15 +136,29 @@ async function signedIn(browser: Browser, base: string, email: string, name: str
 // (`__name`) that do not exist in the page. Times are epoch ms with sub-ms precision
 // (`performance.timeOrigin + performance.now()`), comparable between the pages of one machine.
 
-/** Ada's page: the time of each Enter in the prompt box, and of the newest reply text appearing. */
+/**
+ * Ada's page: the time of each Enter in the prompt box, and of this prompt's reply text appearing:
+ * text in a reply bubble after the last prompt shown, which is the one sent. Nothing is counted:
+ * the conversation is virtualized, so old rows leave the DOM as new ones come.
+ */
 const SENDER_SCRIPT = `(() => {
   const now = () => performance.timeOrigin + performance.now();
   // a message task posted from the frame's rAF runs right after that frame (its paint included),
   // before work the page itself queued later (React's own renders are message tasks too)
   const afterFrame = (f) => { const c = new MessageChannel(); c.port1.onmessage = f; c.port2.postMessage(0); };
-  const replies = () => Array.from(document.querySelectorAll('[data-testid="message-assistant"]'))
-    .filter((e) => (e.textContent || "").trim().length > 0).length;
-  window.__bench = { send: 0, reply: 0, painted: 0, replies: replies(), busy: 0 };
+  const replied = () => {
+    const prompts = document.querySelectorAll('[data-testid="message-user"]');
+    const last = prompts[prompts.length - 1];
+    if (!last || !(last.textContent || "").includes(window.__bench.text)) return false;
+    for (const reply of document.querySelectorAll('[data-testid="message-assistant"]')) {
+      if (!(last.compareDocumentPosition(reply) & Node.DOCUMENT_POSITION_FOLLOWING)) continue;
+      // the bubble's screen-reader prefix and "writing…" are not the reply's text
+      const text = (reply.textContent || "").replace(/^Claude( \\(subagent\\))?: /, "").replace(/writing…$/, "");
+      if (text.trim().length > 0) return true;
+    }
+    return false;
+  };
+  window.__bench = { send: 0, reply: 0, painted: 0, text: "", busy: 0 };
   // main-thread tasks over 50 ms between Enter and the paint: the page's own work on the way
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) if (window.__bench.send > 0 && window.__bench.painted === 0 && performance.timeOrigin + e.startTime >= window.__bench.send) window.__bench.busy += e.duration;
@@ -155,12 +169,12 @@ const SENDER_SCRIPT = `(() => {
       window.__bench.reply = 0;
       window.__bench.painted = 0;
       window.__bench.busy = 0;
-      window.__bench.replies = replies();
+      window.__bench.text = e.target.value.trim();
     }
   }, true);
   new MutationObserver(() => {
     if (window.__bench.send === 0 || window.__bench.reply !== 0) return;
-    if (replies() > window.__bench.replies) {
+    if (replied()) {
       window.__bench.reply = now();
       // the task after the next frame: the text has been painted (the heavy work of that frame included)
       requestAnimationFrame(() => afterFrame(() => { window.__bench.painted = now(); }));
@@ -319,7 +333,12 @@ async function waitForTurnEnd(page: Page, text: string): Promise<void> {
       const last = rows[rows.length - 1];
       return !!lastPrompt && lastPrompt.textContent.includes(${JSON.stringify(text)}) && last.getAttribute("data-testid") === "turn-end";
     })()`,
-  );
+  ).catch(async (error: unknown) => {
+    const dump = await page.evaluate(`JSON.stringify({ y: window.scrollY, h: document.documentElement.scrollHeight, ih: window.innerHeight,
+      rows: [...document.querySelectorAll('[data-testid="conversation"] li, ol[aria-label="Conversation"] > *')].map((r) => (r.getAttribute("data-index") || "") + " " + (r.textContent || "").slice(0, 60)) })`);
+    console.error(`the turn of "${text}" did not end on the page; its scroll position and rows:`, dump);
+    throw error;
+  });
 }
 
 /** A Conduit turn: Enter → reply text on Ada's screen, ms, and its stages. */
@@ -327,7 +346,10 @@ async function conduitTurn(ada: Page, text: string, output: () => string): Promi
   await takeMarks(ada);
   const from = output().length;
   await prompt(ada, text);
-  await until(ada, "window.__bench.painted > 0");
+  await until(ada, "window.__bench.painted > 0").catch(async (error: unknown) => {
+    console.error(`no reply to "${text}" on the page; the bench's state and rows:`, await ada.evaluate(`JSON.stringify({ bench: window.__bench, rows: [...document.querySelectorAll('ol[aria-label] > *')].map((r) => (r.getAttribute("data-index") || "") + " " + (r.textContent || "").slice(0, 60)) })`));
+    throw error;
+  });
   const { send, reply, painted, busy } = (await ada.evaluate("window.__bench")) as { send: number; reply: number; painted: number; busy: number };
   await waitForTurnEnd(ada, text);
   const stages = turnBreakdown(send, reply, painted, traceLines(output(), from), await takeMarks(ada));

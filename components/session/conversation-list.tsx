@@ -11,6 +11,7 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode, type Ref } from "react";
 import { Virtuoso, type Components } from "react-virtuoso";
 import type { EarlierPages } from "./conversation-pages";
+import { isScrollIntent } from "./scroll-intent";
 
 /** A row of the list: its stable key (a conversation item's) and how to draw it. */
 export interface ConversationRow {
@@ -83,7 +84,8 @@ export function ConversationList({
     // touch, the scrollbar), or a long jump up (a focus or find scrolling something into view).
     // The list correcting its row measurements moves the page up a little without input: that
     // keeps following.
-    const onInput = () => {
+    const onInput = (event: Event) => {
+      if (!isScrollIntent(event)) return;
       userAt = performance.now();
     };
     const onScroll = () => {
