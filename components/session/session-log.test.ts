@@ -9,6 +9,7 @@ import {
   type SessionLogAction,
 } from "./session-log";
 import { ev } from "./test-support";
+import type { WireEvent } from "@/server/shared/wire/session";
 
 const run = (actions: SessionLogAction[], start: SessionLog = emptySessionLog) =>
   actions.reduce(reduceSessionLog, start);
@@ -84,5 +85,38 @@ describe("reduceSessionLog", () => {
     // a log that already holds the start ignores `from`
     const whole = run([{ type: "snapshot", events: [ev(1)], reset: false }, { type: "snapshot", events: [ev(2)], reset: false, from: 1 }]);
     expect(whole.baseSeq).toBe(0);
+  });
+});
+
+describe("reduceSessionLog on random arrivals", () => {
+  /** What `contiguousSeq` must be: the last seq before the first gap after the base. */
+  const contiguous = (events: readonly WireEvent[], base: number) => {
+    let expected = base + 1;
+    for (const e of events) if (e.seq === expected) expected++;
+    return expected - 1;
+  };
+
+  it("keeps each seq once, in order, and the contiguous seq right, through in-order, late, repeated and missing facts", () => {
+    let seed = 12345;
+    const r = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let round = 0; round < 200; round++) {
+      let log = emptySessionLog;
+      if (r() < 0.3) log = reduceSessionLog(log, { type: "snapshot", events: [], reset: false, from: 5 });
+      let next = log.baseSeq + 1;
+      const held: WireEvent[] = [];
+      for (let step = 0; step < 60; step++) {
+        const roll = r();
+        // mostly the next seq; sometimes one skipped (a gap), a repeat, or a late one
+        const seq = roll < 0.7 ? next++ : roll < 0.8 ? (next += 2) - 1 : Math.max(log.baseSeq + 1, next - 1 - Math.floor(r() * 5));
+        const event = held.find((e) => e.seq === seq) ?? ev(seq);
+        if (!held.includes(event)) held.push(event);
+        const before = log;
+        log = reduceSessionLog(log, { type: "event", event });
+        const seqs = log.events.map((e) => e.seq);
+        expect(seqs).toEqual([...new Set(seqs)].sort((a, b) => a - b));
+        expect(log.contiguousSeq).toBe(contiguous(log.events, log.baseSeq));
+        if (before.events.some((e) => e.seq === seq)) expect(log).toBe(before);
+      }
+    }
   });
 });

@@ -47,10 +47,15 @@ export function reduceSessionLog(log: SessionLog, action: SessionLogAction): Ses
       // A page for an older base (a reset came in meanwhile) or one that does not reach it is dropped.
       if (action.fromSeq >= log.baseSeq || action.events.some((e) => e.seq > log.baseSeq)) return log;
       return withEvents(mergeEvents(log.events, action.events), action.fromSeq, log.generation);
-    case "event":
-      if (log.events.length > 0 && action.event.seq <= lastSeqOf(log) && hasSeq(log.events, action.event.seq))
-        return log;
+    case "event": {
+      const last = lastSeqOf(log);
+      if (log.events.length > 0 && action.event.seq <= last && hasSeq(log.events, action.event.seq)) return log;
+      // The live stream's common case: the next seq after a log without a gap. Only the append,
+      // not a pass over the whole log to find its first gap again.
+      if (action.event.seq === last + 1 && log.contiguousSeq === last && (log.events.length > 0 || last === log.baseSeq))
+        return { ...log, events: [...log.events, action.event], contiguousSeq: action.event.seq };
       return withEvents(mergeEvents(log.events, [action.event]), log.baseSeq, log.generation);
+    }
     case "replace": {
       const events = log.events.map((e) => (e.seq === action.event.seq ? action.event : e));
       return { ...log, events };
