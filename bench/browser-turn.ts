@@ -32,6 +32,8 @@ import { killProcessGroup } from "../server/sidecar/process/cli-process";
 import { startConduitInstance, type ConduitInstance } from "../e2e/support/conduit-instance";
 
 const TURNS = Number(process.env.BROWSER_TURN_TURNS ?? 8);
+/** `BROWSER_TURN_PROFILE=1`: CPU profiles of Ada's page over the text turns and Bea's over the approvals; prints where script time went. */
+const PROFILE = process.env.BROWSER_TURN_PROFILE === "1";
 const TIMEOUT_MS = 30_000;
 
 function median(values: number[]): number {
@@ -443,6 +445,53 @@ function turnStages(databaseFile: string): Map<string, TurnStages> {
   }
 }
 
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+}
+
+/** Starts a CPU profile of `page` (when the bench profiles); the stop function returns it. */
+async function startProfile(page: Page): Promise<() => Promise<{ nodes: ProfileNode[]; samples?: number[]; timeDeltas?: number[] } | undefined>> {
+  if (!PROFILE) return async () => undefined;
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Profiler.enable");
+  await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+  await cdp.send("Profiler.start");
+  return async () => {
+    const { profile } = await cdp.send("Profiler.stop");
+    await cdp.detach();
+    return profile as never;
+  };
+}
+
+/** The scripts and functions with the most self time in a CPU profile. */
+function printProfile(title: string, profile: { nodes: ProfileNode[]; samples?: number[]; timeDeltas?: number[] } | undefined): void {
+  if (!profile) return;
+  const self = new Map<number, number>();
+  (profile.samples ?? []).forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas?.[i] ?? 0)));
+  const byFunction = new Map<string, number>();
+  const byScript = new Map<string, number>();
+  let total = 0;
+  for (const node of profile.nodes) {
+    const us = self.get(node.id) ?? 0;
+    total += us;
+    const { functionName, url, lineNumber, columnNumber } = node.callFrame;
+    const file = url ? (new URL(url, "http://x").pathname.split("/").pop() ?? url) : "(native)";
+    const name = `${functionName || "(anonymous)"} ${file}:${lineNumber + 1}:${columnNumber + 1}`;
+    byFunction.set(name, (byFunction.get(name) ?? 0) + us);
+    byScript.set(file, (byScript.get(file) ?? 0) + us);
+  }
+  const top = (m: Map<string, number>, n: number) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, us]) => `      ${(us / 1000).toFixed(0).padStart(6)} ms ${((100 * us) / total).toFixed(1).padStart(5)}%  ${k}`);
+  console.log(`  CPU profile of ${title}, ${(total / 1000).toFixed(0)} ms sampled; by script:`);
+  console.log(top(byScript, 8).join("\n"));
+  console.log("    by function (self time):");
+  console.log(top(byFunction, 20).join("\n"));
+}
+
 export interface BrowserTurnResult {
   turnMs: number;
   bareTurnMs: number;
@@ -501,6 +550,8 @@ export async function run(): Promise<BrowserTurnResult> {
     const bareApprovals: number[] = [];
     const turnStagesSeen: Stages[] = [];
     const approvalStagesSeen: Stages[] = [];
+    const adaProfile = await startProfile(ada);
+    const beaProfile = await startProfile(bea);
     for (let i = 1; i <= TURNS; i++) {
       const turn = await conduitTurn(ada, `hello ${i}`, output);
       turns.push(turn.ms);
@@ -511,6 +562,8 @@ export async function run(): Promise<BrowserTurnResult> {
       approvalStagesSeen.push({ ...approval.stages, "(Bea's long tasks on the way, total)": approval.busy });
       bareApprovals.push(await bare.approval(`write ${i}`));
     }
+    const adaProfiled = await adaProfile();
+    const beaProfiled = await beaProfile();
     const js = await pageJavaScript(browser, base, adaEmail, sessionUrl);
     const stages = turnStages(conduit.databaseFile);
     const stage = (prefix: string, key: keyof TurnStages) =>
@@ -543,6 +596,8 @@ export async function run(): Promise<BrowserTurnResult> {
         `approval_extra_ms=${f(domMedian(approvalStagesSeen, "card in Bea's DOM") - result.bareApprovalMs)}`,
     );
     console.log(`  session page JavaScript before Monaco: ${f(result.pageJsKb)} KB sent, ${f(result.pageJsDecodedKb)} KB decoded`);
+    printProfile("Ada's page over all measured turns", adaProfiled);
+    printProfile("Bea's page over all measured turns", beaProfiled);
     console.log(
       `browser-turn: turn_ms=${f(result.turnMs)} bare_turn_ms=${f(result.bareTurnMs)} turn_extra_ms=${f(result.turnMs - result.bareTurnMs)} ` +
         `approval_extra_ms=${f(result.approvalMs - result.bareApprovalMs)} page_js_kb=${f(result.pageJsKb)}`,
