@@ -716,25 +716,15 @@ function ConversationPane(props: {
     }),
     [nested, rootPath, onLoadFull],
   );
-  // One row object per item object, kept while the item is (the incremental conversation keeps
-  // unchanged items), so the list's memoized rows draw again only the items an event changed.
-  const rowOf = useMemo(() => new WeakMap<ConversationItem, ConversationRow>(), [rootPath, onLoadFull, onRewind, imageBase]);
   const rows = useMemo<ConversationRow[]>(
     () =>
-      nested.top.map((item) => {
-        let row = rowOf.get(item);
-        if (!row) {
-          row = {
-            key: item.key,
-            render: () => (
-              <ConversationItemView item={item} rootPath={rootPath} onLoadFull={onLoadFull} onRewind={onRewind} imageBase={imageBase} />
-            ),
-          };
-          rowOf.set(item, row);
-        }
-        return row;
-      }),
-    [nested, rowOf, rootPath, onLoadFull, onRewind, imageBase],
+      nested.top.map((item) => ({
+        key: item.key,
+        render: () => (
+          <ConversationItemView item={item} rootPath={rootPath} onLoadFull={onLoadFull} onRewind={onRewind} imageBase={imageBase} />
+        ),
+      })),
+    [nested, rootPath, onLoadFull, onRewind, imageBase],
   );
 
   if (loading) return <p className="py-10 text-center text-sm text-zinc-500">Loading the conversation…</p>;
