@@ -21,7 +21,7 @@ import type { createSessionRouter } from "./command-forwarder";
 export interface ClusterApprovals {
   decide(user: Decider, approvalId: string, decision: Decision, commandId: string): Promise<ApprovalView>;
   /** `ApprovalService.withdrawFrom` here and on every other live node. */
-  withdrawEverywhere(userId: string, decidesIn: ReadonlySet<string>): void;
+  withdrawFrom(userId: string, decidesIn: ReadonlySet<string>): void;
 }
 
 export function createClusterApprovals(deps: {
@@ -61,7 +61,7 @@ export function createClusterApprovals(deps: {
         });
       }
     },
-    withdrawEverywhere(userId, decidesIn) {
+    withdrawFrom(userId, decidesIn) {
       service.withdrawFrom(userId, decidesIn);
       void directory
         .liveNodes()

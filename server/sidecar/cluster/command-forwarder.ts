@@ -27,7 +27,7 @@ import type {
 } from "@/server/shared/wire/session";
 import type { PromptImage } from "@/server/shared/wire/session-controls";
 import { rememberBounded } from "@/server/sidecar/session/command-memo";
-import type { SessionCommands } from "@/server/sidecar/session/session-commands";
+import type { SessionCommands, SessionFeed } from "@/server/sidecar/session/session-commands";
 import type { Actor, NewSessionInput } from "@/server/sidecar/session/session-hub-types";
 import type { ClusterDirectory } from "./cluster-directory";
 import type { CommandBus } from "./command-bus";
@@ -216,4 +216,21 @@ export class ForwardingSessionCommands implements SessionCommands {
 /** The actor as plain JSON (a socket's user may carry more fields). */
 function plainActor(actor: Actor): Actor {
   return { id: actor.id, name: actor.name };
+}
+
+/** The socket layer's `hub`: the local feed (events, statuses, catch-up) with the forwarding commands. */
+export function feedWithCommands<F extends SessionFeed>(feed: F, commands: SessionCommands): SessionCommands & SessionFeed {
+  return {
+    createSession: (...a) => commands.createSession(...a),
+    prompt: (...a) => commands.prompt(...a),
+    interrupt: (...a) => commands.interrupt(...a),
+    stop: (...a) => commands.stop(...a),
+    setMode: (...a) => commands.setMode(...a),
+    setModel: (...a) => commands.setModel(...a),
+    fetchEvent: (...a) => commands.fetchEvent(...a),
+    liveViews: (...a) => commands.liveViews(...a),
+    subscribe: (...a) => feed.subscribe(...a),
+    onDidEmitEvent: (listener) => feed.onDidEmitEvent(listener),
+    onDidChangeStatus: (listener) => feed.onDidChangeStatus(listener),
+  };
 }

@@ -29,7 +29,7 @@ import {
   type WatchWorkspaceResult,
 } from "@/server/shared/wire/session";
 import type { SessionCommands, SessionFeed } from "@/server/sidecar/session/session-commands";
-import type { Actor } from "@/server/sidecar/session/session-hub-types";
+import type { Actor, SubscribeSnapshot } from "@/server/sidecar/session/session-hub-types";
 import { handleCommand, handleCommandWithReply, limitCommandsInFlight } from "./handle-command";
 import { SessionPresence, type PresenceUpdate } from "./session-presence";
 
@@ -38,6 +38,8 @@ export interface SessionSocketDeps {
   hub: SessionCommands & SessionFeed;
   db: Db;
   log: Logger;
+  /** The catch-up of a session another sidecar runs (server/sidecar/cluster/remote-subscribe.ts); false: run here. */
+  remoteSubscribe?: (sessionId: string, afterSeq: number, join: () => Promise<void> | void, deliver: (snapshot: SubscribeSnapshot) => void) => Promise<boolean>;
 }
 
 /** The room of a session's viewers. */
@@ -135,6 +137,13 @@ function registerSessionHandlers(
       async ({ sessionId, afterSeq }, reply) => {
         await authorize(sessionId, "read");
         const room = sessionRoom(sessionId);
+        const joinRemote = () => socket.join(room);
+        const deliverRemote = (snapshot: SubscribeSnapshot) => {
+          const update = presence.join(sessionId, socket.id, { userId: user.id, name: user.name });
+          reply({ ...snapshot, viewers: update.viewers });
+          announce(update);
+        };
+        if (await deps.remoteSubscribe?.(sessionId, afterSeq, joinRemote, deliverRemote)) return;
         // Out of the room while the backlog is read: what arrives meanwhile comes in the snapshot.
         await socket.leave(room);
         await hub.subscribe(sessionId, afterSeq, (snapshot) => {
