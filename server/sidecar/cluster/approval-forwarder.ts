@@ -1,8 +1,7 @@
 /**
  * Approvals across sidecars. A question waits in the approval service of the sidecar whose CLI
- * asked it (the session's owner). A decision made on another node finds no waiter there (the
- * service answers `unavailable`, "held by another server"): it is then sent to the owner, whose
- * service decides it exactly as a local click (role checked again, the row settled with the
+ * asked it (the session's owner). A decision made on a node that does not hold the question,
+ * for a session another node runs, is sent to that owner, whose service decides it exactly as a local click (role checked again, the row settled with the
  * conditional UPDATE, the CLI answered, the audit written, the decision memoized by
  * `commandId`, so a retry through any node is answered once). Withdrawals (a decider's role
  * lowered) reach every live node's pending questions.
@@ -11,7 +10,6 @@
  */
 import type { Db } from "@/server/db/client";
 import { findApproval } from "@/server/db/approvals";
-import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import type { ApprovalView, Decision } from "@/server/shared/wire/approval";
 import type { ApprovalService, Decider } from "@/server/sidecar/approval/approval-service";
 import type { ClusterDirectory } from "./cluster-directory";
@@ -42,24 +40,25 @@ export function createClusterApprovals(deps: {
     service.withdrawFrom(a.userId, new Set(a.decidesIn));
     return null;
   });
+  /** The other node running the approval's session, or null (here, nobody, or no such approval). */
+  const ownerElsewhere = async (approvalId: string): Promise<string | null> => {
+    const row = await findApproval(deps.db, approvalId);
+    if (!row) return null;
+    const owner = await directory.ownerOf(row.sessionId);
+    return owner !== null && owner !== directory.selfId ? owner : null;
+  };
   return {
     async decide(user, approvalId, decision, commandId) {
-      try {
-        return await service.decide(user, approvalId, decision, commandId);
-      } catch (err) {
-        // Only "pending, but not here" goes on; every other refusal is final.
-        if (!(err instanceof AppError) || err.code !== ErrorCode.unavailable) throw err;
-        const row = await findApproval(deps.db, approvalId);
-        if (!row || row.status !== "pending") throw err;
-        const owner = await directory.ownerOf(row.sessionId);
-        if (owner === null || owner === directory.selfId) throw err;
-        return router.forward<ApprovalView>(owner, "approval.decide", {
-          user: { id: user.id, name: user.name },
-          approvalId,
-          decision,
-          commandId,
-        });
-      }
+      // Waiting here, or settled or unknown: the local service answers (and remembers the command).
+      const elsewhere = service.holds(approvalId) ? null : await ownerElsewhere(approvalId);
+      if (elsewhere === null) return service.decide(user, approvalId, decision, commandId);
+      // The owner's service decides it and remembers the command: a retry through any node gets one outcome.
+      return router.forward<ApprovalView>(elsewhere, "approval.decide", {
+        user: { id: user.id, name: user.name },
+        approvalId,
+        decision,
+        commandId,
+      });
     },
     withdrawFrom(userId, decidesIn) {
       service.withdrawFrom(userId, decidesIn);
