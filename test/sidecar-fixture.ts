@@ -113,12 +113,12 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
     log,
     ...(cluster ? { remoteSubscribe: cluster.remote.subscribe } : {}),
   });
-  attachSessionControlSockets(server.io, { hub, db: fx.db, log });
-  attachSessionMcpSockets(server.io, { hub, db: fx.db, log });
+  attachSessionControlSockets(server.io, { hub, db: fx.db, log, router: cluster?.router });
+  attachSessionMcpSockets(server.io, { hub, db: fx.db, log, router: cluster?.router });
   attachSessionPageSockets(server.io, { db: fx.db, log });
-  attachSessionManageSockets(server.io, { management: new SessionManagement({ hub, db: fx.db, log }), db: fx.db, log });
+  attachSessionManageSockets(server.io, { management: new SessionManagement({ hub, db: fx.db, log }), db: fx.db, log, router: cluster?.router });
   if (approvals) attachApprovalSockets(server.io, { service: approvals, db: fx.db, log, decide: cluster?.approvals?.decide });
-  if (snapshots) attachChangesSockets(server.io, { hub, snapshots, db: fx.db, log });
+  if (snapshots) attachChangesSockets(server.io, { hub, snapshots, db: fx.db, log, router: cluster?.router });
   const revocations = options.revocationSweep
     ? new RevocationSweep({
         io: server.io,

@@ -177,12 +177,12 @@ async function main(): Promise<void> {
   // After the socket layer's listener: by now the event has been emitted to its room.
   hub.onDidEmitEvent((event) => metrics.relay.observe(Math.max(0, Date.now() - Date.parse(event.at)) / 1000));
   if (latency.enabled) hub.onDidEmitEvent((event) => traceEmittedEvent(latency, event));
-  attachSessionControlSockets(server.io, { hub, db, log });
-  attachSessionMcpSockets(server.io, { hub, db, log });
+  attachSessionControlSockets(server.io, { hub, db, log, router: cluster?.router });
+  attachSessionMcpSockets(server.io, { hub, db, log, router: cluster?.router });
   attachSessionPageSockets(server.io, { db, log });
-  attachSessionManageSockets(server.io, { management: new SessionManagement({ hub, db, log }), db, log });
+  attachSessionManageSockets(server.io, { management: new SessionManagement({ hub, db, log }), db, log, router: cluster?.router });
   attachApprovalSockets(server.io, { service: approvals, db, log, decide: cluster?.approvals?.decide });
-  attachChangesSockets(server.io, { hub, snapshots, db, log });
+  attachChangesSockets(server.io, { hub, snapshots, db, log, router: cluster?.router });
   attachTurnPushes({ io: server.io, hub, db, sender: push });
   // Disabled accounts, sign-outs and removed members lose their open sockets within about 2 s.
   const revocations = new RevocationSweep({

@@ -201,6 +201,11 @@ describe.skipIf(pgTests.skip)("two sidecars on PostgreSQL and Redis", () => {
     // The workspace list on B shows the session A runs.
     const watched = await onB.command<{ sessions: SessionView[] }>("workspace:watch", { workspace: fx.workspace.slug });
     expect(watched.ok && watched.data.sessions.map((s) => s.id)).toContain(sessionId);
+    // The other owner-bound commands too: a control read needs A's live CLI, a rename A's entry.
+    const commands = await onB.command<{ commands: { name: string }[] }>("session:slash-commands", { sessionId });
+    expect(commands.ok && commands.data.commands.length).toBeGreaterThan(0);
+    expect(await onB.command("session:rename", { sessionId, title: "Renamed on B" })).toMatchObject({ ok: true });
+    expect((await a.hub.view(sessionId)).title).toBe("Renamed on B");
     await onB.command("session:stop", { sessionId, commandId: commandId() });
   }, 120_000);
 
