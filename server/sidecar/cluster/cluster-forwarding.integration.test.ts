@@ -204,7 +204,7 @@ describe.skipIf(pgTests.skip)("two sidecars on PostgreSQL and Redis", () => {
     // The other owner-bound commands too: a control read needs A's live CLI, a rename A's entry.
     const commands = await onB.command<{ commands: { name: string }[] }>("session:slash-commands", { sessionId });
     expect(commands.ok && commands.data.commands.length).toBeGreaterThan(0);
-    expect(await onB.command("session:rename", { sessionId, title: "Renamed on B" })).toMatchObject({ ok: true });
+    expect(await onB.command("session:rename", { sessionId, title: "Renamed on B", commandId: commandId() })).toMatchObject({ ok: true });
     expect((await a.hub.view(sessionId)).title).toBe("Renamed on B");
     await onB.command("session:stop", { sessionId, commandId: commandId() });
   }, 120_000);
