@@ -153,7 +153,7 @@ export async function createCommandBus(options: CommandBusOptions): Promise<Comm
           reject(
             new AppError(
               ErrorCode.unavailable,
-              `The server running this session (${nodeId}) did not answer within ${Math.round(timeoutMs / 1000)} s. Try again in a moment.`,
+              `The server running this session (${nodeId}) did not answer within ${seconds(timeoutMs)} s. Try again in a moment.`,
             ),
           );
         }, timeoutMs);
@@ -187,6 +187,11 @@ export async function createCommandBus(options: CommandBusOptions): Promise<Comm
       replyClient.destroy();
     },
   };
+}
+
+/** "1.5" for 1500 ms, "15" for 15000 ms. */
+function seconds(ms: number): string {
+  return ms < 10_000 ? String(Math.round(ms / 100) / 10) : String(Math.round(ms / 1000));
 }
 
 function safeJson(text: string): unknown {
