@@ -111,7 +111,7 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
     hub: cluster ? feedWithCommands(hub, cluster.commands) : hub,
     db: fx.db,
     log,
-    ...(cluster ? { remoteSubscribe: cluster.remote.subscribe } : {}),
+    ...(cluster ? { remoteSubscribe: cluster.remote.subscribe, clusterPresence: true } : {}),
   });
   attachSessionControlSockets(server.io, { hub, db: fx.db, log, router: cluster?.router });
   attachSessionMcpSockets(server.io, { hub, db: fx.db, log, router: cluster?.router });

@@ -173,7 +173,7 @@ async function main(): Promise<void> {
   const cluster = env.REDIS_URL
     ? await startClusterForwarding({ redisUrl: env.REDIS_URL, io: server.io, db, directory: createDbClusterDirectory(db, sidecarId), hub, approvals, log, observeForward: (seconds, method) => metrics.forward.observe({ method }, seconds) })
     : undefined;
-  attachSessionSockets(server.io, { hub: cluster ? feedWithCommands(hub, cluster.commands) : hub, db, log, remoteSubscribe: cluster?.remote.subscribe });
+  attachSessionSockets(server.io, { hub: cluster ? feedWithCommands(hub, cluster.commands) : hub, db, log, remoteSubscribe: cluster?.remote.subscribe, clusterPresence: cluster !== undefined });
   // After the socket layer's listener: by now the event has been emitted to its room.
   hub.onDidEmitEvent((event) => metrics.relay.observe(Math.max(0, Date.now() - Date.parse(event.at)) / 1000));
   if (latency.enabled) hub.onDidEmitEvent((event) => traceEmittedEvent(latency, event));

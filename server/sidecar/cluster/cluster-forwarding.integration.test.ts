@@ -13,7 +13,7 @@ import { pgTests } from "@/server/db/test-support";
 import { callTool, say } from "@/server/model-server/scenario";
 import type { Ack } from "@/server/shared/wire/ack";
 import type { ApprovalView } from "@/server/shared/wire/approval";
-import type { SessionView, SubscribeResult, WireEvent } from "@/server/shared/wire/session";
+import type { PresenceChanged, SessionView, SubscribeResult, WireEvent } from "@/server/shared/wire/session";
 import { createSessionRunner } from "@/server/sidecar/session/session-runner";
 import { toWireEvent } from "@/server/sidecar/session/session-wire-event";
 import { startCliEnv, type CliEnv } from "@/test/cli-env";
@@ -31,6 +31,7 @@ const commandId = () => `cmd-${++counter}-${randomBytes(4).toString("hex")}`;
 class Client {
   readonly bySeq = new Map<number, WireEvent>();
   readonly requested: ApprovalView[] = [];
+  readonly presence: PresenceChanged[] = [];
   subscribed: string | undefined;
 
   constructor(readonly socket: Socket) {
@@ -38,6 +39,7 @@ class Client {
       if (event.sessionId === this.subscribed && !this.bySeq.has(event.seq)) this.bySeq.set(event.seq, event);
     });
     socket.on("approval:requested", (view: ApprovalView) => this.requested.push(view));
+    socket.on("presence:changed", (p: PresenceChanged) => this.presence.push(p));
   }
 
   get events(): WireEvent[] {
@@ -201,6 +203,16 @@ describe.skipIf(pgTests.skip)("two sidecars on PostgreSQL and Redis", () => {
     // The workspace list on B shows the session A runs.
     const watched = await onB.command<{ sessions: SessionView[] }>("workspace:watch", { workspace: fx.workspace.slug });
     expect(watched.ok && watched.data.sessions.map((s) => s.id)).toContain(sessionId);
+    // Presence spans the nodes: a viewer on A and two on B are three people, announced on both nodes.
+    const onA = await open(a, fx.viewer);
+    await onA.subscribe(sessionId, stored.length);
+    const everyone = [fx.owner.id, fx.editor.id, fx.viewer.id].sort();
+    const ids = (c: Client) => c.presence.filter((p) => p.sessionId === sessionId).at(-1)?.viewers.map((v) => v.userId).sort();
+    await until(() => JSON.stringify(ids(onA)) === JSON.stringify(everyone) && JSON.stringify(ids(onB)) === JSON.stringify(everyone), 10_000, "presence across nodes");
+    late.socket.disconnect();
+    const twoLeft = [fx.owner.id, fx.viewer.id].sort();
+    await until(() => JSON.stringify(ids(onA)) === JSON.stringify(twoLeft), 10_000, "a viewer on B left, seen on A");
+
     // The other owner-bound commands too: a control read needs A's live CLI, a rename A's entry.
     const commands = await onB.command<{ commands: { name: string }[] }>("session:slash-commands", { sessionId });
     expect(commands.ok && commands.data.commands.length).toBeGreaterThan(0);

@@ -31,6 +31,7 @@ import {
 import type { SessionCommands, SessionFeed } from "@/server/sidecar/session/session-commands";
 import type { Actor, SubscribeSnapshot } from "@/server/sidecar/session/session-hub-types";
 import { handleCommand, handleCommandWithReply, limitCommandsInFlight } from "./handle-command";
+import { roomViewers } from "./room-viewers";
 import { SessionPresence, type PresenceUpdate } from "./session-presence";
 
 export interface SessionSocketDeps {
@@ -39,6 +40,8 @@ export interface SessionSocketDeps {
   db: Db;
   log: Logger;
   /** The catch-up of a session another sidecar runs (server/sidecar/cluster/remote-subscribe.ts); false: run here. */
+  /** Several sidecars: announce viewers from every node's sockets (room-viewers.ts), on every join and leave. */
+  clusterPresence?: boolean;
   remoteSubscribe?: (sessionId: string, afterSeq: number, join: () => Promise<void> | void, deliver: (snapshot: SubscribeSnapshot) => void) => Promise<boolean>;
 }
 
@@ -93,6 +96,14 @@ function registerSessionHandlers(
   limitCommandsInFlight(socket, log);
   const actor: Actor = { id: user.id, name: user.name };
   const announce = (update: PresenceUpdate) => {
+    if (deps.clusterPresence) {
+      const room = sessionRoom(update.sessionId);
+      void roomViewers(io, room).then(
+        (viewers) => io.to(room).emit(SessionFact.presence, { sessionId: update.sessionId, viewers } satisfies PresenceChanged),
+        (err: unknown) => log.warn({ err, sessionId: update.sessionId }, "listing a session's viewers across sidecars failed"),
+      );
+      return;
+    }
     if (!update.changed) return;
     const payload: PresenceChanged = { sessionId: update.sessionId, viewers: update.viewers };
     io.to(sessionRoom(update.sessionId)).emit(SessionFact.presence, payload);
