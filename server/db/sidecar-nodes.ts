@@ -54,6 +54,11 @@ export async function beatSidecarNode(
   return count === 1;
 }
 
+/** Where the node listens, once it does. */
+export async function setSidecarNodeUrl(db: Db, node: { id: string; host: string; pid: number; url: string }): Promise<void> {
+  await db.sidecarNode.updateMany({ where: { id: node.id, host: node.host, pid: node.pid }, data: { url: node.url } });
+}
+
 /** A clean stop: nothing is left to adopt. */
 export async function markSidecarStopped(db: Db, node: { id: string; host: string; pid: number; now: Date }): Promise<void> {
   await db.sidecarNode.updateMany({ where: { id: node.id, host: node.host, pid: node.pid }, data: { stoppedAt: node.now } });

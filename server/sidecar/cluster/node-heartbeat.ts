@@ -13,7 +13,7 @@ import { readFileSync } from "node:fs";
 import os from "node:os";
 import type { Logger } from "pino";
 import type { Db } from "@/server/db/client";
-import { beatSidecarNode, findSidecarNode, markSidecarStopped, upsertSidecarNode } from "@/server/db/sidecar-nodes";
+import { beatSidecarNode, findSidecarNode, markSidecarStopped, setSidecarNodeUrl, upsertSidecarNode } from "@/server/db/sidecar-nodes";
 import { clusterTimings } from "./cluster-directory";
 
 /** Free memory of this host in MB: MemAvailable from /proc/meminfo, else what Node reports. */
@@ -88,10 +88,10 @@ export class NodeHeartbeat {
   }
 
   /**
-   * Writes this node's row (refusing a fresh heartbeat of another live process under this id)
-   * and starts beating. The first beat's tasks run at once.
+   * Writes this node's row, refusing a fresh heartbeat of another live process under this id
+   * (before anything else of the node runs: a twin would reap the other's children).
    */
-  async start(): Promise<void> {
+  async register(): Promise<void> {
     const now = this.now();
     const leaseMs = this.deps.leaseMs ?? clusterTimings.leaseMs;
     const row = await findSidecarNode(this.deps.db, this.deps.selfId);
@@ -101,6 +101,11 @@ export class NodeHeartbeat {
     }
     await upsertSidecarNode(this.deps.db, { id: this.deps.selfId, host: this.host, pid: this.pid, url: this.deps.url, now: new Date(now) });
     this.deps.log.info({ sidecarId: this.deps.selfId, host: this.host, pid: this.pid }, "sidecar node registered");
+  }
+
+  /** Beats now (its tasks too), then every `heartbeatMs`; `url` is where this sidecar now listens. */
+  async start(url?: string): Promise<void> {
+    if (url !== undefined) await setSidecarNodeUrl(this.deps.db, { id: this.deps.selfId, host: this.host, pid: this.pid, url }).catch((err: unknown) => this.deps.log.warn({ err }, "recording this sidecar's url failed"));
     await this.beat();
     this.schedule();
   }
