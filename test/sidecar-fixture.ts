@@ -22,6 +22,7 @@ import { SessionManagement } from "@/server/sidecar/session/session-management";
 import { createDbClusterDirectory } from "@/server/sidecar/cluster/cluster-directory";
 import { startClusterForwarding, type ClusterForwarding } from "@/server/sidecar/cluster/cluster-forwarding";
 import { feedWithCommands } from "@/server/sidecar/cluster/command-forwarder";
+import { LeaseKeeper } from "@/server/sidecar/cluster/session-leases";
 import type { SessionFixtures } from "./session-fixtures";
 
 /** The token secret and the one allowed Origin of a test sidecar. */
@@ -43,6 +44,8 @@ export interface TestSidecarOptions {
   log?: Logger;
   /** This node's id (default "test"); two sidecars of one cluster need two. */
   sidecarId?: string;
+  /** A lease keeper for the hub (claims before a runner starts; the test renews with `leases.renew()`). */
+  leases?: boolean;
   /** Redis forwarding and fan-out as main.ts wires them with REDIS_URL set (server/sidecar/cluster). */
   cluster?: { redisUrl: string; prefix: string; forwardTimeoutMs?: number };
 }
@@ -55,6 +58,8 @@ export interface TestSidecar {
   snapshots: TurnSnapshots | undefined;
   /** Present with `revocationSweep: true`. */
   revocations: RevocationSweep | undefined;
+  /** Present with `leases: true`. */
+  leases: LeaseKeeper | undefined;
   /** Present with `cluster`. */
   cluster: ClusterForwarding | undefined;
   port: number;
@@ -86,7 +91,9 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
   const snapshots = options.snapshots
     ? new TurnSnapshots({ db: fx.db, dataDir: fx.dataDir, log, beforeWaitMs: 20_000 })
     : undefined;
+  const leases = options.leases ? new LeaseKeeper({ db: fx.db, selfId: options.sidecarId ?? "test", log }) : undefined;
   const hub = new SessionHub({
+    ...(leases ? { leases } : {}),
     db: fx.db,
     ...(snapshots ? { turnSnapshots: snapshots } : {}),
     configRoot: path.join(fx.dataDir, "claude-config"),
@@ -135,6 +142,7 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
     snapshots,
     revocations,
     cluster,
+    leases,
     port,
     async connect(user) {
       const socket = io(`http://127.0.0.1:${port}`, {

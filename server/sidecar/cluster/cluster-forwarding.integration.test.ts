@@ -93,7 +93,7 @@ describe.skipIf(pgTests.skip)("two sidecars on PostgreSQL and Redis", () => {
   let scratch: Promise<void> | undefined;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
 
-  /** Both nodes' heartbeats (the lease keeper's job in main.ts): A has more free memory, so new sessions start there. */
+  /** Both nodes' heartbeats and lease renewals (NodeHeartbeat's job in main.ts): A has more free memory, so new sessions start there. */
   async function beat(): Promise<void> {
     const now = new Date();
     for (const [id, freeMb] of [
@@ -106,9 +106,10 @@ describe.skipIf(pgTests.skip)("two sidecars on PostgreSQL and Redis", () => {
         update: { heartbeatAt: now, freeMb },
       });
     }
+    await Promise.all([a?.leases?.renew(), b?.leases?.renew()]);
   }
 
-  /** The lease a claim would write: `ownerId` runs the session. */
+  /** A lease written by hand: `ownerId` (a node that does not exist) runs the session. */
   async function lease(sessionId: string, ownerId: string): Promise<void> {
     const expiresAt = new Date(Date.now() + 3_600_000);
     await fx.db.sessionLease.upsert({
@@ -122,6 +123,7 @@ describe.skipIf(pgTests.skip)("two sidecars on PostgreSQL and Redis", () => {
     return startTestSidecar(fx, {
       sidecarId: id,
       approvals: true,
+      leases: true,
       log,
       cluster: { redisUrl, prefix: `conduit-test-${suffix}`, ...(forwardTimeoutMs ? { forwardTimeoutMs } : {}) },
       createRunner: (options, decidePermission) =>
@@ -131,7 +133,7 @@ describe.skipIf(pgTests.skip)("two sidecars on PostgreSQL and Redis", () => {
 
   const open = async (node: TestSidecar, user: TestUser) => new Client(await node.connect(user));
 
-  /** A session created through a client of B: it starts on A (the most free memory). */
+  /** A session created through a client of B: it starts on A (the most free memory), whose hub claims its lease. */
   async function newSession(client: Client): Promise<string> {
     const created = await client.command<SessionView>("session:create", {
       workspace: fx.workspace.slug,
@@ -139,7 +141,7 @@ describe.skipIf(pgTests.skip)("two sidecars on PostgreSQL and Redis", () => {
       commandId: commandId(),
     });
     if (!created.ok) throw new Error(created.error.message);
-    await lease(created.data.id, idA);
+    await until(async () => (await fx.db.sessionLease.findUnique({ where: { sessionId: created.data.id } }))?.ownerId === idA, 20_000, "A's lease");
     return created.data.id;
   }
 
