@@ -248,6 +248,28 @@ describe.skipIf(pgTests.skip)("two sidecars on PostgreSQL and Redis", () => {
     await onB.command("session:stop", { sessionId, commandId: commandId() });
   }, 120_000);
 
+  it("a session nobody runs starts on the node it is prompted on; a prompt on the other node then follows it there", async () => {
+    const onB = await open(b, fx.owner);
+    const sessionId = await newSession(onB);
+    await onB.command("session:stop", { sessionId, commandId: commandId() });
+    // The lease gone (as after an adoption): A's next renewal finds it lost and lets the session go.
+    await fx.db.sessionLease.delete({ where: { sessionId } });
+    await until(() => a.leases?.holds(sessionId) === false, 20_000, "A let the session go");
+    // Nobody runs it: B runs it itself (its hub claims the lease).
+    expect(await onB.command("session:prompt", { sessionId, text: "first on B", commandId: commandId() })).toMatchObject({ ok: true });
+    expect((await fx.db.sessionLease.findUnique({ where: { sessionId } }))?.ownerId).toBe(idB);
+    await until(async () => (await logOf(fx.db, sessionId)).filter(isResult).length === 1, 40_000, "B's turn ended");
+    // A client on A now reaches B.
+    const onA = await open(a, fx.editor);
+    expect(await onA.command("session:prompt", { sessionId, text: "then from A", commandId: commandId() })).toMatchObject({ ok: true });
+    await until(async () => (await logOf(fx.db, sessionId)).filter(isResult).length === 2, 40_000, "the second turn ended");
+    expect((await fx.db.sessionLease.findUnique({ where: { sessionId } }))?.ownerId).toBe(idB);
+    const stored = await logOf(fx.db, sessionId);
+    expect(stored.map((e) => e.seq)).toEqual(stored.map((_, i) => i + 1));
+    expect(stored.filter((e) => e.kind === "prompt").map((e) => (e.payload as { text: string }).text)).toEqual(["first on B", "then from A"]);
+    await onB.command("session:stop", { sessionId, commandId: commandId() });
+  }, 120_000);
+
   it("an owner that does not answer gives unavailable in bounded time", async () => {
     const onB = await open(b, fx.owner);
     const sessionId = await newSession(onB);
