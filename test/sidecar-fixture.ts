@@ -82,7 +82,7 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
     log,
   });
   const approvals = options.approvals
-    ? new ApprovalService({ db: fx.db, log, notify: notifyUsersOf(server.io) })
+    ? new ApprovalService({ db: fx.db, log, notify: notifyUsersOf(server.io), listOthersPending: options.cluster !== undefined })
     : undefined;
   const decider =
     options.decidePermission ??

@@ -140,6 +140,7 @@ async function main(): Promise<void> {
     db,
     log: log.child({ component: "approvals" }),
     notify: tracedNotify(latency, notifyWithPush(notifyUsersOf(server.io), push)),
+    listOthersPending: env.REDIS_URL !== undefined,
   });
   approvalsPending = () => approvals.pendingCount;
   const leftovers = (await approvals.cancelLeftovers(sidecarId)) + (await approvals.cancelLeftovers(legacyId));

@@ -60,6 +60,8 @@ export interface ApprovalServiceDeps {
   log: Logger;
   notify: NotifyUsers;
   now?: () => number;
+  /** Several sidecars: a person's list shows the pending questions other sidecars hold too (decided there by forwarding). */
+  listOthersPending?: boolean;
 }
 
 /** The person deciding. */
@@ -247,7 +249,10 @@ export class ApprovalService {
     for (const row of rows) {
       if (seen.has(row.id)) continue;
       // A pending row without a live entry belongs to another sidecar, or is about to settle.
-      if (row.status === "pending") continue;
+      if (row.status === "pending") {
+        if (this.deps.listOthersPending) pending.push(viewOfRow(row));
+        continue;
+      }
       decided.push(this.settledViews.get(row.id) ?? viewOfRow(row));
     }
     return { approvals: [...pending, ...decided], now: new Date(this.now()).toISOString() };

@@ -233,6 +233,9 @@ describe.skipIf(pgTests.skip)("two sidecars on PostgreSQL and Redis", () => {
     await until(() => onB.requested.some((v) => v.sessionId === sessionId), 40_000, "approval on B");
     const approval = onB.requested.find((v) => v.sessionId === sessionId)!;
     expect(a.approvals?.pendingCount).toBe(1);
+    // B's inbox lists the question A holds.
+    const inbox = await onB.command<{ approvals: ApprovalView[] }>("approval:list", {});
+    expect(inbox.ok && inbox.data.approvals.find((v) => v.id === approval.id)?.status).toBe("pending");
     const decision = { behavior: "allow" as const, reviewedText: "decided on B\n" };
     const id = commandId();
     const decided = await onB.command<ApprovalView>("approval:decide", { approvalId: approval.id, decision, commandId: id });
