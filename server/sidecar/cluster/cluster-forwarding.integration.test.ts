@@ -202,6 +202,9 @@ describe.skipIf(pgTests.skip)("two sidecars on PostgreSQL and Redis", () => {
     expect(comparable(onB.events)).toEqual(comparable(stored));
     expect(comparable(late.events)).toEqual(comparable(stored));
     expect(stored.filter((e) => e.kind === "prompt")).toHaveLength(1);
+    // A retry after the answer, through B again, gets the same answer and runs nothing.
+    expect(await onB.command<{ seq: number }>("session:prompt", { sessionId, text: "[scenario:slow] go", commandId: id })).toEqual(first);
+    expect((await logOf(fx.db, sessionId)).filter((e) => e.kind === "prompt")).toHaveLength(1);
     // The workspace list on B shows the session A runs.
     const watched = await onB.command<{ sessions: SessionView[] }>("workspace:watch", { workspace: fx.workspace.slug });
     expect(watched.ok && watched.data.sessions.map((s) => s.id)).toContain(sessionId);

@@ -72,7 +72,12 @@ export async function startClusterForwarding(options: ClusterForwardingOptions):
       ...(options.observeForward ? { observeForward: options.observeForward } : {}),
     });
     const commands = new ForwardingSessionCommands(options.hub, { directory: options.directory, bus, router });
-    const remote = createRemoteSubscriptions({ db: options.db, directory: options.directory, view: (id) => commands.view(id) });
+    // The owner's view; when it does not answer (dying, adopted soon), this node's reading of the row.
+    const remote = createRemoteSubscriptions({
+      db: options.db,
+      directory: options.directory,
+      view: (id) => commands.view(id).catch(() => options.hub.view(id)),
+    });
     const approvals = options.approvals
       ? createClusterApprovals({
           service: options.approvals,
