@@ -10,6 +10,7 @@ import type { Db } from "@/server/db/client";
 import {
   addPermissionRules,
   cancelLeftoverApprovals,
+  countPendingApprovalsFor,
   findApproval,
   findApprovalContext,
   findLastAssistantText,
@@ -60,7 +61,10 @@ export interface ApprovalServiceDeps {
   log: Logger;
   notify: NotifyUsers;
   now?: () => number;
-  /** Several sidecars: a person's list shows the pending questions other sidecars hold too (decided there by forwarding). */
+  /**
+   * Several sidecars: a person's list shows the pending questions other sidecars hold too (decided
+   * there by forwarding), and their count is read from the database (every node's questions).
+   */
   listOthersPending?: boolean;
 }
 
@@ -282,6 +286,12 @@ export class ApprovalService {
     return this.pending.size;
   }
 
+  /** The user's count as the inbox shows it: this sidecar's, or in a cluster every sidecar's (the database's). */
+  async countFor(userId: string): Promise<ApprovalCount> {
+    if (!this.deps.listOthersPending) return this.count(userId);
+    return { pending: await countPendingApprovalsFor(this.deps.db, userId) };
+  }
+
   /** The number of pending approvals routed to the user. */
   count(userId: string): ApprovalCount {
     let pending = 0;
@@ -495,6 +505,15 @@ export class ApprovalService {
   }
 
   private sendCounts(userIds: readonly string[]): void {
+    if (this.deps.listOthersPending) {
+      for (const userId of userIds) {
+        void this.countFor(userId).then(
+          (count) => this.deps.notify([userId], ApprovalFact.count, count),
+          (err: unknown) => this.deps.log.warn({ err, userId }, "counting a user's pending approvals failed"),
+        );
+      }
+      return;
+    }
     for (const userId of userIds) this.deps.notify([userId], ApprovalFact.count, this.count(userId));
   }
 }

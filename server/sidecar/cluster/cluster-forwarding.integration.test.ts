@@ -32,6 +32,7 @@ class Client {
   readonly bySeq = new Map<number, WireEvent>();
   readonly requested: ApprovalView[] = [];
   readonly presence: PresenceChanged[] = [];
+  readonly counts: number[] = [];
   subscribed: string | undefined;
 
   constructor(readonly socket: Socket) {
@@ -40,6 +41,7 @@ class Client {
     });
     socket.on("approval:requested", (view: ApprovalView) => this.requested.push(view));
     socket.on("presence:changed", (p: PresenceChanged) => this.presence.push(p));
+    socket.on("approval:count", (c: { pending: number }) => this.counts.push(c.pending));
   }
 
   get events(): WireEvent[] {
@@ -160,7 +162,7 @@ describe.skipIf(pgTests.skip)("two sidecars on PostgreSQL and Redis", () => {
     await beat();
     heartbeat = setInterval(() => void beat().catch(() => undefined), 1_000);
     a = await startNode(idA);
-    b = await startNode(idB, 1_500);
+    b = await startNode(idB);
   }, 90_000);
 
   afterAll(async () => {
@@ -236,7 +238,10 @@ describe.skipIf(pgTests.skip)("two sidecars on PostgreSQL and Redis", () => {
     await until(() => onB.requested.some((v) => v.sessionId === sessionId), 40_000, "approval on B");
     const approval = onB.requested.find((v) => v.sessionId === sessionId)!;
     expect(a.approvals?.pendingCount).toBe(1);
-    // B's inbox lists the question A holds.
+    // B's inbox lists the question A holds, and counts it (a socket opened on B now too).
+    await until(() => onB.counts.at(-1) === 1, 10_000, "count of one on B");
+    const fresh = await open(b, fx.owner);
+    await until(() => fresh.counts.at(-1) === 1, 10_000, "count of one for a new socket on B");
     const inbox = await onB.command<{ approvals: ApprovalView[] }>("approval:list", {});
     expect(inbox.ok && inbox.data.approvals.find((v) => v.id === approval.id)?.status).toBe("pending");
     const decision = { behavior: "allow" as const, reviewedText: "decided on B\n" };
@@ -246,6 +251,7 @@ describe.skipIf(pgTests.skip)("two sidecars on PostgreSQL and Redis", () => {
     // A retry through B is answered with the same outcome, once.
     expect(await onB.command<ApprovalView>("approval:decide", { approvalId: approval.id, decision, commandId: id })).toEqual(decided);
     await until(() => onB.events.some(isResult), 40_000, "the turn ended");
+    await until(() => onB.counts.at(-1) === 0, 10_000, "count back to zero on B");
     const row = await fx.db.approval.findUnique({ where: { id: approval.id } });
     expect(row?.status).toBe("allowed");
     const toolResults = cli.server.requests.filter((r) => r.scenario === "write").flatMap((r) => r.toolResults);
@@ -281,8 +287,11 @@ describe.skipIf(pgTests.skip)("two sidecars on PostgreSQL and Redis", () => {
     const sessionId = await newSession(onB);
     await onB.command("session:stop", { sessionId, commandId: commandId() });
     await lease(sessionId, `ghost-${suffix}`);
-    const sent = await onB.command("session:prompt", { sessionId, text: "hello", commandId: commandId() });
-    // B waits 1.5 s for an owner (startNode): the answer says so.
+    // A third sidecar that waits 1.5 s for an owner: the answer says so.
+    const c = await startNode(`node-c-${suffix}`, 1_500);
+    const onC = await open(c, fx.owner);
+    const sent = await onC.command("session:prompt", { sessionId, text: "hello", commandId: commandId() });
+    await c.close();
     expect(sent).toMatchObject({ ok: false, error: { code: "unavailable" } });
     expect(!sent.ok && sent.error.message).toMatch(new RegExp(`ghost-${suffix}\\) did not answer within 1.5 s`));
     // Nothing was run anywhere: no prompt in the log.

@@ -63,7 +63,13 @@ export function attachApprovalSockets(
         log,
       ),
     );
-    socket.emit(ApprovalFact.count, service.count(user.id));
+    if (deps.decide === undefined) socket.emit(ApprovalFact.count, service.count(user.id));
+    // In a cluster: every sidecar's pending questions, from the database.
+    else
+      void service.countFor(user.id).then(
+        (count) => socket.emit(ApprovalFact.count, count),
+        (err: unknown) => log.warn({ err }, "counting pending approvals failed"),
+      );
   };
   io.on("connection", onConnection);
   return () => {
