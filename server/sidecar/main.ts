@@ -101,6 +101,8 @@ async function main(): Promise<void> {
   const legacyId = os.hostname();
   const reaped = await reapOrphans([...(await listRecordedPids(db, sidecarId)), ...(await listRecordedPids(db, legacyId))], { cliPath });
   const stale = (await markOrphanedSessionsStopped(db, sidecarId)) + (await markOrphanedSessionsStopped(db, legacyId));
+  // leases an earlier run of this node held: its children are gone, the sessions are free
+  await leases.releaseAll();
   // MCP configs an earlier sidecar's children left (they hold secrets): gone before any spawn
   const mcpRunRoot = path.resolve(env.CONDUIT_DATA_DIR, "run", "mcp");
   resetMcpRunRoot(mcpRunRoot);

@@ -123,7 +123,9 @@ export class SessionHub implements SessionCommands, SessionFeed {
     });
     this.commands = new SessionCommandRunner({ db: deps.db, registry: this.registry, isClosed: () => this.closed });
     // Fencing: a lease found lost stops the session's runner here; the entry is dropped (stale).
-    this.detachLeases = deps.leases?.onLost((id) => void this.dropEntry(id, true)) ?? (() => undefined);
+    this.detachLeases =
+      deps.leases?.onLost((id) => void this.dropEntry(id, true).catch((err: unknown) => deps.log.error({ err, sessionId: id }, "fencing a session failed"))) ??
+      (() => undefined);
   }
 
   /**
