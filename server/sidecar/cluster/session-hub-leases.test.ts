@@ -48,8 +48,11 @@ describe("the session hub with leases", () => {
     await until(async () => (await results(view.id)) === 1, 5_000, "A's turn");
 
     // B cannot start a runner for it while A holds the lease
+    const logged = (await listSessionEvents(fx.db, view.id, 0)).length;
     await expect(b.hub.prompt(owner(), view.id, "from b", commandId())).rejects.toBeInstanceOf(SessionOwnedElsewhere);
     expect(b.factory.runners).toHaveLength(0);
+    // refused before anything is logged: the forwarder sends the same prompt to the owner
+    expect((await listSessionEvents(fx.db, view.id, 0)).length).toBe(logged);
 
     // A's lease is lost (an adopter deleted it): the renewal fences the runner at once
     const runner = a.factory.runners[0]!;

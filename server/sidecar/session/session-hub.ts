@@ -210,6 +210,7 @@ export class SessionHub implements SessionCommands, SessionFeed {
       );
       const uuid = randomUUID();
       rememberBounded(entry.promptSenders, uuid, actor.id, maxRememberedCommands);
+      await this.lifecycle.claimOwnership(entry);
       const refs = await storePromptImages(this.deps.db, entry.id, images);
       const stored = await this.events.append(
         entry,
