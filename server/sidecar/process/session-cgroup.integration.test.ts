@@ -24,7 +24,7 @@ function open(caps = { memoryMb: 64, pidsMax: 32 }, sidecarId = `test-${randomUU
 /** Starts `node -e script` inside `cgroup`; resolves with its exit once it ends. */
 function run(cgroup: SessionCgroup, script: string) {
   const launch = cgroup.wrap({ file: process.execPath, args: ["-e", script], cwd: process.cwd(), env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
-  const child = spawn(launch.file, [...launch.args], { cwd: launch.cwd, env: launch.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const child = spawn(launch.file, [...launch.args], { cwd: launch.cwd, env: launch.env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let stdout = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
