@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   cgroupEnterScript,
@@ -114,5 +117,38 @@ describe("OOM facts", () => {
 
   it("ships its launcher next to the module", () => {
     expect(cgroupEnterScript).toMatch(/process\/cgroup-enter\.sh$/);
+  });
+});
+
+describe("cgroup v2 layout (on a directory that stands in for cgroupfs)", () => {
+  it("enables memory and pids below the sidecar's cgroup, writes memory.max, no swap, pids.max, and one cgroup.procs", () => {
+    const fs = mkdtempSync(path.join(os.tmpdir(), "conduit-cgroup2-"));
+    try {
+      mkdirSync(path.join(fs, "svc"));
+      writeFileSync(path.join(fs, "svc", "cgroup.controllers"), "cpu memory pids\n");
+      const v2host = host({ mountinfo: () => `31 25 0:27 / ${fs} rw - cgroup2 cgroup2 rw`, selfCgroup: () => "0::/svc" });
+      const opened = openSessionCgroups({ sidecarId: "n2", caps: { memoryMb: 300, pidsMax: 40 }, host: v2host });
+      expect(opened.status).toEqual({ on: true, version: "v2", memoryMb: 300, pidsMax: 40 });
+      const base = path.join(fs, "svc", "conduit", "n2");
+      expect(opened.cgroups?.layout).toEqual({ version: "v2", unified: base });
+      expect(readFileSync(path.join(fs, "svc", "cgroup.subtree_control"), "utf8")).toBe("+memory +pids");
+      expect(readFileSync(path.join(base, "cgroup.subtree_control"), "utf8")).toBe("+memory +pids");
+      const cgroup = opened.cgroups!.create("s");
+      const dir = path.join(base, cgroup.name);
+      expect(readFileSync(path.join(dir, "memory.max"), "utf8")).toBe(String(300 * 1024 * 1024));
+      expect(readFileSync(path.join(dir, "memory.swap.max"), "utf8")).toBe("0");
+      expect(readFileSync(path.join(dir, "pids.max"), "utf8")).toBe("40");
+      expect(cgroup.procsFiles).toEqual([path.join(dir, "cgroup.procs")]);
+      expect(cgroup.wrap({ file: "/usr/bin/claude", args: ["-p"], cwd: "/w", env: {} })).toEqual({
+        file: "/bin/sh",
+        args: [cgroupEnterScript, path.join(dir, "cgroup.procs"), "--", "/usr/bin/claude", "-p"],
+        cwd: "/w",
+        env: {},
+      });
+      writeFileSync(path.join(dir, "memory.events"), "low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n");
+      expect(cgroup.facts()).toEqual({ oomKills: 1 });
+    } finally {
+      rmSync(fs, { recursive: true, force: true });
+    }
   });
 });
