@@ -19,6 +19,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { CliSpawnError } from "./cli-process";
 import type { CliLaunch } from "./sandbox";
 
 /** The launcher every capped child is started through (run by /bin/sh, never given a command string). */
@@ -289,7 +290,10 @@ class CgroupManager implements SessionCgroups {
       } catch (error) {
         cgroup.removeEmpty();
         // a directory an earlier run could not remove: the next number
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt >= 5) throw error;
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt >= 5) {
+          // Never started uncapped when caps are in force: the spawn fails with the reason.
+          throw new CliSpawnError(`Could not create the session's cgroup (memory and process caps): ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        }
       }
     }
   }
