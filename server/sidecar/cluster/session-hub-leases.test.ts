@@ -75,5 +75,5 @@ describe("the session hub with leases", () => {
     expect(await fx.db.sessionLease.findUnique({ where: { sessionId: view.id } })).toBeNull();
     await a.hub.close();
     await b.hub.close();
-  });
+  }, 30_000);
 });
