@@ -20,6 +20,7 @@ import { NodeHeartbeat } from "@/server/sidecar/cluster/node-heartbeat";
 import { LeaseKeeper } from "@/server/sidecar/cluster/session-leases";
 import { Adoption } from "@/server/sidecar/cluster/adoption";
 import { chooseSandbox } from "@/server/sidecar/process/sandbox";
+import { openSessionCgroups } from "@/server/sidecar/process/session-cgroup";
 import { startCredentialProxy } from "@/server/sidecar/credential-proxy/credential-proxy";
 import { createSessionNetwork } from "@/server/sidecar/network/session-network";
 import { sandboxStatusFile, type SandboxStatus } from "@/server/shared/sandbox-status";
@@ -81,13 +82,6 @@ async function main(): Promise<void> {
     credentialProxyPort: credentialProxy.port,
     log: (fields, message) => log.warn({ component: "egress-proxy", ...fields }, message),
   });
-  writeSandboxStatus(env.CONDUIT_DATA_DIR, {
-    mode: sandbox.mode,
-    setting: env.CONDUIT_SANDBOX,
-    ...(warning !== undefined ? { warning } : {}),
-    at: new Date().toISOString(),
-    credentialProxy: true,
-  });
 
   const db = getDb();
   // The event log writes every CLI line: SQLite's checkpoints must not stall those commits.
@@ -101,9 +95,31 @@ async function main(): Promise<void> {
   const heartbeat = new NodeHeartbeat({ db, selfId: sidecarId, url: null, liveSessions: () => liveSessionCount(), log: log.child({ component: "cluster" }) });
   await heartbeat.register();
   const leases = new LeaseKeeper({ db, selfId: sidecarId, log: log.child({ component: "leases" }) });
+  // A memory and process cap per CLI child (cgroups); unusable here: one warning, sessions run uncapped.
+  let countOomKills = (_count: number) => {};
+  const { cgroups, status: caps } = openSessionCgroups({
+    sidecarId,
+    caps: { memoryMb: env.CONDUIT_SESSION_MEMORY_MB, pidsMax: env.CONDUIT_SESSION_PIDS_MAX },
+    onOomKills: (count) => countOomKills(count),
+  });
+  if (cgroups === undefined) log.warn({ caps }, `SESSIONS HAVE NO MEMORY OR PROCESS CAP: ${caps.reason}`);
+  else log.info({ caps }, "CLI children capped (cgroups)");
+  writeSandboxStatus(env.CONDUIT_DATA_DIR, {
+    mode: sandbox.mode,
+    setting: env.CONDUIT_SANDBOX,
+    ...(warning !== undefined ? { warning } : {}),
+    at: new Date().toISOString(),
+    credentialProxy: true,
+    caps,
+  });
   const legacyId = os.hostname();
   const reaped = await reapOrphans([...(await listRecordedPids(db, sidecarId)), ...(await listRecordedPids(db, legacyId))], { cliPath });
+  // ...and whatever an earlier run's cgroups still hold (a setsid grandchild included) is killed.
+  const leftoverCgroups = (await cgroups?.cleanLeftovers()) ?? { removed: [], killed: 0 };
+  if (leftoverCgroups.removed.length > 0) log.info(leftoverCgroups, "removed cgroups an earlier sidecar left");
   const stale = (await markOrphanedSessionsStopped(db, sidecarId)) + (await markOrphanedSessionsStopped(db, legacyId));
+  // leases an earlier run of this node held: its children are gone, the sessions are free
+  await leases.releaseAll();
   // MCP configs an earlier sidecar's children left (they hold secrets): gone before any spawn
   const mcpRunRoot = path.resolve(env.CONDUIT_DATA_DIR, "run", "mcp");
   resetMcpRunRoot(mcpRunRoot);
@@ -117,6 +133,7 @@ async function main(): Promise<void> {
     approvalsPending: () => approvalsPending(),
     proxyTotals: () => credentialProxy.totals(),
   });
+  countOomKills = (count) => metrics.oomKills.inc(count);
   const admission = metrics.countedAdmission(admitting);
   const supervisor = supervisorConfigFromEnv(env);
   const runnerLog = log.child({ component: "runner" });
@@ -177,6 +194,7 @@ async function main(): Promise<void> {
         credentials: credentialProxy,
         network,
         mcpRunRoot,
+        cgroups,
       }),
   });
 
@@ -237,6 +255,7 @@ async function main(): Promise<void> {
       .then(() => heartbeat.stop())
       // the children are gone: so are their MCP configs (an exit's own removal may not have run yet)
       .then(() => resetMcpRunRoot(mcpRunRoot))
+      .then(() => cgroups?.close())
       .then(() => snapshots.close())
       .then(() => writer.close())
       .then(() => approvals.close())

@@ -50,6 +50,7 @@ export const workspaceModes = [
   "setsid-grandchild",
   "result-then-alive",
   "flood",
+  "hog",
 ] as const;
 export type WorkspaceName = (typeof workspaceModes)[number];
 

@@ -14,6 +14,8 @@
 //                   group kill; only a PID namespace or a cgroup takes it down), then behave
 //   crash-after     behave, but exit 1 once N stdout lines were printed (N = 0: right after start)
 //   permission      per user message: a can_use_tool request; after the answer, the tool result and a result
+//   hog             per user message `hog N`: allocate and touch N MB (8 MB at a time, kept), then
+//                   answer (under a smaller cgroup memory cap the kernel kills it on the way; chaos A15)
 //   flood           per user message: N assistant lines of --fake-flood-bytes (default 60000) characters
 //                   each, N the number in the message (`flood 300`), then a result
 //
@@ -156,6 +158,9 @@ function answerControl(message) {
   print({ type: "control_response", response: { subtype: "success", request_id: message.request_id, response } });
 }
 
+/** What `hog` mode holds on to. */
+const hogged = [];
+
 const lines = createInterface({ input: process.stdin });
 lines.on("line", (line) => {
   if (line.trim() === "") return;
@@ -185,6 +190,10 @@ lines.on("line", (line) => {
       }
       finish(message.uuid, `flooded ${lines}`);
       return;
+    }
+    if (mode === "hog") {
+      const megabytes = Number(/hog (\d+)/.exec(text)?.[1] ?? "0");
+      for (let mb = 0; mb < megabytes; mb += 8) hogged.push(Buffer.alloc(8 * 1024 * 1024, 1));
     }
     if (mode === "permission") askPermission(message.uuid, text);
     else turn(message.uuid, text);

@@ -31,6 +31,7 @@ export type FakeCliMode =
   | "grandchild"
   | "setsid-grandchild"
   | "flood"
+  | "hog"
   | "crash-after"
   | "permission";
 

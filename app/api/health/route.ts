@@ -8,10 +8,13 @@ export async function GET() {
   try {
     await getDb().user.count();
     // Which isolation the sidecar put in force ("unknown" until it has started).
-    const sandbox = (await readSandboxStatus())?.mode ?? "unknown";
+    const status = await readSandboxStatus();
+    const sandbox = status?.mode ?? "unknown";
+    // Whether each session's CLI runs under a memory and process cap (cgroups).
+    const caps = status?.caps === undefined ? "unknown" : status.caps.on ? "on" : "off";
     // Which sidecar is alive and what it owns; the web app is healthy without it (sessions wait).
     const sidecar = await sidecarHealth();
-    return Response.json({ ok: true, sandbox, sidecar });
+    return Response.json({ ok: true, sandbox, caps, sidecar });
   } catch {
     return Response.json({ ok: false, error: { code: "unavailable", message: "The database is not reachable." } }, { status: 503 });
   }

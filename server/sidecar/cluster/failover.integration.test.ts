@@ -25,7 +25,8 @@ import { NodeHeartbeat } from "./node-heartbeat";
 import { LeaseKeeper } from "./session-leases";
 
 const log = pino({ level: "silent" });
-const timings = { heartbeatMs: 300, leaseMs: 1_500 };
+// short enough for a quick test, long enough that a loaded machine does not make a live node look dead
+const timings = { heartbeatMs: 500, leaseMs: 3_000 };
 let counter = 0;
 const commandId = () => `fo-${++counter}-${Math.random().toString(36).slice(2, 10)}`;
 

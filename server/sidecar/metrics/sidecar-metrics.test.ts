@@ -36,6 +36,13 @@ describe("sidecar metrics", () => {
     expect(samplesOf(samples, "process_resident_memory_bytes").length).toBe(1);
   });
 
+  it("counts OOM kills at the sessions' memory caps", async () => {
+    const metrics = fixture();
+    expect(parsePrometheus(await metrics.registry.metrics()).get('conduit_sidecar_oom_kills_total{part="sidecar"}')).toBe(0);
+    metrics.oomKills.inc(2);
+    expect(parsePrometheus(await metrics.registry.metrics()).get('conduit_sidecar_oom_kills_total{part="sidecar"}')).toBe(2);
+  });
+
   it("times relays, forwarded commands and event-log writes, and counts admission refusals by reason", async () => {
     const metrics = fixture();
     metrics.relay.observe(0.003);

@@ -35,6 +35,8 @@ export interface SidecarMetrics {
   timedStore(store: EventLogStore): EventLogStore;
   /** The admission with every refusal counted by its reason. */
   countedAdmission(admission: Admission): Admission;
+  /** Processes the kernel killed for exceeding a session's memory cap (session-cgroup.ts). */
+  oomKills: Counter;
 }
 
 const RELAY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1];
@@ -129,10 +131,16 @@ export function createSidecarMetrics(sources: SidecarMetricsSources, registry: R
     labelNames: ["reason"] as const,
     registers,
   });
+  const oomKills = new Counter({
+    name: "conduit_sidecar_oom_kills_total",
+    help: "Processes (a CLI or its tools) the kernel killed for exceeding their session's memory cap (CONDUIT_SESSION_MEMORY_MB).",
+    registers,
+  });
   return {
     registry,
     relay,
     forward,
+    oomKills,
     timedStore: (store) => ({
       async insert(rows) {
         const end = write.startTimer();

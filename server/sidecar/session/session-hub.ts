@@ -123,7 +123,9 @@ export class SessionHub implements SessionCommands, SessionFeed {
     });
     this.commands = new SessionCommandRunner({ db: deps.db, registry: this.registry, isClosed: () => this.closed });
     // Fencing: a lease found lost stops the session's runner here; the entry is dropped (stale).
-    this.detachLeases = deps.leases?.onLost((id) => void this.dropEntry(id, true)) ?? (() => undefined);
+    this.detachLeases =
+      deps.leases?.onLost((id) => void this.dropEntry(id, true).catch((err: unknown) => deps.log.error({ err, sessionId: id }, "fencing a session failed"))) ??
+      (() => undefined);
   }
 
   /**
@@ -208,6 +210,7 @@ export class SessionHub implements SessionCommands, SessionFeed {
       );
       const uuid = randomUUID();
       rememberBounded(entry.promptSenders, uuid, actor.id, maxRememberedCommands);
+      await this.lifecycle.claimOwnership(entry);
       const refs = await storePromptImages(this.deps.db, entry.id, images);
       const stored = await this.events.append(
         entry,

@@ -54,10 +54,20 @@ export class SessionLifecycle {
   }
 
 
+  /**
+   * Makes sure this node owns the session before a command that needs its CLI is logged: without
+   * a runner here, the lease is claimed (another node's unexpired lease throws
+   * SessionOwnedElsewhere, before anything is written) and a session taken over is re-read.
+   */
+  async claimOwnership(entry: SessionEntry): Promise<void> {
+    if (entry.runner || !this.deps.leases) return;
+    const lease = await this.deps.leases.claim(entry.id);
+    if (!lease.heldAlready) await refreshTakenOver(this.deps.db, this.parts.events.writer, entry);
+  }
+
   private async startRunner(entry: SessionEntry, resume: boolean): Promise<SessionRunner> {
     // Ownership first (session-leases.ts): another node's unexpired lease throws SessionOwnedElsewhere.
-    const lease = await this.deps.leases?.claim(entry.id);
-    if (lease !== undefined && !lease.heldAlready) await refreshTakenOver(this.deps.db, this.parts.events.writer, entry);
+    await this.claimOwnership(entry);
     try {
       return await this.spawnRunner(entry, resume || entry.conversationStarted);
     } catch (err) {
