@@ -8,7 +8,7 @@
  * adds go above without moving what is on screen (`firstItemIndex` counts down by the rows that
  * appeared before the old first one).
  */
-import { useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode, type Ref } from "react";
+import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode, type Ref } from "react";
 import { Virtuoso, type Components } from "react-virtuoso";
 import type { EarlierPages } from "./conversation-pages";
 
@@ -75,6 +75,8 @@ export function ConversationList({
   const stick = useRef(true);
   const [away, setAway] = useState(false);
   const listRef = useRef<HTMLDivElement>(null);
+  /** A check of the scroll position is queued for after this frame. */
+  const checking = useRef(false);
 
   useEffect(() => {
     let lastY = window.scrollY;
@@ -86,12 +88,28 @@ export function ConversationList({
     const onInput = () => {
       userAt = performance.now();
     };
-    const onScroll = () => {
+    // Where the page is, read once per frame after the frame's own layout: reading the scroll
+    // position inside the scroll event forced a layout of the rows Virtuoso had just changed
+    // (it renders synchronously in its own scroll listener), then the frame laid them out again.
+    // While a check waits, growth is not followed (the reader may have just scrolled up); the
+    // check follows what grew meanwhile if the reader is still following.
+    const check = () => {
+      checking.current = false;
       const y = window.scrollY;
       if (atPageBottom()) stick.current = true;
       else if (y < lastY && (performance.now() - userAt < 1000 || lastY - y > window.innerHeight / 2)) stick.current = false;
+      else if (stick.current) scrollToPageBottom();
       lastY = y;
       setAway(!stick.current);
+    };
+    let frame = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const onScroll = () => {
+      if (checking.current) return;
+      checking.current = true;
+      frame = requestAnimationFrame(() => {
+        timer = setTimeout(check, 0);
+      });
     };
     const inputs = ["wheel", "keydown", "touchmove", "pointerdown"] as const;
     for (const name of inputs) window.addEventListener(name, onInput, { passive: true, capture: true });
@@ -99,6 +117,8 @@ export function ConversationList({
     return () => {
       for (const name of inputs) window.removeEventListener(name, onInput, { capture: true });
       window.removeEventListener("scroll", onScroll);
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
     };
   }, []);
 
@@ -107,13 +127,13 @@ export function ConversationList({
     const target = listRef.current;
     if (!target || typeof ResizeObserver === "undefined") return;
     const observer = new ResizeObserver(() => {
-      if (stick.current) scrollToPageBottom();
+      if (stick.current && !checking.current) scrollToPageBottom();
     });
     observer.observe(target);
     return () => observer.disconnect();
   }, []);
   useLayoutEffect(() => {
-    if (stick.current) scrollToPageBottom();
+    if (stick.current && !checking.current) scrollToPageBottom();
   }, [rows]);
 
   const jump = useCallback(() => {
@@ -168,7 +188,7 @@ export function ConversationList({
         firstItemIndex={anchor.first}
         initialTopMostItemIndex={{ index: "LAST", align: "end" }}
         computeItemKey={(_, row) => row.key}
-        itemContent={(_, row) => row.render()}
+        itemContent={rowContent}
         startReached={() => {
           if (more && !error) load();
         }}
@@ -191,6 +211,17 @@ export function ConversationList({
     </div>
   );
 }
+
+/**
+ * One row's content, drawn again only when its row object changes. Virtuoso calls `itemContent`
+ * for every row in its range whenever the range moves (each step of a scroll): without this each
+ * step would render every row near the screen again, not only the ones coming into range.
+ */
+const RowContent = memo(function RowContent({ row }: { row: ConversationRow }) {
+  return row.render();
+});
+
+const rowContent = (_index: number, row: ConversationRow) => <RowContent row={row} />;
 
 interface ListContext {
   streaming: boolean;

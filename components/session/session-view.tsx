@@ -744,7 +744,7 @@ function ConversationPane(props: {
               {conversation.partials.map((p) => (
                 <li key={`partial-${p.key}`}>
                   <AssistantBubble streaming>
-                    <Markdown text={p.text} />
+                    <Markdown text={p.text} streaming />
                   </AssistantBubble>
                 </li>
               ))}
