@@ -23,7 +23,6 @@ import { PromptBox, type DemoScenarioHint, type OutgoingImage } from "./prompt/p
 import { ContextMeter, ModelPicker, ThinkingSelect } from "./prompt/session-controls-bar";
 import { useSessionControls } from "./prompt/use-session-controls";
 import { SessionMcpStatus } from "./session-mcp-status";
-import { RawLog } from "./raw-log";
 import { emptySessionLog, hasGap, reduceSessionLog } from "./session-log";
 import { StatusBadge } from "./status-badge";
 import { SessionManage } from "./session-manage";
@@ -35,8 +34,7 @@ import { PinnedTodos } from "./tools/todo-list";
 import { latestTodos, nestSubagents, readBackgroundTasks } from "./tools/tool-data";
 import { SessionApprovals } from "@/components/approval/session-approvals";
 import { markLatency } from "./latency-marks";
-import { ChangesPanel } from "@/components/changes/changes-panel";
-import { RewindDialog } from "@/components/changes/rewind-dialog";
+import { ChangesPanel, RawLog, RewindDialog } from "./session-panels-lazy";
 import { ConnectionNotice, useSocket } from "./use-socket";
 import { PromptImages } from "./prompt/prompt-images";
 import { ackMessage, command, emitCommand, fact, manageCommand, newCommandId, type CommandName } from "./wire-client";
