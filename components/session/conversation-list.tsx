@@ -16,8 +16,30 @@ import type { EarlierPages } from "./conversation-pages";
 export interface ConversationRow {
   key: string;
   render: () => ReactNode;
+  /**
+   * Everything `render` draws from (the item, the callbacks it passes on). A new row object whose
+   * deps are the same values (===) as the last one's is not drawn again; without deps, a row is
+   * drawn again whenever its object changes.
+   */
+  deps?: readonly unknown[];
 }
 
+/** Whether `b` draws what `a` drew: the same row, or the same key and the same deps. */
+export function sameRow(a: ConversationRow, b: ConversationRow): boolean {
+  if (a === b) return true;
+  if (a.key !== b.key || !a.deps || !b.deps || a.deps.length !== b.deps.length) return false;
+  return a.deps.every((d, i) => Object.is(d, b.deps![i]));
+}
+
+/**
+ * Rows kept in the DOM beyond the screen (px, each side): less while the page opens, so the last
+ * screen draws first, then enough that a short conversation is there whole and scrolling mounts
+ * rows before they come into view.
+ */
+const overscanOpening = 400;
+const overscan = 2400;
+/** A row's height before it is measured (px): the list skips its one-row probe render. */
+const rowHeightGuess = 64;
 /** Rows the reader can be below the end by and still count as at the bottom (px). */
 const bottomSlack = 120;
 /** Virtuoso needs a positive first index that only counts down: room for this many earlier rows. */
@@ -142,6 +164,18 @@ export function ConversationList({
     scrollToPageBottom();
   }, []);
 
+  // The full overscan once the opening screen has painted and the page is idle.
+  const [opened, setOpened] = useState(false);
+  useEffect(() => {
+    const open = () => setOpened(true);
+    if (typeof requestIdleCallback === "function") {
+      const idle = requestIdleCallback(open, { timeout: 1000 });
+      return () => cancelIdleCallback(idle);
+    }
+    const timer = setTimeout(open, 200);
+    return () => clearTimeout(timer);
+  }, []);
+
   const { more, loading, error, load } = pages;
   // A tail with nothing to show (the middle of a long turn's stream) reads on at once.
   useEffect(() => {
@@ -192,8 +226,13 @@ export function ConversationList({
         startReached={() => {
           if (more && !error) load();
         }}
-        // rows within 2,400 px of the screen stay in the DOM: a short conversation is there whole
-        increaseViewportBy={{ top: 2400, bottom: 2400 }}
+        increaseViewportBy={opened ? { top: overscan, bottom: overscan } : { top: overscanOpening, bottom: overscanOpening }}
+        defaultItemHeight={rowHeightGuess}
+        // Rows are measured in the ResizeObserver's own callback, right after the layout that sized
+        // them, rather than in the next frame's rAF, where the measurement forced a second layout
+        // of whatever the frame had changed meanwhile. (Its cost: the browser may log a benign
+        // "ResizeObserver loop" message when a row changes size while being measured.)
+        skipAnimationFrameInResizeObserver
         context={{ streaming }}
         components={{ List: ConversationOl, Item: ConversationLi, Header } as Components<ConversationRow, ListContext>}
       />
@@ -213,13 +252,17 @@ export function ConversationList({
 }
 
 /**
- * One row's content, drawn again only when its row object changes. Virtuoso calls `itemContent`
- * for every row in its range whenever the range moves (each step of a scroll): without this each
- * step would render every row near the screen again, not only the ones coming into range.
+ * One row's content, drawn again only when it draws something else ({@link sameRow}). Virtuoso
+ * calls `itemContent` for every row in its range whenever the range moves (each step of a
+ * scroll): without this each step would render every row near the screen again, not only the
+ * ones coming into range, and each page read or event would render every row again.
  */
-const RowContent = memo(function RowContent({ row }: { row: ConversationRow }) {
-  return row.render();
-});
+const RowContent = memo(
+  function RowContent({ row }: { row: ConversationRow }) {
+    return row.render();
+  },
+  (before, after) => sameRow(before.row, after.row),
+);
 
 const rowContent = (_index: number, row: ConversationRow) => <RowContent row={row} />;
 

@@ -443,7 +443,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
           onClose={() => setRewindSeq(undefined)}
         />
       )}
-      <div className="sticky bottom-0 -mx-2 bg-zinc-50/95 px-2 pt-2 pb-4 backdrop-blur dark:bg-zinc-950/95">
+      <div className="sticky bottom-0 -mx-2 bg-zinc-50 px-2 pt-2 pb-4 dark:bg-zinc-950">
         <SessionExtras
           conversation={conversation}
           canWrite={canWrite}
@@ -709,6 +709,7 @@ function ConversationPane(props: {
     () =>
       nested.top.map((item) => ({
         key: item.key,
+        deps: [item, rootPath, onLoadFull, onRewind, imageBase],
         render: () => (
           <ConversationItemView item={item} rootPath={rootPath} onLoadFull={onLoadFull} onRewind={onRewind} imageBase={imageBase} />
         ),
