@@ -285,6 +285,11 @@ export async function run(): Promise<LongSessionResult> {
       const long = frames.filter((t) => t.intervalMs > 34);
       const ownLong = long.filter((t) => t.busyMs > t.intervalMs / 2);
       console.log(`    frames over 34 ms: ${long.length}, of which the main thread was busy more than half: ${ownLong.length}`);
+      const worst = [...frames].sort((x, y) => y.intervalMs - x.intervalMs).slice(0, 5);
+      console.log(
+        `    the five longest (interval / busy = script + style + layout + paint, ms): ` +
+          worst.map((t) => `${f(t.intervalMs)} / ${f(t.busyMs)} = ${f(t.scriptMs)} + ${f(t.styleMs)} + ${f(t.layoutMs)} + ${f(t.paintMs)}`).join("; "),
+      );
     };
     traced("session scroll", scroll.traced);
     console.log(
