@@ -1,17 +1,19 @@
 import { getDb } from "@/server/db/client";
 import { readSandboxStatus } from "@/server/web/sandbox-status";
-import { sidecarHealth } from "@/server/web/sidecar-health";
+import { clusterHealth, sidecarHealth } from "@/server/web/sidecar-health";
 
 export const dynamic = "force-dynamic";
 
 export async function GET() {
   try {
-    await getDb().user.count();
+    const db = getDb();
+    await db.user.count();
     // Which isolation the sidecar put in force ("unknown" until it has started).
     const sandbox = (await readSandboxStatus())?.mode ?? "unknown";
     // Which sidecar is alive and what it owns; the web app is healthy without it (sessions wait).
-    const sidecar = await sidecarHealth();
-    return Response.json({ ok: true, sandbox, sidecar });
+    // `sidecar`: the one the web app reaches; `cluster`: every node's heartbeat and leases.
+    const [sidecar, cluster] = await Promise.all([sidecarHealth(), clusterHealth(db)]);
+    return Response.json({ ok: true, sandbox, sidecar, cluster });
   } catch {
     return Response.json({ ok: false, error: { code: "unavailable", message: "The database is not reachable." } }, { status: 503 });
   }
