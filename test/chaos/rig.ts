@@ -231,6 +231,9 @@ export interface CommandOptions {
   loseAcks?: number;
 }
 
+/** Where a client connects: a sidecar's port, the public origin and the token secret. */
+export type ClientTarget = Pick<ChaosWorld, "origin" | "secret"> & { sidecar: { port: number } };
+
 /** A browser-like socket.io client. */
 export class ChaosClient {
   readonly socket: Socket;
@@ -244,7 +247,7 @@ export class ChaosClient {
 
   constructor(
     readonly name: string,
-    world: ChaosWorld,
+    world: ClientTarget,
     readonly person: Person,
   ) {
     this.socket = io(`http://127.0.0.1:${world.sidecar.port}`, {
@@ -562,7 +565,7 @@ export interface ViewCheck {
  * received twice is a duplicate; out-of-order deliveries and payloads unlike the log's are problems.
  */
 export async function checkViews(
-  world: ChaosWorld,
+  world: Pick<ChaosWorld, "db">,
   sessionId: string,
   clients: readonly ChaosClient[],
   settleMs = 10_000,

@@ -32,7 +32,8 @@ export type FakeCliMode =
   | "setsid-grandchild"
   | "flood"
   | "crash-after"
-  | "permission";
+  | "permission"
+  | "stream";
 
 export interface RunnerKitOptions {
   runner?: Partial<SessionRunnerOptions>;
