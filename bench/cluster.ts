@@ -85,11 +85,18 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
   const cluster = await startCluster({ sidecars });
   const result: SizeResult = { sidecars, sessions, relayMs: [], ownerAckMs: [], forwardedAckMs: [], failoverS: undefined, notes: [] };
   try {
+    // Per node: one driver socket for commands, and watchers of at most 6 sessions each (a
+    // reconnecting socket re-subscribes to all it watches at once, within the 8 commands a tab may run).
     const clients = await Promise.all(cluster.nodes.map((node) => cluster.client(`bench-${node.id}`, node)));
     const clientOf = (node: ClusterNode) => clients[cluster.nodes.indexOf(node)]!;
-    // relay: every client stamps the stream lines it receives
-    for (const client of clients) {
-      client.socket.on("session:event", (event: WireEvent) => {
+    const perWatcher = 6;
+    const watchers: ChaosClient[] = [];
+    for (const node of cluster.nodes) {
+      for (let k = 0; k * perWatcher < sessions; k++) watchers.push(await cluster.client(`watch-${node.id}-${k}`, node));
+    }
+    // relay: every watcher stamps the stream lines it receives
+    for (const watcher of watchers) {
+      watcher.socket.on("session:event", (event: WireEvent) => {
         const stamp = (event.payload as { bench_t_us?: unknown } | null)?.bench_t_us;
         if (typeof stamp === "number") result.relayMs.push((nowUs() - stamp) / 1000);
       });
@@ -97,7 +104,12 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
     // sessions, created round-robin through the nodes, each warmed up (its CLI spawned) by a turn
     const ids: string[] = [];
     for (let i = 0; i < sessions; i++) ids.push(await cluster.createSession(clients[i % clients.length]!, "stream"));
-    for (const client of clients) await Promise.all(ids.map((id) => client.watch(id)));
+    const perNode = watchers.length / cluster.nodes.length;
+    await Promise.all(
+      cluster.nodes.map(async (_, n) => {
+        for (let i = 0; i < ids.length; i++) await watchers[n * perNode + Math.floor(i / perWatcher)]!.watch(ids[i]!);
+      }),
+    );
     await pool(ids, 10, (id) => promptAndWait(cluster, clients[ids.indexOf(id) % clients.length]!, id, "warm up", 120_000));
     const owners = new Map<string, ClusterNode | undefined>();
     for (const id of ids) owners.set(id, await cluster.ownerOf(id));
@@ -111,7 +123,7 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
         send(clients[i % clients.length]!, "session:prompt", { sessionId: id, text: `stream ${lines} 100`, commandId: randomUUID() }),
       ),
     );
-    const expected = sessions * lines * clients.length;
+    const expected = sessions * lines * cluster.nodes.length;
     await until(() => result.relayMs.length >= expected, lines * 100 + 60_000, "every stream line at every client", 200).catch(
       () => result.notes.push(`relay: ${result.relayMs.length} of ${expected} receipts`),
     );
