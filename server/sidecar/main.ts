@@ -16,6 +16,9 @@ import { createAdmission } from "@/server/sidecar/process/admission";
 import { claudeVersion, resolveClaudeBinary } from "@/server/sidecar/process/claude-binary";
 import { reapOrphans } from "@/server/sidecar/process/reap-orphans";
 import { resolveSidecarId } from "@/server/sidecar/cluster/sidecar-identity";
+import { NodeHeartbeat } from "@/server/sidecar/cluster/node-heartbeat";
+import { LeaseKeeper } from "@/server/sidecar/cluster/session-leases";
+import { Adoption } from "@/server/sidecar/cluster/adoption";
 import { chooseSandbox } from "@/server/sidecar/process/sandbox";
 import { startCredentialProxy } from "@/server/sidecar/credential-proxy/credential-proxy";
 import { createSessionNetwork } from "@/server/sidecar/network/session-network";
@@ -90,6 +93,11 @@ async function main(): Promise<void> {
   // of it left behind are reaped, and their rows stop claiming a live child (a prompt resumes the
   // conversation). Rows of releases that named the node by its host name are cleaned up once.
   const sidecarId = resolveSidecarId({ configured: env.CONDUIT_SIDECAR_ID, dataDir: env.CONDUIT_DATA_DIR });
+  // Its node row first: a second live process with this id is refused before it reaps anything.
+  let liveSessionCount = () => 0;
+  const heartbeat = new NodeHeartbeat({ db, selfId: sidecarId, url: null, liveSessions: () => liveSessionCount(), log: log.child({ component: "cluster" }) });
+  await heartbeat.register();
+  const leases = new LeaseKeeper({ db, selfId: sidecarId, log: log.child({ component: "leases" }) });
   const legacyId = os.hostname();
   const reaped = await reapOrphans([...(await listRecordedPids(db, sidecarId)), ...(await listRecordedPids(db, legacyId))], { cliPath });
   const stale = (await markOrphanedSessionsStopped(db, sidecarId)) + (await markOrphanedSessionsStopped(db, legacyId));
@@ -99,6 +107,7 @@ async function main(): Promise<void> {
   if (reaped.reaped.length > 0 || stale > 0) log.info({ reaped: reaped.reaped, survived: reaped.survived, stale }, "cleaned up after an earlier sidecar");
 
   const admitting = createAdmission({ maxLive: env.CONDUIT_SESSION_MAX, minFreeBytes: env.CONDUIT_MIN_FREE_MB * 1024 * 1024 });
+  liveSessionCount = () => admitting.liveCount;
   let approvalsPending = () => 0;
   const metrics = createSidecarMetrics({
     liveSessions: () => admitting.liveCount,
@@ -150,6 +159,7 @@ async function main(): Promise<void> {
     configRoot: path.resolve(env.CONDUIT_DATA_DIR, "claude-config"),
     mcpServersOf: (workspaceId) => loadWorkspaceMcpServers(db, env.CONDUIT_DATA_DIR, workspaceId, (fields, message) => log.warn(fields, message)),
     sidecarId,
+    leases,
     log,
     decidePermission: tracedDecider(latency, approvals.decidePermission),
     createRunner: (options, decidePermission) =>
@@ -166,6 +176,18 @@ async function main(): Promise<void> {
       }),
   });
 
+  // Each heartbeat renews this node's leases (a lost one fences its runner), then adopts dead peers' sessions.
+  const adoption = new Adoption({
+    db,
+    selfId: sidecarId,
+    writer,
+    log: log.child({ component: "adoption" }),
+    reap: (pids) => reapOrphans(pids, { cliPath }),
+    notify: notifyUsersOf(server.io),
+    onAdopted: async (ids) => void (await Promise.all(ids.map((id) => hub.dropEntry(id)))),
+  });
+  heartbeat.afterBeat("leases", () => leases.renew());
+  heartbeat.afterBeat("adoption", () => adoption.run());
   attachSessionSockets(server.io, { hub, db, log });
   // After the socket layer's listener: by now the event has been emitted to its room.
   hub.onDidEmitEvent((event) => metrics.relay.observe(Math.max(0, Date.now() - Date.parse(event.at)) / 1000));
@@ -188,6 +210,7 @@ async function main(): Promise<void> {
   const slowConsumers = startSlowConsumerSweep(server.io, { log: log.child({ component: "slow-consumers" }) });
   const port = await server.listen(env.CONDUIT_SIDECAR_PORT, env.CONDUIT_SIDECAR_HOST);
   log.info({ port }, "sidecar listening");
+  await heartbeat.start(`http://${env.CONDUIT_SIDECAR_HOST}:${port}`);
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -200,6 +223,9 @@ async function main(): Promise<void> {
       .close()
       .then(() => server.close())
       .then(() => hub.close())
+      // its children are stopped: its leases are free, and its node row says it stopped cleanly
+      .then(() => leases.releaseAll())
+      .then(() => heartbeat.stop())
       // the children are gone: so are their MCP configs (an exit's own removal may not have run yet)
       .then(() => resetMcpRunRoot(mcpRunRoot))
       .then(() => snapshots.close())

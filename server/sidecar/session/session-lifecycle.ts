@@ -25,6 +25,7 @@ import type { Actor, SessionHubDeps, SessionPermissionDecider } from "./session-
 import type { SessionRowWriter } from "./session-row-writer";
 import type { PermissionQuestion, RunnerEvent, SessionRunner } from "./session-runner-contract";
 import type { SessionSubscriptions } from "./session-subscriptions";
+import { refreshTakenOver } from "./session-takeover";
 
 /** The hub's parts the lifecycle feeds. */
 export interface SessionLifecycleParts {
@@ -54,6 +55,18 @@ export class SessionLifecycle {
 
 
   private async startRunner(entry: SessionEntry, resume: boolean): Promise<SessionRunner> {
+    // Ownership first (session-leases.ts): another node's unexpired lease throws SessionOwnedElsewhere.
+    const lease = await this.deps.leases?.claim(entry.id);
+    if (lease !== undefined && !lease.heldAlready) await refreshTakenOver(this.deps.db, this.parts.events.writer, entry);
+    try {
+      return await this.spawnRunner(entry, resume || entry.conversationStarted);
+    } catch (err) {
+      await this.deps.leases?.release(entry.id);
+      throw err;
+    }
+  }
+
+  private async spawnRunner(entry: SessionEntry, resume: boolean): Promise<SessionRunner> {
     const configDir = path.join(this.deps.configRoot, entry.workspace.id);
     this.deps.turnSnapshots?.warm(snapshotSessionOf(entry));
     // 0700: a CLI config dir holds that workspace's transcripts.
@@ -115,6 +128,22 @@ export class SessionLifecycle {
     entry.runnerAllowsBypass = entry.workspace.allowBypass;
     await runner
       .dispose()
+      .catch((err: unknown) => this.deps.log.error({ err, sessionId: entry.id }, "runner dispose failed"));
+    await this.deps.leases?.release(entry.id);
+  }
+
+  /**
+   * Fencing: this node lost the session's lease (another node may run it now). Its runner is cut
+   * off at once (no more events from it, no more stdin writes) and its child stopped.
+   */
+  async fence(entry: SessionEntry): Promise<void> {
+    const runner = entry.runner ?? (await entry.runnerStarting?.catch(() => undefined));
+    entry.detachRunner?.();
+    entry.detachRunner = undefined;
+    entry.runner = undefined;
+    this.deps.log.warn({ sessionId: entry.id, pid: entry.pid }, "session lease lost: its runner is stopped here");
+    await runner
+      ?.dispose()
       .catch((err: unknown) => this.deps.log.error({ err, sessionId: entry.id }, "runner dispose failed"));
   }
 
@@ -210,6 +239,8 @@ export class SessionLifecycle {
       }
       case "state":
         this.applyState(entry, event.state);
+        // ended for good: the session is free for any node
+        if (event.state.status === "dead") void this.deps.leases?.release(entry.id);
         break;
     }
   }
