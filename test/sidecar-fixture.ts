@@ -19,6 +19,9 @@ import { attachSessionMcpSockets } from "@/server/sidecar/socket/session-mcp-soc
 import { loadWorkspaceMcpServers } from "@/server/sidecar/session/mcp-config";
 import { attachSessionManageSockets } from "@/server/sidecar/socket/session-manage-socket";
 import { SessionManagement } from "@/server/sidecar/session/session-management";
+import { createDbClusterDirectory } from "@/server/sidecar/cluster/cluster-directory";
+import { startClusterForwarding, type ClusterForwarding } from "@/server/sidecar/cluster/cluster-forwarding";
+import { feedWithCommands } from "@/server/sidecar/cluster/command-forwarder";
 import type { SessionFixtures } from "./session-fixtures";
 
 /** The token secret and the one allowed Origin of a test sidecar. */
@@ -38,6 +41,10 @@ export interface TestSidecarOptions {
   /** Wraps the approval service's decider (a benchmark times it). */
   wrapDecider?: (decide: SessionPermissionDecider) => SessionPermissionDecider;
   log?: Logger;
+  /** This node's id (default "test"); two sidecars of one cluster need two. */
+  sidecarId?: string;
+  /** Redis forwarding and fan-out as main.ts wires them with REDIS_URL set (server/sidecar/cluster). */
+  cluster?: { redisUrl: string; prefix: string; forwardTimeoutMs?: number };
 }
 
 export interface TestSidecar {
@@ -48,6 +55,8 @@ export interface TestSidecar {
   snapshots: TurnSnapshots | undefined;
   /** Present with `revocationSweep: true`. */
   revocations: RevocationSweep | undefined;
+  /** Present with `cluster`. */
+  cluster: ClusterForwarding | undefined;
   port: number;
   /** A connected socket.io client of `user` (a short-lived token, the allowed Origin). */
   connect(user: { id: string }): Promise<Socket>;
@@ -82,18 +91,34 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
     ...(snapshots ? { turnSnapshots: snapshots } : {}),
     configRoot: path.join(fx.dataDir, "claude-config"),
     mcpServersOf: (workspaceId) => loadWorkspaceMcpServers(fx.db, fx.dataDir, workspaceId),
-    sidecarId: "test",
+    sidecarId: options.sidecarId ?? "test",
     log,
     createRunner: options.createRunner,
     ...(decider ? { decidePermission: decider } : {}),
   });
-  attachSessionSockets(server.io, { hub, db: fx.db, log });
-  attachSessionControlSockets(server.io, { hub, db: fx.db, log });
-  attachSessionMcpSockets(server.io, { hub, db: fx.db, log });
+  const cluster = options.cluster
+    ? await startClusterForwarding({
+        ...options.cluster,
+        io: server.io,
+        db: fx.db,
+        directory: createDbClusterDirectory(fx.db, options.sidecarId ?? "test"),
+        hub,
+        ...(approvals ? { approvals } : {}),
+        log,
+      })
+    : undefined;
+  attachSessionSockets(server.io, {
+    hub: cluster ? feedWithCommands(hub, cluster.commands) : hub,
+    db: fx.db,
+    log,
+    ...(cluster ? { remoteSubscribe: cluster.remote.subscribe, clusterPresence: true } : {}),
+  });
+  attachSessionControlSockets(server.io, { hub, db: fx.db, log, router: cluster?.router });
+  attachSessionMcpSockets(server.io, { hub, db: fx.db, log, router: cluster?.router });
   attachSessionPageSockets(server.io, { db: fx.db, log });
-  attachSessionManageSockets(server.io, { management: new SessionManagement({ hub, db: fx.db, log }), db: fx.db, log });
-  if (approvals) attachApprovalSockets(server.io, { service: approvals, db: fx.db, log });
-  if (snapshots) attachChangesSockets(server.io, { hub, snapshots, db: fx.db, log });
+  attachSessionManageSockets(server.io, { management: new SessionManagement({ hub, db: fx.db, log }), db: fx.db, log, router: cluster?.router });
+  if (approvals) attachApprovalSockets(server.io, { service: approvals, db: fx.db, log, decide: cluster?.approvals?.decide });
+  if (snapshots) attachChangesSockets(server.io, { hub, snapshots, db: fx.db, log, router: cluster?.router });
   const revocations = options.revocationSweep
     ? new RevocationSweep({
         io: server.io,
@@ -109,6 +134,7 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
     approvals,
     snapshots,
     revocations,
+    cluster,
     port,
     async connect(user) {
       const socket = io(`http://127.0.0.1:${port}`, {
@@ -129,6 +155,7 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
       for (const socket of sockets) socket.close();
       await revocations?.close();
       await server.close();
+      await cluster?.close();
       await hub.close();
       await snapshots?.close();
       await approvals?.close();

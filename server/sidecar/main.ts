@@ -44,6 +44,9 @@ import { attachChangesSockets } from "@/server/sidecar/socket/changes-socket";
 import { PushSender, vapidSubjectFor } from "@/server/push/push-sender";
 import { armFaults } from "@/server/sidecar/fault-injection";
 import { startSlowConsumerSweep } from "@/server/sidecar/socket/slow-consumer-sweep";
+import { createDbClusterDirectory } from "@/server/sidecar/cluster/cluster-directory";
+import { feedWithCommands } from "@/server/sidecar/cluster/command-forwarder";
+import { startClusterForwarding } from "@/server/sidecar/cluster/cluster-forwarding";
 import { settleUnansweredPrompts } from "@/server/sidecar/session/undelivered-prompts";
 import { loadVapidKeys } from "@/server/push/vapid-keys";
 import { attachTurnPushes, notifyWithPush } from "@/server/sidecar/push/push-notifier";
@@ -188,23 +191,27 @@ async function main(): Promise<void> {
   });
   heartbeat.afterBeat("leases", () => leases.renew());
   heartbeat.afterBeat("adoption", () => adoption.run());
-  attachSessionSockets(server.io, { hub, db, log });
+  // REDIS_URL: commands reach the sidecar that runs their session, events reach every sidecar.
+  const cluster = env.REDIS_URL
+    ? await startClusterForwarding({ redisUrl: env.REDIS_URL, io: server.io, db, directory: createDbClusterDirectory(db, sidecarId), hub, approvals, log, observeForward: (seconds, method) => metrics.forward.observe({ method }, seconds) })
+    : undefined;
+  attachSessionSockets(server.io, { hub: cluster ? feedWithCommands(hub, cluster.commands) : hub, db, log, remoteSubscribe: cluster?.remote.subscribe, clusterPresence: cluster !== undefined });
   // After the socket layer's listener: by now the event has been emitted to its room.
   hub.onDidEmitEvent((event) => metrics.relay.observe(Math.max(0, Date.now() - Date.parse(event.at)) / 1000));
   if (latency.enabled) hub.onDidEmitEvent((event) => traceEmittedEvent(latency, event));
-  attachSessionControlSockets(server.io, { hub, db, log });
-  attachSessionMcpSockets(server.io, { hub, db, log });
+  attachSessionControlSockets(server.io, { hub, db, log, router: cluster?.router });
+  attachSessionMcpSockets(server.io, { hub, db, log, router: cluster?.router });
   attachSessionPageSockets(server.io, { db, log });
-  attachSessionManageSockets(server.io, { management: new SessionManagement({ hub, db, log }), db, log });
-  attachApprovalSockets(server.io, { service: approvals, db, log });
-  attachChangesSockets(server.io, { hub, snapshots, db, log });
+  attachSessionManageSockets(server.io, { management: new SessionManagement({ hub, db, log }), db, log, router: cluster?.router });
+  attachApprovalSockets(server.io, { service: approvals, db, log, decide: cluster?.approvals?.decide });
+  attachChangesSockets(server.io, { hub, snapshots, db, log, router: cluster?.router });
   attachTurnPushes({ io: server.io, hub, db, sender: push });
   // Disabled accounts, sign-outs and removed members lose their open sockets within about 2 s.
   const revocations = new RevocationSweep({
     io: server.io,
     db,
     log: log.child({ component: "revocation" }),
-    onDeciders: (userId, decidesIn) => approvals.withdrawFrom(userId, decidesIn),
+    onDeciders: (userId, decidesIn) => (cluster?.approvals ?? approvals).withdrawFrom(userId, decidesIn),
   });
   // A socket that stops reading is cut before its backlog grows past a few MB; it catches up from the log.
   const slowConsumers = startSlowConsumerSweep(server.io, { log: log.child({ component: "slow-consumers" }) });
@@ -222,6 +229,7 @@ async function main(): Promise<void> {
     revocations
       .close()
       .then(() => server.close())
+      .then(() => cluster?.close())
       .then(() => hub.close())
       // its children are stopped: its leases are free, and its node row says it stopped cleanly
       .then(() => leases.releaseAll())

@@ -267,6 +267,11 @@ export class ApprovalService {
     if (changed) this.sendCounts([userId]);
   }
 
+  /** True while this sidecar's CLI waits for the approval's answer (a cluster routes decisions by it). */
+  holds(approvalId: string): boolean {
+    return this.pending.has(approvalId);
+  }
+
   /** Questions of this sidecar waiting for an answer (metrics). */
   get pendingCount(): number {
     return this.pending.size;

@@ -1,6 +1,7 @@
 /**
  * The sidecar's `/metrics`: live sessions, CLI processes and their memory, approvals pending,
- * relay latency (an event's time → its emit to the sockets), event-log write time, credential
+ * relay latency (an event's time → its emit to the sockets), command-forwarding latency (to the
+ * sidecar that runs the session, answer included), event-log write time, credential
  * proxy requests and bytes, admission refusals; plus the process defaults (server/metrics).
  * The collectors read the running parts through small functions, so the hub stays unaware.
  */
@@ -28,6 +29,8 @@ export interface SidecarMetrics {
   registry: Registry;
   /** Seconds from an event's time (its line arrived) to its emit to the sockets. */
   relay: Histogram;
+  /** Seconds a command forwarded to another sidecar took, its answer included (by bus method). */
+  forward: Histogram<"method">;
   /** The event-log store with every insert timed. */
   timedStore(store: EventLogStore): EventLogStore;
   /** The admission with every refusal counted by its reason. */
@@ -107,6 +110,13 @@ export function createSidecarMetrics(sources: SidecarMetricsSources, registry: R
     buckets: RELAY_BUCKETS,
     registers,
   });
+  const forward = new Histogram({
+    name: "conduit_command_forward_seconds",
+    help: "A session command or decision sent to the sidecar that runs the session, until its answer came back.",
+    labelNames: ["method"] as const,
+    buckets: RELAY_BUCKETS,
+    registers,
+  });
   const write = new Histogram({
     name: "conduit_sidecar_event_log_write_seconds",
     help: "Time of one event-log insert (a batch of events).",
@@ -122,6 +132,7 @@ export function createSidecarMetrics(sources: SidecarMetricsSources, registry: R
   return {
     registry,
     relay,
+    forward,
     timedStore: (store) => ({
       async insert(rows) {
         const end = write.startTimer();
