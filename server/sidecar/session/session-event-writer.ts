@@ -118,6 +118,14 @@ export class SessionEventWriter {
     return this.store.lastSeq(sessionId);
   }
 
+  /**
+   * Nothing to forget: no seq counter is kept in memory (the database numbers each append). Kept
+   * for callers that drop what they remember of a session another node ran.
+   */
+  forget(sessionId: string): void {
+    void sessionId;
+  }
+
   /** Writes what is queued and refuses new appends. */
   async close(): Promise<void> {
     this.closed = true;
