@@ -626,7 +626,7 @@ export interface SentPrompt {
  * A prompt acknowledged and then neither answered nor refused is lost.
  */
 export async function checkPrompts(
-  world: ChaosWorld,
+  world: Pick<ChaosWorld, "db">,
   sent: readonly SentPrompt[],
 ): Promise<{ lost: number; dup: number; problems: string[] }> {
   const out = { lost: 0, dup: 0, problems: [] as string[] };
@@ -669,7 +669,7 @@ export async function checkPrompts(
  * `total_cost_usd`: an upper bound, since a resumed real CLI carries its earlier cost on) counts
  * double. A result without rows is a problem too.
  */
-export async function checkCost(world: ChaosWorld, sessionId: string): Promise<{ double: number; problems: string[] }> {
+export async function checkCost(world: Pick<ChaosWorld, "db">, sessionId: string): Promise<{ double: number; problems: string[] }> {
   const log = await logOf(world.db, sessionId);
   let bound = 0;
   let lastOfSpawn = 0;
@@ -722,7 +722,7 @@ export async function checkCost(world: ChaosWorld, sessionId: string): Promise<{
 
 /** Approvals still pending (nobody will ever answer them: stuck) in `sessionId`. */
 export async function checkApprovals(
-  world: ChaosWorld,
+  world: Pick<ChaosWorld, "db">,
   sessionId: string,
 ): Promise<{ lost: number; problems: string[] }> {
   const pending = await world.db.approval.count({ where: { sessionId, status: "pending" } });
@@ -731,7 +731,7 @@ export async function checkApprovals(
 
 /** The last event of a kind in the log whose payload matches. */
 export async function findEvent(
-  world: ChaosWorld,
+  world: Pick<ChaosWorld, "db">,
   sessionId: string,
   predicate: (row: LogRow) => boolean,
 ): Promise<LogRow | undefined> {
@@ -739,7 +739,7 @@ export async function findEvent(
 }
 
 export async function waitForEvent(
-  world: ChaosWorld,
+  world: Pick<ChaosWorld, "db">,
   sessionId: string,
   predicate: (row: LogRow) => boolean,
   timeoutMs = 30_000,

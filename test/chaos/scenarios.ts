@@ -10,6 +10,7 @@ import { existsSync, readFileSync } from "node:fs";
 import type { Ack } from "@/server/shared/wire/ack";
 import type { CommandAccepted } from "@/server/shared/wire/session";
 import { until } from "@/test/until";
+import { clusterScenarios } from "./cluster-scenarios";
 import {
   checkApprovals,
   checkCost,
@@ -75,7 +76,7 @@ async function prompt(
 }
 
 async function checkAll(
-  world: ChaosWorld,
+  world: Pick<ChaosWorld, "db">,
   f: Findings,
   sessionId: string,
   clients: readonly ChaosClient[],
@@ -96,7 +97,7 @@ async function checkAll(
   f.add("approvals_lost", approvals.lost, approvals.problems);
 }
 
-const claudeSessionIdsOf = async (world: ChaosWorld, sessionId: string) =>
+const claudeSessionIdsOf = async (world: Pick<ChaosWorld, "db">, sessionId: string) =>
   (
     await world.db.sessionEvent.findMany({
       where: { sessionId, kind: "cli" },
@@ -931,4 +932,4 @@ const a15: Scenario = {
   run: () => Promise.reject(new Error("skipped")),
 };
 
-export const scenarios: Scenario[] = [a1, lostPrompt, a4, a2, a5, a8, a8approval, a6, a7, a11, a12, a9, a10, a3, a15];
+export const scenarios: Scenario[] = [a1, lostPrompt, a4, a2, a5, a8, a8approval, a6, a7, a11, a12, a9, a10, a3, a15, ...clusterScenarios];
