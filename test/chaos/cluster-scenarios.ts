@@ -80,7 +80,7 @@ const isOn = (client: ChaosClient, node: ClusterNode) =>
   (client.socket.io as unknown as { uri: string }).uri.endsWith(`:${node.port}`);
 
 async function withCluster(run: (cluster: Cluster) => Promise<ScenarioOutcome>): Promise<ScenarioOutcome> {
-  const cluster = await startCluster({ sidecars: 2 });
+  const cluster = await startCluster({ sidecars: 2, keep: process.argv.includes("--keep") });
   try {
     return await run(cluster);
   } finally {
@@ -123,7 +123,7 @@ const c1: Scenario = {
       f.faults += 1;
       // the dead node's clients come back through "the edge", to the survivor
       for (const client of [a, b, c]) if (isOn(client, owner)) moveClient(client, survivor);
-      await waitForEvent(cluster, sessionId, isPhase("turn-interrupted"), 30_000, "the turn-interrupted notice after adoption");
+      await waitForEvent(cluster, sessionId, isPhase("turn-interrupted"), 60_000, "the turn-interrupted notice after adoption");
       f.notes.push(`cut-off turn marked ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill`);
       for (const client of [a, b, c]) await client.connected(30_000);
       // the next prompt, through whichever node the client is on now, resumes the conversation on the survivor
