@@ -82,7 +82,8 @@ async function promptAndWait(cluster: Cluster, client: ChaosClient, sessionId: s
 }
 
 async function measure(sidecars: number, sessions: number, lines: number): Promise<SizeResult> {
-  const cluster = await startCluster({ sidecars });
+  // every session on one node must fit (the failover moves a dead node's sessions to the survivors)
+  const cluster = await startCluster({ sidecars, sidecarEnv: { CONDUIT_SESSION_MAX: String(sessions + 10) } });
   const result: SizeResult = { sidecars, sessions, relayMs: [], ownerAckMs: [], forwardedAckMs: [], failoverS: undefined, notes: [] };
   try {
     // Per node: one driver socket for commands, and watchers of at most 6 sessions each (a

@@ -110,7 +110,7 @@ export interface Cluster {
   close(): Promise<void>;
 }
 
-/** Starts the cluster: database, Redis, the model, the sidecars (in parallel) and the edge. */
+/** Starts the cluster: database, Redis, the model, the sidecars (one after another) and the edge. */
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const reason = await clusterUnavailableReason();
   if (reason !== undefined) throw new Error(`the cluster rig cannot start: ${reason}`);
@@ -206,7 +206,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       return { id, port, process: new SidecarProcess(port, env, path.join(dir, `${id}.log`)) };
     });
     cleanups.push(() => Promise.all(nodes.map((n) => n.process.close())).then(() => undefined));
-    await Promise.all(nodes.map((n) => n.process.start()));
+    // One after another (a loaded 2-core machine starts three tsx processes at once slowly), and
+    // a slow start gets two more minutes before it counts as failed.
+    for (const n of nodes) await n.process.start().catch(() => n.process.waitUp(120_000));
 
     let edge: ChildProcess | undefined;
     if (edgePort !== undefined) {
