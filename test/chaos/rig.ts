@@ -231,6 +231,14 @@ export interface CommandOptions {
   loseAcks?: number;
 }
 
+/** The last seq up to which a view holds every event (its start: 0). */
+function contiguousSeq(view: SessionView): number {
+  const held = new Set(view.events.map((e) => e.seq));
+  let seq = 0;
+  while (held.has(seq + 1)) seq += 1;
+  return seq;
+}
+
 /** Where a client connects: a sidecar's port, the public origin and the token secret. */
 export type ClientTarget = Pick<ChaosWorld, "origin" | "secret"> & { sidecar: { port: number } };
 
@@ -244,6 +252,14 @@ export class ChaosClient {
   private subscribing = new Map<string, Promise<void>>();
   /** Why each connection ended, as socket.io-client reported it. */
   readonly disconnects: string[] = [];
+  /**
+   * Fill gaps as the browser's session view does (components/session/session-log.ts): a live
+   * event past a missing seq makes the client subscribe again from the last contiguous seq, and
+   * the events such a page repeats are not counted as duplicates. Off in the one-sidecar world,
+   * where no gap may ever appear; on in the cluster rig, where a dead node's last stored events
+   * reach the survivors' clients only that way.
+   */
+  fillGaps = false;
 
   constructor(
     readonly name: string,
@@ -307,9 +323,10 @@ export class ChaosClient {
       if (!this.socket.connected) return;
       let ack: Ack<SubscribeResult>;
       try {
+        const afterSeq = this.fillGaps ? contiguousSeq(view) : view.last;
         ack = (await this.socket
           .timeout(10_000)
-          .emitWithAck("session:subscribe", { sessionId, afterSeq: view.last })) as Ack<SubscribeResult>;
+          .emitWithAck("session:subscribe", { sessionId, afterSeq })) as Ack<SubscribeResult>;
       } catch {
         return; // the connection went; the next connect subscribes again
       }
@@ -319,7 +336,7 @@ export class ChaosClient {
         view.events = [];
         view.last = 0;
       }
-      for (const event of ack.data.events) this.take(view, event);
+      for (const event of ack.data.events) this.take(view, event, this.fillGaps);
       if (!ack.data.hasMore) return;
     }
   }
@@ -329,12 +346,14 @@ export class ChaosClient {
     this.take(this.view(event.sessionId), event);
   }
 
-  private take(view: SessionView, event: WireEvent): void {
+  /** `refill`: an event of a gap-filling page, which may repeat or precede what is held. */
+  private take(view: SessionView, event: WireEvent, refill = false): void {
     if (view.events.some((e) => e.seq === event.seq)) {
-      view.duplicates += 1;
+      if (!refill) view.duplicates += 1;
       return;
     }
-    if (event.seq < view.last) {
+    if (this.fillGaps && !refill && event.seq > view.last + 1) void this.resubscribe(event.sessionId);
+    if (event.seq < view.last && !refill) {
       view.outOfOrder += 1;
       if (view.disorder.length < 5) view.disorder.push(`${event.seq} (${event.kind}) after ${view.last}`);
     }

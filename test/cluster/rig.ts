@@ -248,6 +248,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         const port = node === "edge" ? edgePort : node.port;
         if (port === undefined) throw new Error("the rig has no edge (start it with edge: true)");
         const client = new ChaosClient(name, { origin, secret, sidecar: { port } }, who);
+        // as the browser: a gap (a dead node's last stored events) is filled by subscribing again
+        client.fillGaps = true;
         clients.push(client);
         await client.connected();
         return client;
