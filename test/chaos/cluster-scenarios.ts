@@ -161,6 +161,15 @@ const c1: Scenario = {
       f.expect(inits.length >= 2 && new Set(inits).size === 1, `the resumed child reported another conversation id (${inits.join(", ")})`);
       // a prompt accepted but never answered would show in checkPrompts; every view equals the log
       await checkAll(cluster, f, sessionId, [a, b, c], sent);
+      if (f.counts.events_lost || f.counts.events_dup) {
+        const tail = await cluster.db.sessionEvent.findMany({ where: { sessionId }, orderBy: { seq: "desc" }, take: 6 });
+        f.notes.push(
+          `log tail: ${tail
+            .reverse()
+            .map((r) => `${r.seq} ${r.kind}${r.kind === "process" ? `:${(JSON.parse(r.payload) as { phase?: string }).phase}` : ""}`)
+            .join(", ")}; views end at ${[a, b, c].map((x) => `${x.name}=${x.view(sessionId).last}`).join(" ")}`,
+        );
+      }
       return f.outcome();
     }),
 };
