@@ -11,6 +11,7 @@ import type { Ack } from "@/server/shared/wire/ack";
 import type { CommandAccepted } from "@/server/shared/wire/session";
 import { findCgroupLayout } from "@/server/sidecar/process/session-cgroup";
 import { until } from "@/test/until";
+import { clusterScenarios } from "./cluster-scenarios";
 import {
   checkApprovals,
   checkCost,
@@ -76,7 +77,7 @@ async function prompt(
 }
 
 async function checkAll(
-  world: ChaosWorld,
+  world: Pick<ChaosWorld, "db">,
   f: Findings,
   sessionId: string,
   clients: readonly ChaosClient[],
@@ -97,7 +98,7 @@ async function checkAll(
   f.add("approvals_lost", approvals.lost, approvals.problems);
 }
 
-const claudeSessionIdsOf = async (world: ChaosWorld, sessionId: string) =>
+const claudeSessionIdsOf = async (world: Pick<ChaosWorld, "db">, sessionId: string) =>
   (
     await world.db.sessionEvent.findMany({
       where: { sessionId, kind: "cli" },
@@ -1001,4 +1002,4 @@ const a15: Scenario = {
   },
 };
 
-export const scenarios: Scenario[] = [a1, lostPrompt, a4, a2, a5, a8, a8approval, a6, a7, a11, a12, a9, a10, a3, a15];
+export const scenarios: Scenario[] = [a1, lostPrompt, a4, a2, a5, a8, a8approval, a6, a7, a11, a12, a9, a10, a3, a15, ...clusterScenarios];

@@ -33,7 +33,8 @@ export type FakeCliMode =
   | "flood"
   | "hog"
   | "crash-after"
-  | "permission";
+  | "permission"
+  | "stream";
 
 export interface RunnerKitOptions {
   runner?: Partial<SessionRunnerOptions>;

@@ -49,7 +49,13 @@ describe("sidecar metrics", () => {
     metrics.relay.observe(0.2);
     metrics.forward.observe({ method: "session.prompt" }, 0.0015);
     const inserted: unknown[] = [];
-    const store = metrics.timedStore({ insert: async (rows) => void inserted.push(...rows), lastSeq: async () => 7 });
+    const store = metrics.timedStore({
+      insert: async (rows) => {
+        inserted.push(...rows);
+        return [];
+      },
+      lastSeq: async () => 7,
+    });
     await store.insert([]);
     expect(await store.lastSeq("s")).toBe(7);
     const admission = metrics.countedAdmission(createAdmission({ maxLive: 1, minFreeBytes: 0, freeMemory: () => 1 }));

@@ -145,7 +145,7 @@ export function createSidecarMetrics(sources: SidecarMetricsSources, registry: R
       async insert(rows) {
         const end = write.startTimer();
         try {
-          await store.insert(rows);
+          return await store.insert(rows);
         } finally {
           end();
         }
