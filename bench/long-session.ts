@@ -8,19 +8,29 @@
  *   js_heap_mb           the page's used JS heap after scrolling up through every page (CDP)
  *   scroll_frame_p95_ms  p95 of the frame intervals (rAF deltas) while wheeling up from the end
  *                        to the session's first event, earlier pages loading on the way
+ *   scroll_busy_p95_ms   p95 of the page's main-thread busy time per frame in the same scroll (a
+ *                        Chromium trace: script, style, layout, paint): the page's own work
+ *   blank_frame_p95_ms   the same wheel loop, as many steps, in the same browser on a blank page
+ *                        as tall: the browser's own frame pacing on this machine, no page work
  *   page_js_kb           the session page's scripts before Monaco loads, as sent through the
  *                        edge (compressed when the edge compresses), KB; decoded size printed too
  *
- * Last line: `long-session: events=… first_paint_ms=… js_heap_mb=… scroll_frame_p95_ms=… page_js_kb=…`
- * (targets: first paint ≤ 1000 ms, frame p95 ≤ 33 ms, page JS ≤ 300 KB). Figures, never assertions.
+ * Last line: `long-session: events=… first_paint_ms=… js_heap_mb=… scroll_frame_p95_ms=… scroll_busy_p95_ms=…
+ * blank_frame_p95_ms=… page_js_kb=… page_js_decoded_kb=…` (targets: first paint ≤ 1000 ms, frame p95 ≤ 33 ms,
+ * page JS ≤ 300 KB). Figures, never assertions. The scroll is traced (`LONG_SESSION_TRACE=0` turns the
+ * trace off; the trace costs the page a little, the blank page pays the same).
  */
 import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { loadedScripts, scriptKb, signUpAndSignIn, untilInPage } from "./support/bench-pages";
+import { frameTraceCategories, framesOfTrace, type TracedFrame } from "./support/frame-trace";
 import { startConduitInstance, type ConduitInstance } from "../e2e/support/conduit-instance";
 import { seedLongSession, turnMarker } from "../e2e/support/long-session-seed";
 
 const EVENTS = Number(process.env.LONG_SESSION_EVENTS ?? 10_000);
 const OPENS = Number(process.env.LONG_SESSION_OPENS ?? 5);
+const TRACE = process.env.LONG_SESSION_TRACE !== "0";
+/** `LONG_SESSION_PROFILE=1`: a CPU profile of the scroll instead of the trace; prints where script time went. */
+const PROFILE = process.env.LONG_SESSION_PROFILE === "1";
 const TIMEOUT_MS = 60_000;
 
 function percentile(values: number[], p: number): number {
@@ -70,18 +80,72 @@ async function openOnce(context: BrowserContext, url: string, marker: string): P
   return { page, firstPaintMs };
 }
 
-/** Wheels up from the end to the session's first event; the frame intervals meanwhile, and the pages read. */
-async function scrollToStart(page: Page): Promise<{ frames: number[]; steps: number; ms: number }> {
+/** Starts tracing `page` when the bench traces; the stop function returns its frames (none untraced). */
+async function traceFrames(page: Page): Promise<() => Promise<TracedFrame[]>> {
+  if (PROFILE) {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Profiler.enable");
+    await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+    await cdp.send("Profiler.start");
+    return async () => {
+      const { profile } = await cdp.send("Profiler.stop");
+      printProfile(profile);
+      await cdp.detach();
+      return [];
+    };
+  }
+  if (!TRACE) return async () => [];
+  const browser = page.context().browser()!;
+  await browser.startTracing(page, { categories: frameTraceCategories });
+  return async () => framesOfTrace(await browser.stopTracing());
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+  children?: number[];
+}
+
+/** The functions with the most self time in a CPU profile, and the scripts they are in. */
+function printProfile(profile: { nodes: ProfileNode[]; samples?: number[]; timeDeltas?: number[] }): void {
+  const self = new Map<number, number>();
+  (profile.samples ?? []).forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas?.[i] ?? 0)));
+  const byFunction = new Map<string, number>();
+  const byScript = new Map<string, number>();
+  let total = 0;
+  for (const node of profile.nodes) {
+    const us = self.get(node.id) ?? 0;
+    total += us;
+    const { functionName, url, lineNumber, columnNumber } = node.callFrame;
+    const file = url ? new URL(url, "http://x").pathname.split("/").pop() : "(native)";
+    const name = `${functionName || "(anonymous)"} ${file}:${lineNumber + 1}:${columnNumber + 1}`;
+    byFunction.set(name, (byFunction.get(name) ?? 0) + us);
+    byScript.set(file!, (byScript.get(file!) ?? 0) + us);
+  }
+  const top = (m: Map<string, number>, n: number) =>
+    [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, us]) => `    ${(us / 1000).toFixed(0).padStart(6)} ms ${((100 * us) / total).toFixed(1).padStart(5)}%  ${k}`);
+  console.log(`  CPU profile of the scroll, ${(total / 1000).toFixed(0)} ms sampled; by script:`);
+  console.log(top(byScript, 8).join("\n"));
+  console.log("  by function (self time):");
+  console.log(top(byFunction, 30).join("\n"));
+}
+
+const atStart = `document.querySelector('[data-testid="conversation-start"]') !== null && window.scrollY < 5`;
+
+/**
+ * Wheels up (1200 px a step, 16 ms apart) until `done` holds in the page or `maxSteps` were taken;
+ * the frame intervals meanwhile (rAF deltas) and, traced, what the main thread did per frame.
+ */
+async function wheelUp(page: Page, done: string, maxSteps: number): Promise<{ frames: number[]; traced: TracedFrame[]; steps: number; ms: number }> {
   await page.mouse.move(640, 400);
+  const stopTrace = await traceFrames(page);
   await page.evaluate(FRAME_RECORDER);
   const started = Date.now();
   let steps = 0;
   for (;;) {
-    const done = (await page.evaluate(
-      `document.querySelector('[data-testid="conversation-start"]') !== null && window.scrollY < 5`,
-    )) as boolean;
-    if (done) break;
-    if (Date.now() - started > 10 * TIMEOUT_MS) throw new Error(`the session's start was not reached within ${10 * TIMEOUT_MS} ms (${steps} wheel steps)`);
+    if ((await page.evaluate(done)) as boolean) break;
+    if (steps >= maxSteps) break;
+    if (Date.now() - started > 10 * TIMEOUT_MS) throw new Error(`not done within ${10 * TIMEOUT_MS} ms (${steps} wheel steps): ${done}`);
     await page.mouse.wheel(0, -1200);
     steps += 1;
     await page.waitForTimeout(16);
@@ -89,7 +153,23 @@ async function scrollToStart(page: Page): Promise<{ frames: number[]; steps: num
   const ms = Date.now() - started;
   await page.evaluate("window.__framesOn = false");
   const frames = (await page.evaluate("window.__frames")) as number[];
-  return { frames: frames.slice(1), steps, ms };
+  const traced = await stopTrace();
+  return { frames: frames.slice(1), traced, steps, ms };
+}
+
+/** Wheels up from the end to the session's first event. */
+const scrollToStart = (page: Page) => wheelUp(page, atStart, Infinity);
+
+/** The same wheel loop, `steps` steps, on a blank page `height` px tall scrolled to its end: the browser's own pacing. */
+async function blankScroll(context: BrowserContext, steps: number, height: number) {
+  const page = await context.newPage();
+  try {
+    await page.setContent(`<!doctype html><body style="margin:0"><div style="height:${Math.round(height)}px"></div></body>`);
+    await page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)");
+    return await wheelUp(page, atStart, steps);
+  } finally {
+    await page.close();
+  }
 }
 
 async function usedHeapMb(page: Page): Promise<number> {
@@ -127,6 +207,8 @@ export interface LongSessionResult {
   scrollFrameP95Ms: number;
   pageJsKb: number;
   pageJsDecodedKb: number;
+  scrollBusyP95Ms: number;
+  blankFrameP95Ms: number;
 }
 
 export async function run(): Promise<LongSessionResult> {
@@ -165,12 +247,14 @@ export async function run(): Promise<LongSessionResult> {
     })();
 
     const { page } = await openOnce(context, url, marker);
+    const scrollHeight = (await page.evaluate("document.documentElement.scrollHeight")) as number;
     const scroll = await scrollToStart(page);
     const firstPrompt = (await page.evaluate(
       `Array.from(document.querySelectorAll('[data-testid="message-user"]')).some((e) => (e.textContent || "").includes("step 1 of the refactor"))`,
     )) as boolean;
     const heap = await usedHeapMb(page);
     await page.close();
+    const blank = await blankScroll(context, scroll.steps, Math.max(scrollHeight, scroll.steps * 1200 + 2000));
     const js = await pageJavaScript(context, url, marker);
 
     const result: LongSessionResult = {
@@ -180,6 +264,8 @@ export async function run(): Promise<LongSessionResult> {
       scrollFrameP95Ms: percentile(scroll.frames, 95),
       pageJsKb: js.sentKb,
       pageJsDecodedKb: js.decodedKb,
+      scrollBusyP95Ms: percentile(scroll.traced.map((t) => t.busyMs), 95),
+      blankFrameP95Ms: percentile(blank.frames, 95),
     };
     const f = (n: number) => n.toFixed(1);
     console.log(`long-session: ${seed.events} events (${seed.turns} turns), ${OPENS} warm opens`);
@@ -189,10 +275,33 @@ export async function run(): Promise<LongSessionResult> {
       `  scroll up to the first event: ${scroll.steps} wheel steps in ${scroll.ms} ms, ${scroll.frames.length} frames, ` +
         `p50 ${f(percentile(scroll.frames, 50))} p95 ${f(result.scrollFrameP95Ms)} p99 ${f(percentile(scroll.frames, 99))} max ${f(Math.max(...scroll.frames))} ms; first prompt on screen: ${firstPrompt}`,
     );
+    const traced = (label: string, frames: TracedFrame[]) => {
+      if (frames.length === 0) return;
+      const of = (pick: (t: TracedFrame) => number) => `p50 ${f(percentile(frames.map(pick), 50))} p95 ${f(percentile(frames.map(pick), 95))}`;
+      console.log(
+        `  ${label} traced, ${frames.length} frames: interval ${of((t) => t.intervalMs)}; main thread busy ${of((t) => t.busyMs)} ` +
+          `(script ${of((t) => t.scriptMs)}, style ${of((t) => t.styleMs)}, layout ${of((t) => t.layoutMs)}, paint ${of((t) => t.paintMs)}) ms`,
+      );
+      const long = frames.filter((t) => t.intervalMs > 34);
+      const ownLong = long.filter((t) => t.busyMs > t.intervalMs / 2);
+      console.log(`    frames over 34 ms: ${long.length}, of which the main thread was busy more than half: ${ownLong.length}`);
+      const worst = [...frames].sort((x, y) => y.intervalMs - x.intervalMs).slice(0, 5);
+      console.log(
+        `    the five longest (interval / busy = script + style + layout + paint, ms): ` +
+          worst.map((t) => `${f(t.intervalMs)} / ${f(t.busyMs)} = ${f(t.scriptMs)} + ${f(t.styleMs)} + ${f(t.layoutMs)} + ${f(t.paintMs)}`).join("; "),
+      );
+    };
+    traced("session scroll", scroll.traced);
+    console.log(
+      `  blank page, same wheel loop (${blank.steps} steps): ${blank.frames.length} frames, p50 ${f(percentile(blank.frames, 50))} ` +
+        `p95 ${f(result.blankFrameP95Ms)} p99 ${f(percentile(blank.frames, 99))} ms`,
+    );
+    traced("blank scroll", blank.traced);
     console.log(`  session page JavaScript before Monaco: ${js.scripts} scripts, ${f(js.sentKb)} KB sent, ${f(js.decodedKb)} KB decoded`);
     console.log(
       `long-session: events=${result.events} first_paint_ms=${f(result.firstPaintMs)} js_heap_mb=${f(result.jsHeapMb)} ` +
-        `scroll_frame_p95_ms=${f(result.scrollFrameP95Ms)} page_js_kb=${f(result.pageJsKb)}`,
+        `scroll_frame_p95_ms=${f(result.scrollFrameP95Ms)} scroll_busy_p95_ms=${f(result.scrollBusyP95Ms)} ` +
+        `blank_frame_p95_ms=${f(result.blankFrameP95Ms)} page_js_kb=${f(result.pageJsKb)} page_js_decoded_kb=${f(result.pageJsDecodedKb)}`,
     );
     return result;
   } finally {

@@ -52,6 +52,9 @@ const SAMPLES: Record<string, string> = {
   CONDUIT_METRICS_TOKEN: "m".repeat(24),
   CONDUIT_LATENCY_TRACE: "true",
   REDIS_URL: "redis://127.0.0.1:6379",
+  CONDUIT_SIDECAR_ID: "sidecar-b",
+  CONDUIT_SESSION_MEMORY_MB: "1024",
+  CONDUIT_SESSION_PIDS_MAX: "256",
   LOG_LEVEL: "debug",
 };
 

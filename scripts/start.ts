@@ -22,6 +22,7 @@ import { deployMigrations } from "./db-migrate";
 import { missingForParts, parseStartArgs, runs, StartArgsError, type StartArgs } from "./start-parts";
 import { childEnvironment, portsToBind, probeHost, resolveStartSettings, withDotEnv } from "./start-settings";
 import { CrashTracker, DEFAULT_RESTART_POLICY, seconds } from "./start-supervisor";
+import { acceptsTcp } from "./tcp-probe";
 
 const root = findProjectRoot(path.dirname(new URL(import.meta.url).pathname));
 /** The command line, parsed in main() (a bad one is a start failure like any other). */
@@ -282,17 +283,6 @@ async function answersHttp(url: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-function acceptsTcp(port: number, host = "127.0.0.1"): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ port, host });
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
 }
 
 /** The Deno binary of the pinned `deno` package (an ELF file, so the supervisor's signals reach Deno itself). */

@@ -28,10 +28,11 @@ export interface SessionFixtures {
 
 /** Creates and seeds the database. `rootPath` defaults to a fresh directory under the temp root. */
 export async function createSessionFixtures(
-  options: { rootPath?: string; allowBypass?: boolean; slug?: string } = {},
+  options: { rootPath?: string; allowBypass?: boolean; slug?: string; url?: string } = {},
 ): Promise<SessionFixtures> {
   const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), "conduit-sessions-")));
-  const url = `file:${path.join(dir, "conduit.db")}`;
+  // `url`: another database (a scratch PostgreSQL one for cluster tests); else a temp SQLite file.
+  const url = options.url ?? `file:${path.join(dir, "conduit.db")}`;
   await deployMigrations({ url });
   const db = createDb(url);
   const rootPath = options.rootPath ?? path.join(dir, "workspace");

@@ -19,6 +19,10 @@ import { attachSessionMcpSockets } from "@/server/sidecar/socket/session-mcp-soc
 import { loadWorkspaceMcpServers } from "@/server/sidecar/session/mcp-config";
 import { attachSessionManageSockets } from "@/server/sidecar/socket/session-manage-socket";
 import { SessionManagement } from "@/server/sidecar/session/session-management";
+import { createDbClusterDirectory } from "@/server/sidecar/cluster/cluster-directory";
+import { startClusterForwarding, type ClusterForwarding } from "@/server/sidecar/cluster/cluster-forwarding";
+import { feedWithCommands } from "@/server/sidecar/cluster/command-forwarder";
+import { LeaseKeeper } from "@/server/sidecar/cluster/session-leases";
 import type { SessionFixtures } from "./session-fixtures";
 
 /** The token secret and the one allowed Origin of a test sidecar. */
@@ -38,6 +42,12 @@ export interface TestSidecarOptions {
   /** Wraps the approval service's decider (a benchmark times it). */
   wrapDecider?: (decide: SessionPermissionDecider) => SessionPermissionDecider;
   log?: Logger;
+  /** This node's id (default "test"); two sidecars of one cluster need two. */
+  sidecarId?: string;
+  /** A lease keeper for the hub (claims before a runner starts; the test renews with `leases.renew()`). */
+  leases?: boolean;
+  /** Redis forwarding and fan-out as main.ts wires them with REDIS_URL set (server/sidecar/cluster). */
+  cluster?: { redisUrl: string; prefix: string; forwardTimeoutMs?: number };
 }
 
 export interface TestSidecar {
@@ -48,6 +58,10 @@ export interface TestSidecar {
   snapshots: TurnSnapshots | undefined;
   /** Present with `revocationSweep: true`. */
   revocations: RevocationSweep | undefined;
+  /** Present with `leases: true`. */
+  leases: LeaseKeeper | undefined;
+  /** Present with `cluster`. */
+  cluster: ClusterForwarding | undefined;
   port: number;
   /** A connected socket.io client of `user` (a short-lived token, the allowed Origin). */
   connect(user: { id: string }): Promise<Socket>;
@@ -68,7 +82,7 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
     log,
   });
   const approvals = options.approvals
-    ? new ApprovalService({ db: fx.db, log, notify: notifyUsersOf(server.io) })
+    ? new ApprovalService({ db: fx.db, log, notify: notifyUsersOf(server.io), listOthersPending: options.cluster !== undefined })
     : undefined;
   const decider =
     options.decidePermission ??
@@ -77,23 +91,41 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
   const snapshots = options.snapshots
     ? new TurnSnapshots({ db: fx.db, dataDir: fx.dataDir, log, beforeWaitMs: 20_000 })
     : undefined;
+  const leases = options.leases ? new LeaseKeeper({ db: fx.db, selfId: options.sidecarId ?? "test", log }) : undefined;
   const hub = new SessionHub({
+    ...(leases ? { leases } : {}),
     db: fx.db,
     ...(snapshots ? { turnSnapshots: snapshots } : {}),
     configRoot: path.join(fx.dataDir, "claude-config"),
     mcpServersOf: (workspaceId) => loadWorkspaceMcpServers(fx.db, fx.dataDir, workspaceId),
-    sidecarId: "test",
+    sidecarId: options.sidecarId ?? "test",
     log,
     createRunner: options.createRunner,
     ...(decider ? { decidePermission: decider } : {}),
   });
-  attachSessionSockets(server.io, { hub, db: fx.db, log });
-  attachSessionControlSockets(server.io, { hub, db: fx.db, log });
-  attachSessionMcpSockets(server.io, { hub, db: fx.db, log });
+  const cluster = options.cluster
+    ? await startClusterForwarding({
+        ...options.cluster,
+        io: server.io,
+        db: fx.db,
+        directory: createDbClusterDirectory(fx.db, options.sidecarId ?? "test"),
+        hub,
+        ...(approvals ? { approvals } : {}),
+        log,
+      })
+    : undefined;
+  attachSessionSockets(server.io, {
+    hub: cluster ? feedWithCommands(hub, cluster.commands) : hub,
+    db: fx.db,
+    log,
+    ...(cluster ? { remoteSubscribe: cluster.remote.subscribe, clusterPresence: true } : {}),
+  });
+  attachSessionControlSockets(server.io, { hub, db: fx.db, log, router: cluster?.router });
+  attachSessionMcpSockets(server.io, { hub, db: fx.db, log, router: cluster?.router });
   attachSessionPageSockets(server.io, { db: fx.db, log });
-  attachSessionManageSockets(server.io, { management: new SessionManagement({ hub, db: fx.db, log }), db: fx.db, log });
-  if (approvals) attachApprovalSockets(server.io, { service: approvals, db: fx.db, log });
-  if (snapshots) attachChangesSockets(server.io, { hub, snapshots, db: fx.db, log });
+  attachSessionManageSockets(server.io, { management: new SessionManagement({ hub, db: fx.db, log }), db: fx.db, log, router: cluster?.router });
+  if (approvals) attachApprovalSockets(server.io, { service: approvals, db: fx.db, log, decide: cluster?.approvals?.decide });
+  if (snapshots) attachChangesSockets(server.io, { hub, snapshots, db: fx.db, log, router: cluster?.router });
   const revocations = options.revocationSweep
     ? new RevocationSweep({
         io: server.io,
@@ -109,6 +141,8 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
     approvals,
     snapshots,
     revocations,
+    cluster,
+    leases,
     port,
     async connect(user) {
       const socket = io(`http://127.0.0.1:${port}`, {
@@ -129,6 +163,7 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
       for (const socket of sockets) socket.close();
       await revocations?.close();
       await server.close();
+      await cluster?.close();
       await hub.close();
       await snapshots?.close();
       await approvals?.close();

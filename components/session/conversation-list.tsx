@@ -8,7 +8,7 @@
  * adds go above without moving what is on screen (`firstItemIndex` counts down by the rows that
  * appeared before the old first one).
  */
-import { useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode, type Ref } from "react";
+import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode, type Ref } from "react";
 import { Virtuoso, type Components } from "react-virtuoso";
 import type { EarlierPages } from "./conversation-pages";
 import { isScrollIntent } from "./scroll-intent";
@@ -17,8 +17,30 @@ import { isScrollIntent } from "./scroll-intent";
 export interface ConversationRow {
   key: string;
   render: () => ReactNode;
+  /**
+   * Everything `render` draws from (the item, the callbacks it passes on). A new row object whose
+   * deps are the same values (===) as the last one's is not drawn again; without deps, a row is
+   * drawn again whenever its object changes.
+   */
+  deps?: readonly unknown[];
 }
 
+/** Whether `b` draws what `a` drew: the same row, or the same key and the same deps. */
+export function sameRow(a: ConversationRow, b: ConversationRow): boolean {
+  if (a === b) return true;
+  if (a.key !== b.key || !a.deps || !b.deps || a.deps.length !== b.deps.length) return false;
+  return a.deps.every((d, i) => Object.is(d, b.deps![i]));
+}
+
+/**
+ * Rows kept in the DOM beyond the screen (px, each side): less while the page opens, so the last
+ * screen draws first, then enough that a short conversation is there whole and scrolling mounts
+ * rows before they come into view.
+ */
+const overscanOpening = 400;
+const overscan = 2400;
+/** A row's height before it is measured (px): the list skips its one-row probe render. */
+const rowHeightGuess = 64;
 /** Rows the reader can be below the end by and still count as at the bottom (px). */
 const bottomSlack = 120;
 /** Virtuoso needs a positive first index that only counts down: room for this many earlier rows. */
@@ -76,6 +98,8 @@ export function ConversationList({
   const stick = useRef(true);
   const [away, setAway] = useState(false);
   const listRef = useRef<HTMLDivElement>(null);
+  /** A check of the scroll position is queued for after this frame. */
+  const checking = useRef(false);
 
   useEffect(() => {
     let lastY = window.scrollY;
@@ -88,12 +112,28 @@ export function ConversationList({
       if (!isScrollIntent(event)) return;
       userAt = performance.now();
     };
-    const onScroll = () => {
+    // Where the page is, read once per frame after the frame's own layout: reading the scroll
+    // position inside the scroll event forced a layout of the rows Virtuoso had just changed
+    // (it renders synchronously in its own scroll listener), then the frame laid them out again.
+    // While a check waits, growth is not followed (the reader may have just scrolled up); the
+    // check follows what grew meanwhile if the reader is still following.
+    const check = () => {
+      checking.current = false;
       const y = window.scrollY;
       if (atPageBottom()) stick.current = true;
       else if (y < lastY && (performance.now() - userAt < 1000 || lastY - y > window.innerHeight / 2)) stick.current = false;
+      else if (stick.current) scrollToPageBottom();
       lastY = y;
       setAway(!stick.current);
+    };
+    let frame = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const onScroll = () => {
+      if (checking.current) return;
+      checking.current = true;
+      frame = requestAnimationFrame(() => {
+        timer = setTimeout(check, 0);
+      });
     };
     const inputs = ["wheel", "keydown", "touchmove", "pointerdown"] as const;
     for (const name of inputs) window.addEventListener(name, onInput, { passive: true, capture: true });
@@ -101,6 +141,8 @@ export function ConversationList({
     return () => {
       for (const name of inputs) window.removeEventListener(name, onInput, { capture: true });
       window.removeEventListener("scroll", onScroll);
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
     };
   }, []);
 
@@ -109,19 +151,31 @@ export function ConversationList({
     const target = listRef.current;
     if (!target || typeof ResizeObserver === "undefined") return;
     const observer = new ResizeObserver(() => {
-      if (stick.current) scrollToPageBottom();
+      if (stick.current && !checking.current) scrollToPageBottom();
     });
     observer.observe(target);
     return () => observer.disconnect();
   }, []);
   useLayoutEffect(() => {
-    if (stick.current) scrollToPageBottom();
+    if (stick.current && !checking.current) scrollToPageBottom();
   }, [rows]);
 
   const jump = useCallback(() => {
     stick.current = true;
     setAway(false);
     scrollToPageBottom();
+  }, []);
+
+  // The full overscan once the opening screen has painted and the page is idle.
+  const [opened, setOpened] = useState(false);
+  useEffect(() => {
+    const open = () => setOpened(true);
+    if (typeof requestIdleCallback === "function") {
+      const idle = requestIdleCallback(open, { timeout: 1000 });
+      return () => cancelIdleCallback(idle);
+    }
+    const timer = setTimeout(open, 200);
+    return () => clearTimeout(timer);
   }, []);
 
   const { more, loading, error, load } = pages;
@@ -170,12 +224,17 @@ export function ConversationList({
         firstItemIndex={anchor.first}
         initialTopMostItemIndex={{ index: "LAST", align: "end" }}
         computeItemKey={(_, row) => row.key}
-        itemContent={(_, row) => row.render()}
+        itemContent={rowContent}
         startReached={() => {
           if (more && !error) load();
         }}
-        // rows within 2,400 px of the screen stay in the DOM: a short conversation is there whole
-        increaseViewportBy={{ top: 2400, bottom: 2400 }}
+        increaseViewportBy={opened ? { top: overscan, bottom: overscan } : { top: overscanOpening, bottom: overscanOpening }}
+        defaultItemHeight={rowHeightGuess}
+        // Rows are measured in the ResizeObserver's own callback, right after the layout that sized
+        // them, rather than in the next frame's rAF, where the measurement forced a second layout
+        // of whatever the frame had changed meanwhile. (Its cost: the browser may log a benign
+        // "ResizeObserver loop" message when a row changes size while being measured.)
+        skipAnimationFrameInResizeObserver
         context={{ streaming }}
         components={{ List: ConversationOl, Item: ConversationLi, Header } as Components<ConversationRow, ListContext>}
       />
@@ -193,6 +252,21 @@ export function ConversationList({
     </div>
   );
 }
+
+/**
+ * One row's content, drawn again only when it draws something else ({@link sameRow}). Virtuoso
+ * calls `itemContent` for every row in its range whenever the range moves (each step of a
+ * scroll): without this each step would render every row near the screen again, not only the
+ * ones coming into range, and each page read or event would render every row again.
+ */
+const RowContent = memo(
+  function RowContent({ row }: { row: ConversationRow }) {
+    return row.render();
+  },
+  (before, after) => sameRow(before.row, after.row),
+);
+
+const rowContent = (_index: number, row: ConversationRow) => <RowContent row={row} />;
 
 interface ListContext {
   streaming: boolean;

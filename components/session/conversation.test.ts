@@ -102,6 +102,16 @@ describe("buildConversation", () => {
     });
   });
 
+  it("says a CLI stopped at its memory cap was, rather than a generic crash", () => {
+    const reason = "The CLI was stopped for exceeding the session's memory cap of 200 MB (CONDUIT_SESSION_MEMORY_MB).";
+    const items = buildConversation([
+      ev(1, "process", { phase: "exited", pid: 7, code: null, signal: "SIGKILL", expected: false, reason }),
+      ev(2, "process", { phase: "exited", pid: 8, code: null, signal: "SIGKILL", expected: false }),
+    ]).items;
+    expect(items[0]).toMatchObject({ kind: "notice", tone: "error", text: reason });
+    expect(items[1]).toMatchObject({ kind: "notice", tone: "error", text: "The CLI process exited unexpectedly (signal SIGKILL)." });
+  });
+
   it("never throws on odd payloads", () => {
     const odd = [
       ev(1, "cli", null),

@@ -300,7 +300,7 @@ export function createConversationBuilder(): ConversationBuilder {
           const expected = p?.expected === true;
           const how = p?.signal ? `signal ${String(p.signal)}` : `code ${String(p?.code ?? "?")}`;
           if (expected) notice(e, "info", "The CLI process ended.");
-          else notice(e, "error", `The CLI process exited unexpectedly (${how}).`, stderrTail.join("\n") || undefined);
+          else notice(e, "error", str(p?.reason) ?? `The CLI process exited unexpectedly (${how}).`, stderrTail.join("\n") || undefined);
           stderrTail = [];
         } else if (phase === "prompt-refused" || phase === "turn-interrupted") {
           notice(e, phase === "prompt-refused" ? "error" : "warning", str(p?.reason) ?? "The sidecar restarted; this prompt was not answered.");

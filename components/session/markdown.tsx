@@ -7,7 +7,7 @@
  * text (an open code fence, half a table) renders as far as it goes. Code blocks are
  * highlighted by shiki, loaded only when a code block appears (`./highlight`).
  */
-import { memo, type ReactNode } from "react";
+import { memo, type ReactElement, type ReactNode } from "react";
 import ReactMarkdown, { type Components } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { CodeBlock } from "./highlight";
@@ -157,13 +157,33 @@ const components: Components = {
 
 const remarkPlugins = [remarkGfm, remarkHtmlAsText];
 
-/** Assistant text rendered as Markdown. */
-export const Markdown = memo(function Markdown({ text }: { text: string }) {
-  return (
-    <div className="space-y-2 text-sm leading-relaxed break-words">
-      <ReactMarkdown remarkPlugins={remarkPlugins} components={components} skipHtml={false}>
-        {text}
-      </ReactMarkdown>
-    </div>
-  );
+/** How many finished texts keep their rendered elements (least recently used dropped first). */
+const renderedLimit = 400;
+const rendered = new Map<string, ReactElement>();
+
+/**
+ * The elements of `text`, parsed once: a virtualized conversation unmounts rows that leave the
+ * screen and mounts them again when they come back, and parsing the Markdown again on every
+ * return is most of a scroll frame's script. React elements are immutable descriptions, so the
+ * same tree serves every mount. Text still streaming changes with every delta: not kept.
+ */
+function markdownElements(text: string, keep: boolean): ReactElement {
+  const hit = rendered.get(text);
+  if (hit) {
+    rendered.delete(text);
+    rendered.set(text, hit);
+    return hit;
+  }
+  // react-markdown's synchronous `Markdown` is a plain function of its options (no hooks)
+  const tree = ReactMarkdown({ children: text, remarkPlugins, components, skipHtml: false });
+  if (keep) {
+    rendered.set(text, tree);
+    if (rendered.size > renderedLimit) rendered.delete(rendered.keys().next().value!);
+  }
+  return tree;
+}
+
+/** Assistant text rendered as Markdown; `streaming` text is parsed on every change and not kept. */
+export const Markdown = memo(function Markdown({ text, streaming = false }: { text: string; streaming?: boolean }) {
+  return <div className="space-y-2 text-sm leading-relaxed break-words">{markdownElements(text, !streaming)}</div>;
 });

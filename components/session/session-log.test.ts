@@ -78,6 +78,20 @@ describe("reduceSessionLog", () => {
     expect(hasGap(start)).toBe(false);
   });
 
+  it("starts at the tail when live facts came before the first snapshot (a subscribe on a sidecar that does not run the session)", () => {
+    const log = run([
+      { type: "event", event: ev(804) },
+      { type: "event", event: ev(805) },
+      { type: "snapshot", events: [ev(801), ev(802), ev(803), ev(804)], reset: false, from: 800 },
+    ]);
+    expect(log).toMatchObject({ baseSeq: 800, contiguousSeq: 805 });
+    expect(seqs(log)).toEqual([801, 802, 803, 804, 805]);
+    expect(hasGap(log)).toBe(false);
+    // A log that already holds its start keeps its base.
+    const held = run([{ type: "snapshot", events: [ev(1), ev(2)], reset: false }, { type: "snapshot", events: [ev(3)], reset: false, from: 2 }]);
+    expect(held).toMatchObject({ baseSeq: 0, contiguousSeq: 3 });
+  });
+
   it("drops an earlier page that does not end at the base (a stale or repeated answer)", () => {
     const tail = run([{ type: "snapshot", events: [ev(801), ev(802)], reset: false, from: 800 }]);
     expect(reduceSessionLog(tail, { type: "earlier", events: [ev(799), ev(800), ev(801)], fromSeq: 798 })).toBe(tail);

@@ -38,8 +38,15 @@ export function reduceSessionLog(log: SessionLog, action: SessionLogAction): Ses
         const events = mergeEvents([], action.events);
         return withEvents(events, Math.max(0, (events[0]?.seq ?? 1) - 1), log.generation + 1);
       }
-      if (log.events.length === 0 && action.from !== undefined && action.from > 0)
-        return withEvents(mergeEvents([], action.events), action.from, log.generation);
+      // The first snapshot of a tail start. Live facts may precede it (a sidecar that does not run
+      // the session joins its room before reading the log): held events all after `from` are those.
+      if (
+        action.from !== undefined &&
+        action.from > 0 &&
+        log.baseSeq === 0 &&
+        log.events.every((e) => e.seq > action.from!)
+      )
+        return withEvents(mergeEvents(log.events, action.events), action.from, log.generation);
       return action.events.length === 0
         ? log
         : withEvents(mergeEvents(log.events, action.events), log.baseSeq, log.generation);

@@ -24,7 +24,6 @@ import { PromptBox, type DemoScenarioHint, type OutgoingImage } from "./prompt/p
 import { ContextMeter, ModelPicker, ThinkingSelect } from "./prompt/session-controls-bar";
 import { useSessionControls } from "./prompt/use-session-controls";
 import { SessionMcpStatus } from "./session-mcp-status";
-import { RawLog } from "./raw-log";
 import { emptySessionLog, hasGap, reduceSessionLog } from "./session-log";
 import { StatusBadge } from "./status-badge";
 import { SessionManage } from "./session-manage";
@@ -36,8 +35,7 @@ import { PinnedTodos } from "./tools/todo-list";
 import { latestTodos, nestSubagents, readBackgroundTasks } from "./tools/tool-data";
 import { SessionApprovals } from "@/components/approval/session-approvals";
 import { markLatency } from "./latency-marks";
-import { ChangesPanel } from "@/components/changes/changes-panel";
-import { RewindDialog } from "@/components/changes/rewind-dialog";
+import { ChangesPanel, RawLog, RewindDialog } from "./session-panels-lazy";
 import { ConnectionNotice, useSocket } from "./use-socket";
 import { PromptImages } from "./prompt/prompt-images";
 import { ackMessage, command, emitCommand, fact, manageCommand, newCommandId, type CommandName } from "./wire-client";
@@ -454,7 +452,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
           onClose={() => setRewindSeq(undefined)}
         />
       )}
-      <div className="sticky bottom-0 -mx-2 bg-zinc-50/95 px-2 pt-2 pb-4 backdrop-blur dark:bg-zinc-950/95">
+      <div className="sticky bottom-0 -mx-2 bg-zinc-50 px-2 pt-2 pb-4 dark:bg-zinc-950">
         <SessionExtras
           conversation={conversation}
           canWrite={canWrite}
@@ -720,6 +718,7 @@ function ConversationPane(props: {
     () =>
       nested.top.map((item) => ({
         key: item.key,
+        deps: [item, rootPath, onLoadFull, onRewind, imageBase],
         render: () => (
           <ConversationItemView item={item} rootPath={rootPath} onLoadFull={onLoadFull} onRewind={onRewind} imageBase={imageBase} />
         ),
@@ -753,7 +752,7 @@ function ConversationPane(props: {
               {conversation.partials.map((p) => (
                 <li key={`partial-${p.key}`}>
                   <AssistantBubble streaming>
-                    <Markdown text={p.text} />
+                    <Markdown text={p.text} streaming />
                   </AssistantBubble>
                 </li>
               ))}

@@ -12,6 +12,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, existsSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { acceptsTcp } from "../../scripts/tcp-probe";
 
 /** A copy of `repo` as a fresh clone plus the suite's install and build. */
 export function makeFreshClone(repo: string): string {
@@ -48,14 +49,7 @@ export async function freePorts(count: number): Promise<number[]> {
 
 /** True when something accepts connections on 127.0.0.1:port. */
 export function isListening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ port, host: "127.0.0.1" });
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
+  return acceptsTcp(port);
 }
 
 export interface Exit {

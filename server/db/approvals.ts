@@ -255,3 +255,16 @@ export async function findLastAssistantText(db: Db, sessionId: string, lookBack 
   }
   return null;
 }
+
+/**
+ * Pending approvals the user may answer now, on every sidecar: in workspaces where they are an
+ * owner or editor (every such member is a recipient, `routeApproval`). A cluster's inbox count.
+ */
+export async function countPendingApprovalsFor(db: Db, userId: string): Promise<number> {
+  return db.approval.count({
+    where: {
+      status: "pending",
+      session: { workspace: { memberships: { some: { userId, role: { in: ["owner", "editor"] } } } } },
+    },
+  });
+}

@@ -1,7 +1,8 @@
 /**
- * The event log store: `SessionEvent` rows, numbered by `seq` per session. Plain queries only;
- * who allocates `seq` and in what order is the sidecar's event writer's business (one sidecar
- * owns a session, and the unique index on (sessionId, seq) guards against a second writer).
+ * The event log store: `SessionEvent` rows, numbered by `seq` per session. The database assigns
+ * `seq` ({@link appendSessionEvents}: the next numbers after the stored log, inside the INSERT),
+ * never a process's counter, and the unique index on (sessionId, seq) refuses a second writer
+ * that read the same last seq; the sidecar's event writer retries that conflict.
  */
 import { Prisma } from "@/generated/prisma/client";
 import type { Db } from "./client";
@@ -51,6 +52,106 @@ export async function insertSessionEvents(db: Db, rows: readonly SessionEventRec
   }
   if (statements.length === 1) await statements[0];
   else await db.$transaction(statements);
+}
+
+/** An event to append: a row without its `seq`, which the database assigns. */
+export type NewSessionEvent = Omit<SessionEventRecord, "seq">;
+
+/** The unique index an append can clash on when another writer took the same seq first. */
+export class SeqConflict extends Error {
+  constructor(cause: unknown) {
+    super("another writer took the same seq of the session", { cause });
+    this.name = "SeqConflict";
+  }
+}
+
+/**
+ * Whether a failed INSERT clashed on the (sessionId, seq) index: PostgreSQL names the index
+ * (`SessionEvent_sessionId_seq_key`, SQLSTATE 23505), SQLite the columns
+ * (`UNIQUE constraint failed: SessionEvent.sessionId, SessionEvent.seq`). Prisma wraps both; the
+ * text is searched along the error's cause chain and fields.
+ */
+export function isSeqConflict(err: unknown): boolean {
+  const seen = new Set<unknown>();
+  const texts: string[] = [];
+  const walk = (value: unknown, depth: number): void => {
+    if (depth > 4 || value === null || typeof value !== "object" || seen.has(value)) {
+      if (typeof value === "string") texts.push(value);
+      return;
+    }
+    seen.add(value);
+    for (const key of Object.getOwnPropertyNames(value)) {
+      walk((value as Record<string, unknown>)[key], depth + 1);
+    }
+  };
+  walk(err, 0);
+  const text = texts.join("\n");
+  return /SessionEvent_sessionId_seq_key|SessionEvent\.sessionId, SessionEvent\.seq\b(?!,)/.test(text);
+}
+
+function isPostgres(db: Db): boolean {
+  return (db as unknown as { _activeProvider?: string })._activeProvider === "postgresql";
+}
+
+/**
+ * Appends rows to the log with `seq` taken from the stored log inside each statement:
+ * `INSERT … SELECT COALESCE(MAX(seq), 0) + k` per session, k = the row's place among that
+ * session's rows of the statement. All rows or none; each session's rows get consecutive seqs in
+ * the given order. Two writers that read the same MAX clash on the unique (sessionId, seq) index:
+ * the second gets a {@link SeqConflict} and nothing of its call is written (retry it).
+ * Returns the stored rows in the given order.
+ */
+export async function appendSessionEvents(db: Db, rows: readonly NewSessionEvent[]): Promise<SessionEventRecord[]> {
+  if (rows.length === 0) return [];
+  const pg = isPostgres(db);
+  const chunks: NewSessionEvent[][] = [];
+  for (let i = 0; i < rows.length; i += rowsPerStatement) chunks.push(rows.slice(i, i + rowsPerStatement));
+  const statements = chunks.map((chunk) => {
+    // Each statement reads MAX(seq) afresh (inside one transaction it sees the chunks before it),
+    // so the places restart per statement.
+    const place = new Map<string, number>();
+    const values = chunk.map((r) => {
+      const k = (place.get(r.sessionId) ?? 0) + 1;
+      place.set(r.sessionId, k);
+      const at = pg ? Prisma.sql`CAST(${r.createdAt} AS TIMESTAMP(3))` : Prisma.sql`${r.createdAt}`;
+      return Prisma.sql`(${r.sessionId}, CAST(${k} AS INTEGER), ${r.kind}, ${r.payload}, ${r.commandId}, ${r.userId}, ${at})`;
+    });
+    // SQLite materialises the SELECT before inserting (it reads the target table), PostgreSQL
+    // reads the statement's snapshot: either way MAX is the log before this statement.
+    return db.$queryRaw<{ sessionId: string; seq: number | bigint }[]>`
+      INSERT INTO "SessionEvent" ("sessionId", "seq", "kind", "payload", "commandId", "userId", "createdAt")
+      SELECT v.column1,
+        COALESCE((SELECT MAX(e."seq") FROM "SessionEvent" e WHERE e."sessionId" = v.column1), 0) + v.column2,
+        v.column3, v.column4, v.column5, v.column6, v.column7
+      FROM (VALUES ${Prisma.join(values)}) AS v
+      RETURNING "sessionId", "seq"`;
+  });
+  let results: { sessionId: string; seq: number | bigint }[][];
+  try {
+    results = statements.length === 1 ? [await statements[0]!] : await db.$transaction(statements);
+  } catch (err) {
+    throw isSeqConflict(err) ? new SeqConflict(err) : err;
+  }
+  // seq = MAX + place, so a session's returned seqs in ascending order are its rows in order.
+  const stored: SessionEventRecord[] = [];
+  chunks.forEach((chunk, i) => {
+    const seqs = new Map<string, number[]>();
+    for (const row of results[i] ?? []) {
+      const list = seqs.get(row.sessionId) ?? [];
+      list.push(Number(row.seq));
+      seqs.set(row.sessionId, list);
+    }
+    for (const list of seqs.values()) list.sort((a, b) => a - b);
+    const taken = new Map<string, number>();
+    for (const r of chunk) {
+      const k = taken.get(r.sessionId) ?? 0;
+      taken.set(r.sessionId, k + 1);
+      const seq = seqs.get(r.sessionId)?.[k];
+      if (seq === undefined) throw new Error(`the event log did not return the seq of an appended row (${r.sessionId})`);
+      stored.push({ ...r, seq });
+    }
+  });
+  return stored;
 }
 
 /** The events of a session after `afterSeq`, in order. */

@@ -386,6 +386,21 @@ describe("rate limiting", () => {
     expect((await handler(...login())).status).toBe(429);
   });
 
+  it("counts invitation accepts as login attempts by default", async () => {
+    const { handler } = makeEdge({ now: () => 0, rateLimit: { login: { capacity: 1, refillPerMinute: 1 } } });
+    const accept = () =>
+      handler(
+        new Request(`${PUBLIC}/api/invitations/accept`, {
+          method: "POST",
+          body: JSON.stringify({ token: "guess" }),
+          headers: { origin: PUBLIC, "content-type": "application/json" },
+        }),
+        { clientIp: "203.0.113.8" },
+      );
+    expect((await accept()).status).toBe(200);
+    expect((await accept()).status).toBe(429);
+  });
+
   it("uses the configured login paths", async () => {
     const { handler } = makeEdge({
       now: () => 0,

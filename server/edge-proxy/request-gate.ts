@@ -9,8 +9,11 @@ import { hasSessionCookie } from "./session-cookie";
 /** Requests under this prefix belong to the sidecar (Socket.IO's default path). */
 export const SOCKET_PATH_PREFIX = "/socket.io/";
 
-/** Sign-in and sign-up endpoints whose `POST`s are rate-limited per client address. */
-export const DEFAULT_LOGIN_PATHS = ["/api/auth/callback/credentials", "/api/signup"] as const;
+/**
+ * Sign-in, sign-up and invitation-accept endpoints whose `POST`s are rate-limited per client
+ * address (accepting takes a secret token and may create an account: a guessing target too).
+ */
+export const DEFAULT_LOGIN_PATHS = ["/api/auth/callback/credentials", "/api/signup", "/api/invitations/accept"] as const;
 
 export interface RateLimitSettings {
   /** Exact paths (no query) whose `POST` counts as a login attempt. */

@@ -91,6 +91,10 @@ export const ZEnv = z.object({
   CONDUIT_SIGNUP: z.enum(["invite", "open", "closed"]).default("invite"),
   /** How CLI children are isolated: bubblewrap when installed (auto), always (bwrap), never (off). */
   CONDUIT_SANDBOX: z.enum(["auto", "bwrap", "off"]).default("auto"),
+  /** Memory cap of each session's CLI and everything it starts, in MB (a cgroup; 0: no cap). */
+  CONDUIT_SESSION_MEMORY_MB: z.coerce.number().int().min(0).default(2048),
+  /** Process cap of each session's CLI and everything it starts (a cgroup; 0: no cap). */
+  CONDUIT_SESSION_PIDS_MAX: z.coerce.number().int().min(0).default(512),
   /** Lets `/metrics` be scraped with `Authorization: Bearer <token>` (else loopback only). */
   CONDUIT_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   /** The sidecar prints a `conduit-latency` line per turn and approval stage on stderr (bench/browser-turn). */

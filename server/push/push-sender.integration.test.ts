@@ -78,7 +78,7 @@ itOnBothProviders("PushSender", "encrypts for the browser, signs with VAPID, del
   const vapid = generateVapidKeys();
   const subject = "mailto:ops@example.test";
   const warnings: string[] = [];
-  const sender = new PushSender({ db, keys: vapid, subject, log: { warn: (_f, m) => warnings.push(m), debug: () => undefined } });
+  const sender = new PushSender({ db, keys: vapid, subject, log: { warn: (_f, m) => warnings.push(m), debug: () => undefined }, allowNonPublicEndpoints: true });
 
   const phone = browserKeys();
   const laptop = browserKeys();

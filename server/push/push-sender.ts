@@ -1,13 +1,14 @@
 /**
  * Sends Web Push notifications: each payload encrypted for one browser (aes128gcm) and signed
- * with the instance's VAPID key by `web-push`, then POSTed to the browser's push service with
- * `fetch`. A subscription the service calls gone (404, 410) is deleted; other failures are
+ * with the instance's VAPID key by `web-push`, then POSTed to the browser's push service (only
+ * ever at a public address: `public-endpoint-post.ts`). A subscription the service calls gone (404, 410) is deleted; other failures are
  * logged and the subscription kept. Never throws: a push is a courtesy, the inbox is the record.
  */
 import webpush from "web-push";
 import type { Db } from "@/server/db/client";
 import { deleteGonePushSubscription, listPushSubscriptions, readPushSettingsOf, type StoredPushSubscription } from "@/server/db/push-subscriptions";
 import { isGoneStatus, type PushPayload, type PushSettings } from "@/server/domain/push/push-payload";
+import { postToPushService } from "./public-endpoint-post";
 import type { VapidKeys } from "./vapid-keys";
 
 export interface PushLog {
@@ -21,8 +22,8 @@ export interface PushSenderDeps {
   /** `mailto:` or `https:` contact for push services (RFC 8292 `sub`). */
   subject: string;
   log: PushLog;
-  /** Injected in tests; the global fetch otherwise. */
-  fetch?: typeof fetch;
+  /** Tests only: push services on this host (normally refused: see `public-endpoint-post.ts`). */
+  allowNonPublicEndpoints?: boolean;
 }
 
 /** What one send did, for tests and logs. */
@@ -41,12 +42,9 @@ export function vapidSubjectFor(publicUrl: string): string {
 }
 
 export class PushSender {
-  private readonly fetch: typeof fetch;
   private readonly pending = new Set<Promise<unknown>>();
 
-  constructor(private readonly deps: PushSenderDeps) {
-    this.fetch = deps.fetch ?? fetch;
-  }
+  constructor(private readonly deps: PushSenderDeps) {}
 
   /**
    * Sends the payload to every browser of each user whose settings `wants`. Resolves when all
@@ -85,17 +83,16 @@ export class PushSender {
         topic: topicOf(payload.tag),
       });
       const headers = Object.fromEntries(Object.entries(details.headers).map(([k, v]) => [k, String(v)]));
-      // fetch sets the length itself
+      // the request sets the length itself
       delete headers["Content-Length"];
-      const res = await this.fetch(details.endpoint, {
+      const res = await postToPushService(details.endpoint, {
         method: details.method,
         headers,
         body: details.body ? new Uint8Array(details.body) : null,
-        redirect: "manual",
-        signal: AbortSignal.timeout(timeoutMs),
+        timeoutMs,
+        allowNonPublic: this.deps.allowNonPublicEndpoints,
       });
-      await res.body?.cancel();
-      if (res.ok) return "sent";
+      if (res.status >= 200 && res.status < 300) return "sent";
       if (isGoneStatus(res.status)) {
         await deleteGonePushSubscription(this.deps.db, sub.id);
         this.deps.log.debug({ subscriptionId: sub.id, status: res.status }, "push subscription gone; deleted");

@@ -18,5 +18,9 @@ export const ZSandboxStatus = z.object({
   at: z.string(),
   /** Requests go through the credential proxy (the CLI children never hold the operator's key). */
   credentialProxy: z.boolean(),
+  /** The per-session memory and process caps (cgroups, server/sidecar/process/session-cgroup.ts); absent from older sidecars. */
+  caps: z
+    .object({ on: z.boolean(), memoryMb: z.number().optional(), pidsMax: z.number().optional(), reason: z.string().optional() })
+    .optional(),
 });
 export type SandboxStatus = z.infer<typeof ZSandboxStatus>;

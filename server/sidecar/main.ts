@@ -16,7 +16,11 @@ import { createAdmission } from "@/server/sidecar/process/admission";
 import { claudeVersion, resolveClaudeBinary } from "@/server/sidecar/process/claude-binary";
 import { reapOrphans } from "@/server/sidecar/process/reap-orphans";
 import { resolveSidecarId } from "@/server/sidecar/cluster/sidecar-identity";
+import { NodeHeartbeat } from "@/server/sidecar/cluster/node-heartbeat";
+import { LeaseKeeper } from "@/server/sidecar/cluster/session-leases";
+import { Adoption } from "@/server/sidecar/cluster/adoption";
 import { chooseSandbox } from "@/server/sidecar/process/sandbox";
+import { openSessionCgroups } from "@/server/sidecar/process/session-cgroup";
 import { startCredentialProxy } from "@/server/sidecar/credential-proxy/credential-proxy";
 import { createSessionNetwork } from "@/server/sidecar/network/session-network";
 import { sandboxStatusFile, type SandboxStatus } from "@/server/shared/sandbox-status";
@@ -41,6 +45,9 @@ import { attachChangesSockets } from "@/server/sidecar/socket/changes-socket";
 import { PushSender, vapidSubjectFor } from "@/server/push/push-sender";
 import { armFaults } from "@/server/sidecar/fault-injection";
 import { startSlowConsumerSweep } from "@/server/sidecar/socket/slow-consumer-sweep";
+import { createDbClusterDirectory } from "@/server/sidecar/cluster/cluster-directory";
+import { feedWithCommands } from "@/server/sidecar/cluster/command-forwarder";
+import { startClusterForwarding } from "@/server/sidecar/cluster/cluster-forwarding";
 import { settleUnansweredPrompts } from "@/server/sidecar/session/undelivered-prompts";
 import { loadVapidKeys } from "@/server/push/vapid-keys";
 import { attachTurnPushes, notifyWithPush } from "@/server/sidecar/push/push-notifier";
@@ -75,13 +82,6 @@ async function main(): Promise<void> {
     credentialProxyPort: credentialProxy.port,
     log: (fields, message) => log.warn({ component: "egress-proxy", ...fields }, message),
   });
-  writeSandboxStatus(env.CONDUIT_DATA_DIR, {
-    mode: sandbox.mode,
-    setting: env.CONDUIT_SANDBOX,
-    ...(warning !== undefined ? { warning } : {}),
-    at: new Date().toISOString(),
-    credentialProxy: true,
-  });
 
   const db = getDb();
   // The event log writes every CLI line: SQLite's checkpoints must not stall those commits.
@@ -90,21 +90,50 @@ async function main(): Promise<void> {
   // of it left behind are reaped, and their rows stop claiming a live child (a prompt resumes the
   // conversation). Rows of releases that named the node by its host name are cleaned up once.
   const sidecarId = resolveSidecarId({ configured: env.CONDUIT_SIDECAR_ID, dataDir: env.CONDUIT_DATA_DIR });
+  // Its node row first: a second live process with this id is refused before it reaps anything.
+  let liveSessionCount = () => 0;
+  const heartbeat = new NodeHeartbeat({ db, selfId: sidecarId, url: null, liveSessions: () => liveSessionCount(), log: log.child({ component: "cluster" }) });
+  await heartbeat.register();
+  const leases = new LeaseKeeper({ db, selfId: sidecarId, log: log.child({ component: "leases" }) });
+  // A memory and process cap per CLI child (cgroups); unusable here: one warning, sessions run uncapped.
+  let countOomKills = (_count: number) => {};
+  const { cgroups, status: caps } = openSessionCgroups({
+    sidecarId,
+    caps: { memoryMb: env.CONDUIT_SESSION_MEMORY_MB, pidsMax: env.CONDUIT_SESSION_PIDS_MAX },
+    onOomKills: (count) => countOomKills(count),
+  });
+  if (cgroups === undefined) log.warn({ caps }, `SESSIONS HAVE NO MEMORY OR PROCESS CAP: ${caps.reason}`);
+  else log.info({ caps }, "CLI children capped (cgroups)");
+  writeSandboxStatus(env.CONDUIT_DATA_DIR, {
+    mode: sandbox.mode,
+    setting: env.CONDUIT_SANDBOX,
+    ...(warning !== undefined ? { warning } : {}),
+    at: new Date().toISOString(),
+    credentialProxy: true,
+    caps,
+  });
   const legacyId = os.hostname();
   const reaped = await reapOrphans([...(await listRecordedPids(db, sidecarId)), ...(await listRecordedPids(db, legacyId))], { cliPath });
+  // ...and whatever an earlier run's cgroups still hold (a setsid grandchild included) is killed.
+  const leftoverCgroups = (await cgroups?.cleanLeftovers()) ?? { removed: [], killed: 0 };
+  if (leftoverCgroups.removed.length > 0) log.info(leftoverCgroups, "removed cgroups an earlier sidecar left");
   const stale = (await markOrphanedSessionsStopped(db, sidecarId)) + (await markOrphanedSessionsStopped(db, legacyId));
+  // leases an earlier run of this node held: its children are gone, the sessions are free
+  await leases.releaseAll();
   // MCP configs an earlier sidecar's children left (they hold secrets): gone before any spawn
   const mcpRunRoot = path.resolve(env.CONDUIT_DATA_DIR, "run", "mcp");
   resetMcpRunRoot(mcpRunRoot);
   if (reaped.reaped.length > 0 || stale > 0) log.info({ reaped: reaped.reaped, survived: reaped.survived, stale }, "cleaned up after an earlier sidecar");
 
   const admitting = createAdmission({ maxLive: env.CONDUIT_SESSION_MAX, minFreeBytes: env.CONDUIT_MIN_FREE_MB * 1024 * 1024 });
+  liveSessionCount = () => admitting.liveCount;
   let approvalsPending = () => 0;
   const metrics = createSidecarMetrics({
     liveSessions: () => admitting.liveCount,
     approvalsPending: () => approvalsPending(),
     proxyTotals: () => credentialProxy.totals(),
   });
+  countOomKills = (count) => metrics.oomKills.inc(count);
   const admission = metrics.countedAdmission(admitting);
   const supervisor = supervisorConfigFromEnv(env);
   const runnerLog = log.child({ component: "runner" });
@@ -128,6 +157,7 @@ async function main(): Promise<void> {
     db,
     log: log.child({ component: "approvals" }),
     notify: tracedNotify(latency, notifyWithPush(notifyUsersOf(server.io), push)),
+    listOthersPending: env.REDIS_URL !== undefined,
   });
   approvalsPending = () => approvals.pendingCount;
   const leftovers = (await approvals.cancelLeftovers(sidecarId)) + (await approvals.cancelLeftovers(legacyId));
@@ -150,6 +180,7 @@ async function main(): Promise<void> {
     configRoot: path.resolve(env.CONDUIT_DATA_DIR, "claude-config"),
     mcpServersOf: (workspaceId) => loadWorkspaceMcpServers(db, env.CONDUIT_DATA_DIR, workspaceId, (fields, message) => log.warn(fields, message)),
     sidecarId,
+    leases,
     log,
     decidePermission: tracedDecider(latency, approvals.decidePermission),
     createRunner: (options, decidePermission) =>
@@ -163,31 +194,49 @@ async function main(): Promise<void> {
         credentials: credentialProxy,
         network,
         mcpRunRoot,
+        cgroups,
       }),
   });
 
-  attachSessionSockets(server.io, { hub, db, log });
+  // Each heartbeat renews this node's leases (a lost one fences its runner), then adopts dead peers' sessions.
+  const adoption = new Adoption({
+    db,
+    selfId: sidecarId,
+    writer,
+    log: log.child({ component: "adoption" }),
+    reap: (pids) => reapOrphans(pids, { cliPath }),
+    notify: notifyUsersOf(server.io),
+    onAdopted: async (ids) => void (await Promise.all(ids.map((id) => hub.dropEntry(id)))),
+  });
+  heartbeat.afterBeat("leases", () => leases.renew());
+  heartbeat.afterBeat("adoption", () => adoption.run());
+  // REDIS_URL: commands reach the sidecar that runs their session, events reach every sidecar.
+  const cluster = env.REDIS_URL
+    ? await startClusterForwarding({ redisUrl: env.REDIS_URL, io: server.io, db, directory: createDbClusterDirectory(db, sidecarId), hub, approvals, log, observeForward: (seconds, method) => metrics.forward.observe({ method }, seconds) })
+    : undefined;
+  attachSessionSockets(server.io, { hub: cluster ? feedWithCommands(hub, cluster.commands) : hub, db, log, remoteSubscribe: cluster?.remote.subscribe, clusterPresence: cluster !== undefined });
   // After the socket layer's listener: by now the event has been emitted to its room.
   hub.onDidEmitEvent((event) => metrics.relay.observe(Math.max(0, Date.now() - Date.parse(event.at)) / 1000));
   if (latency.enabled) hub.onDidEmitEvent((event) => traceEmittedEvent(latency, event));
-  attachSessionControlSockets(server.io, { hub, db, log });
-  attachSessionMcpSockets(server.io, { hub, db, log });
+  attachSessionControlSockets(server.io, { hub, db, log, router: cluster?.router });
+  attachSessionMcpSockets(server.io, { hub, db, log, router: cluster?.router });
   attachSessionPageSockets(server.io, { db, log });
-  attachSessionManageSockets(server.io, { management: new SessionManagement({ hub, db, log }), db, log });
-  attachApprovalSockets(server.io, { service: approvals, db, log });
-  attachChangesSockets(server.io, { hub, snapshots, db, log });
+  attachSessionManageSockets(server.io, { management: new SessionManagement({ hub, db, log }), db, log, router: cluster?.router });
+  attachApprovalSockets(server.io, { service: approvals, db, log, decide: cluster?.approvals?.decide });
+  attachChangesSockets(server.io, { hub, snapshots, db, log, router: cluster?.router });
   attachTurnPushes({ io: server.io, hub, db, sender: push });
   // Disabled accounts, sign-outs and removed members lose their open sockets within about 2 s.
   const revocations = new RevocationSweep({
     io: server.io,
     db,
     log: log.child({ component: "revocation" }),
-    onDeciders: (userId, decidesIn) => approvals.withdrawFrom(userId, decidesIn),
+    onDeciders: (userId, decidesIn) => (cluster?.approvals ?? approvals).withdrawFrom(userId, decidesIn),
   });
   // A socket that stops reading is cut before its backlog grows past a few MB; it catches up from the log.
   const slowConsumers = startSlowConsumerSweep(server.io, { log: log.child({ component: "slow-consumers" }) });
   const port = await server.listen(env.CONDUIT_SIDECAR_PORT, env.CONDUIT_SIDECAR_HOST);
   log.info({ port }, "sidecar listening");
+  await heartbeat.start(`http://${env.CONDUIT_SIDECAR_HOST}:${port}`);
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -199,9 +248,14 @@ async function main(): Promise<void> {
     revocations
       .close()
       .then(() => server.close())
+      .then(() => cluster?.close())
       .then(() => hub.close())
+      // its children are stopped: its leases are free, and its node row says it stopped cleanly
+      .then(() => leases.releaseAll())
+      .then(() => heartbeat.stop())
       // the children are gone: so are their MCP configs (an exit's own removal may not have run yet)
       .then(() => resetMcpRunRoot(mcpRunRoot))
+      .then(() => cgroups?.close())
       .then(() => snapshots.close())
       .then(() => writer.close())
       .then(() => approvals.close())

@@ -1,9 +1,33 @@
 /**
- * What `/api/health` says of the sidecar: asks its `/healthz` (server/sidecar/metrics)
- * which sidecar is alive (its id) and what it owns (live sessions).
+ * What `/api/health` says of the sidecars: `sidecarHealth` asks the first upstream's `/healthz`
+ * (server/sidecar/metrics) which sidecar answers (its id) and its live sessions; `clusterHealth`
+ * reads every node's heartbeat and unexpired leases from the database: which sidecars are alive
+ * and what each owns.
  */
 import { z } from "zod";
+import type { Db } from "@/server/db/client";
+import { readClusterHealth, type ClusterNodeHealth } from "@/server/db/cluster-health";
 import { getEnv, sidecarUpstreamsOf } from "@/server/env/env";
+
+/**
+ * `clusterTimings.leaseMs` of server/sidecar/cluster (the web app may not import the sidecar):
+ * a node whose heartbeat is older is dead. test/cluster/health.integration.test.ts holds the two equal.
+ */
+export const clusterLeaseMs = 6_000;
+
+/** The cluster as `/api/health` shows it. */
+export interface ClusterHealth {
+  leaseMs: number;
+  /** How many nodes are alive. */
+  alive: number;
+  nodes: ClusterNodeHealth[];
+}
+
+/** Every sidecar node with a heartbeat in the database: alive or not, and the leases it holds. */
+export async function clusterHealth(db: Db, now: Date = new Date()): Promise<ClusterHealth> {
+  const nodes = await readClusterHealth(db, clusterLeaseMs, now);
+  return { leaseMs: clusterLeaseMs, alive: nodes.filter((n) => n.alive).length, nodes };
+}
 
 const ZSidecarHealth = z.object({ sidecarId: z.string(), pid: z.number().int(), liveSessions: z.number().int().min(0) });
 

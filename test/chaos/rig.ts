@@ -50,6 +50,7 @@ export const workspaceModes = [
   "setsid-grandchild",
   "result-then-alive",
   "flood",
+  "hog",
 ] as const;
 export type WorkspaceName = (typeof workspaceModes)[number];
 
@@ -231,6 +232,17 @@ export interface CommandOptions {
   loseAcks?: number;
 }
 
+/** The last seq up to which a view holds every event (its start: 0). */
+function contiguousSeq(view: SessionView): number {
+  const held = new Set(view.events.map((e) => e.seq));
+  let seq = 0;
+  while (held.has(seq + 1)) seq += 1;
+  return seq;
+}
+
+/** Where a client connects: a sidecar's port, the public origin and the token secret. */
+export type ClientTarget = Pick<ChaosWorld, "origin" | "secret"> & { sidecar: { port: number } };
+
 /** A browser-like socket.io client. */
 export class ChaosClient {
   readonly socket: Socket;
@@ -241,10 +253,18 @@ export class ChaosClient {
   private subscribing = new Map<string, Promise<void>>();
   /** Why each connection ended, as socket.io-client reported it. */
   readonly disconnects: string[] = [];
+  /**
+   * Fill gaps as the browser's session view does (components/session/session-log.ts): a live
+   * event past a missing seq makes the client subscribe again from the last contiguous seq, and
+   * the events such a page repeats are not counted as duplicates. Off in the one-sidecar world,
+   * where no gap may ever appear; on in the cluster rig, where a dead node's last stored events
+   * reach the survivors' clients only that way.
+   */
+  fillGaps = false;
 
   constructor(
     readonly name: string,
-    world: ChaosWorld,
+    world: ClientTarget,
     readonly person: Person,
   ) {
     this.socket = io(`http://127.0.0.1:${world.sidecar.port}`, {
@@ -304,9 +324,10 @@ export class ChaosClient {
       if (!this.socket.connected) return;
       let ack: Ack<SubscribeResult>;
       try {
+        const afterSeq = this.fillGaps ? contiguousSeq(view) : view.last;
         ack = (await this.socket
           .timeout(10_000)
-          .emitWithAck("session:subscribe", { sessionId, afterSeq: view.last })) as Ack<SubscribeResult>;
+          .emitWithAck("session:subscribe", { sessionId, afterSeq })) as Ack<SubscribeResult>;
       } catch {
         return; // the connection went; the next connect subscribes again
       }
@@ -316,7 +337,7 @@ export class ChaosClient {
         view.events = [];
         view.last = 0;
       }
-      for (const event of ack.data.events) this.take(view, event);
+      for (const event of ack.data.events) this.take(view, event, this.fillGaps);
       if (!ack.data.hasMore) return;
     }
   }
@@ -326,12 +347,14 @@ export class ChaosClient {
     this.take(this.view(event.sessionId), event);
   }
 
-  private take(view: SessionView, event: WireEvent): void {
+  /** `refill`: an event of a gap-filling page, which may repeat or precede what is held. */
+  private take(view: SessionView, event: WireEvent, refill = false): void {
     if (view.events.some((e) => e.seq === event.seq)) {
-      view.duplicates += 1;
+      if (!refill) view.duplicates += 1;
       return;
     }
-    if (event.seq < view.last) {
+    if (this.fillGaps && !refill && event.seq > view.last + 1) void this.resubscribe(event.sessionId);
+    if (event.seq < view.last && !refill) {
       view.outOfOrder += 1;
       if (view.disorder.length < 5) view.disorder.push(`${event.seq} (${event.kind}) after ${view.last}`);
     }
@@ -562,7 +585,7 @@ export interface ViewCheck {
  * received twice is a duplicate; out-of-order deliveries and payloads unlike the log's are problems.
  */
 export async function checkViews(
-  world: ChaosWorld,
+  world: Pick<ChaosWorld, "db">,
   sessionId: string,
   clients: readonly ChaosClient[],
   settleMs = 10_000,
@@ -623,7 +646,7 @@ export interface SentPrompt {
  * A prompt acknowledged and then neither answered nor refused is lost.
  */
 export async function checkPrompts(
-  world: ChaosWorld,
+  world: Pick<ChaosWorld, "db">,
   sent: readonly SentPrompt[],
 ): Promise<{ lost: number; dup: number; problems: string[] }> {
   const out = { lost: 0, dup: 0, problems: [] as string[] };
@@ -666,7 +689,7 @@ export async function checkPrompts(
  * `total_cost_usd`: an upper bound, since a resumed real CLI carries its earlier cost on) counts
  * double. A result without rows is a problem too.
  */
-export async function checkCost(world: ChaosWorld, sessionId: string): Promise<{ double: number; problems: string[] }> {
+export async function checkCost(world: Pick<ChaosWorld, "db">, sessionId: string): Promise<{ double: number; problems: string[] }> {
   const log = await logOf(world.db, sessionId);
   let bound = 0;
   let lastOfSpawn = 0;
@@ -719,7 +742,7 @@ export async function checkCost(world: ChaosWorld, sessionId: string): Promise<{
 
 /** Approvals still pending (nobody will ever answer them: stuck) in `sessionId`. */
 export async function checkApprovals(
-  world: ChaosWorld,
+  world: Pick<ChaosWorld, "db">,
   sessionId: string,
 ): Promise<{ lost: number; problems: string[] }> {
   const pending = await world.db.approval.count({ where: { sessionId, status: "pending" } });
@@ -728,7 +751,7 @@ export async function checkApprovals(
 
 /** The last event of a kind in the log whose payload matches. */
 export async function findEvent(
-  world: ChaosWorld,
+  world: Pick<ChaosWorld, "db">,
   sessionId: string,
   predicate: (row: LogRow) => boolean,
 ): Promise<LogRow | undefined> {
@@ -736,7 +759,7 @@ export async function findEvent(
 }
 
 export async function waitForEvent(
-  world: ChaosWorld,
+  world: Pick<ChaosWorld, "db">,
   sessionId: string,
   predicate: (row: LogRow) => boolean,
   timeoutMs = 30_000,

@@ -9,7 +9,9 @@ import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import type { Ack } from "@/server/shared/wire/ack";
 import type { CommandAccepted } from "@/server/shared/wire/session";
+import { findCgroupLayout } from "@/server/sidecar/process/session-cgroup";
 import { until } from "@/test/until";
+import { clusterScenarios } from "./cluster-scenarios";
 import {
   checkApprovals,
   checkCost,
@@ -75,7 +77,7 @@ async function prompt(
 }
 
 async function checkAll(
-  world: ChaosWorld,
+  world: Pick<ChaosWorld, "db">,
   f: Findings,
   sessionId: string,
   clients: readonly ChaosClient[],
@@ -96,7 +98,7 @@ async function checkAll(
   f.add("approvals_lost", approvals.lost, approvals.problems);
 }
 
-const claudeSessionIdsOf = async (world: ChaosWorld, sessionId: string) =>
+const claudeSessionIdsOf = async (world: Pick<ChaosWorld, "db">, sessionId: string) =>
   (
     await world.db.sessionEvent.findMany({
       where: { sessionId, kind: "cli" },
@@ -731,11 +733,17 @@ const a5: Scenario = {
   },
 };
 
+/** Why this machine cannot put a session's CLI into cgroups (the sidecar runs as this user here), or undefined. */
+function cgroupsUnusable(): string | undefined {
+  const layout = findCgroupLayout("chaos-probe");
+  return "problem" in layout ? layout.problem : undefined;
+}
+
 /** A10: a grandchild that leaves the CLI's process group with setsid. */
 const a10: Scenario = {
   id: "A10",
   title:
-    "runaway process tree: a setsid grandchild is gone after stop (bwrap's PID namespace); sandbox off is reported",
+    "runaway process tree: a setsid grandchild is gone after stop (the session's cgroup with the sandbox off; bwrap's PID namespace)",
   timeoutMs: 90_000,
   skip: () => (bwrapWorks() ? undefined : "bubblewrap cannot create a PID namespace here"),
   async run(world) {
@@ -766,13 +774,20 @@ const a10: Scenario = {
       client.close();
       return left.length;
     };
-    // sandbox off (the world's setting): only the process group is signalled
+    // sandbox off (the world's setting): the session's cgroup is emptied at the stop; without
+    // cgroups only the process group is signalled and the runaway survives (a note, not a failure)
+    const noCgroups = cgroupsUnusable();
     const offLeft = await round("off");
-    f.notes.push(
-      offLeft > 0
-        ? `CONDUIT_SANDBOX=off: the setsid grandchild outlived the stop (${offLeft} left; killed by the suite). Only the sandbox contains a runaway tree.`
-        : "CONDUIT_SANDBOX=off: no runaway left",
-    );
+    if (noCgroups === undefined) {
+      f.expect(offLeft === 0, `CONDUIT_SANDBOX=off with cgroups: ${offLeft} setsid grandchildren outlived the stop`);
+      f.notes.push(`CONDUIT_SANDBOX=off: the session's cgroup took the setsid grandchild along (${offLeft} left)`);
+    } else {
+      f.notes.push(
+        offLeft > 0
+          ? `CONDUIT_SANDBOX=off and no cgroups (${noCgroups}): the setsid grandchild outlived the stop (${offLeft} left; killed by the suite). Only the sandbox contains a runaway tree here.`
+          : "CONDUIT_SANDBOX=off: no runaway left",
+      );
+    }
     // bwrap: the CLI is PID 1's child in a namespace of its own; its end takes everything along
     const before = world.sidecar.pid;
     await world.sidecar.stop();
@@ -921,14 +936,70 @@ async function findEventAfter(
 /** A15: a per-session cgroup memory cap. */
 const a15: Scenario = {
   id: "A15",
-  title: "cgroup memory cap: an over-allocating CLI is OOM-killed alone",
-  timeoutMs: 1_000,
-  skip: () =>
-    "Conduit puts no CLI into a cgroup (server/sidecar/process has process groups and the bwrap sandbox, no memory cap), so there is nothing to test yet; " +
-    (existsSync("/sys/fs/cgroup/memory/cgroup.procs")
-      ? "this machine has the cgroup v1 memory controller (writable as root), so it could be built and tested here"
-      : "and this machine offers no writable memory cgroup"),
-  run: () => Promise.reject(new Error("skipped")),
+  title: "cgroup memory cap: a CLI allocating 400 MB under a 200 MB cap is OOM-killed and reported; another session keeps streaming",
+  timeoutMs: 90_000,
+  skip: () => {
+    const why = cgroupsUnusable();
+    return why === undefined ? undefined : `no per-session cgroups here: ${why}`;
+  },
+  async run(world) {
+    const f = new Findings();
+    const sent: SentPrompt[] = [];
+    const capMb = 200;
+    await world.sidecar.stop();
+    await world.sidecar.start({ CONDUIT_SESSION_MEMORY_MB: String(capMb) });
+    try {
+      const sidecarPid = world.sidecar.pid;
+      const client = await world.client("A15");
+      const hog = await world.createSession(client, "hog");
+      const calm = await world.createSession(client, "behave");
+      await client.watch(hog);
+      await client.watch(calm);
+      await prompt(client, calm, "before", sent);
+      await waitForEvent(world, calm, isResult, 20_000, "the calm session's first answer");
+      await prompt(client, hog, "hog 400", sent);
+      f.faults += 1;
+      const exited = await waitForEvent(world, hog, isPhase("exited"), 30_000, "the hog's end");
+      const payload = JSON.parse(exited.payload) as { signal?: string | null; expected?: boolean; reason?: string };
+      f.expect(payload.signal === "SIGKILL", `the hog ended by ${payload.signal ?? "no signal"}, not SIGKILL`);
+      f.expect(
+        payload.reason?.includes(`memory cap of ${capMb} MB`) === true,
+        `the hog's exit does not name the memory cap: ${exited.payload}`,
+      );
+      f.expect(
+        !(await findEventAfter(world, hog, isResult)),
+        "the hog answered: it was not stopped at the cap",
+      );
+      // the other session streams on, in the same sidecar
+      await prompt(client, calm, "after", sent);
+      await until(
+        async () =>
+          (await world.db.sessionEvent.count({ where: { sessionId: calm, kind: "cli", payload: { contains: '"type":"result"' } } })) >= 2,
+        20_000,
+        "the calm session's answer after the OOM kill",
+      ).catch(() => f.problems.push("the other session did not answer after the OOM kill"));
+      f.expect(world.sidecar.alive() && world.sidecar.pid === sidecarPid, "the sidecar did not stay up");
+      // counted in /metrics (once the hog's cgroup is emptied)
+      let oomKills = 0;
+      await until(
+        async () => {
+          const text = await (await fetch(`http://127.0.0.1:${world.sidecar.port}/metrics`)).text();
+          oomKills = Number(/^conduit_sidecar_oom_kills_total(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? "0");
+          return oomKills > 0;
+        },
+        10_000,
+        "the OOM kill counted",
+      ).catch(() => f.problems.push("conduit_sidecar_oom_kills_total stayed 0"));
+      f.notes.push(`the hog died by ${payload.signal ?? "?"}: "${payload.reason ?? "no reason"}"; OOM kills counted: ${oomKills}`);
+      await checkAll(world, f, hog, [client], sent);
+      await checkAll(world, f, calm, [client], sent);
+      client.close();
+    } finally {
+      await world.sidecar.stop();
+      await world.sidecar.start();
+    }
+    return f.outcome();
+  },
 };
 
-export const scenarios: Scenario[] = [a1, lostPrompt, a4, a2, a5, a8, a8approval, a6, a7, a11, a12, a9, a10, a3, a15];
+export const scenarios: Scenario[] = [a1, lostPrompt, a4, a2, a5, a8, a8approval, a6, a7, a11, a12, a9, a10, a3, a15, ...clusterScenarios];

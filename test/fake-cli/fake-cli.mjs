@@ -14,8 +14,13 @@
 //                   group kill; only a PID namespace or a cgroup takes it down), then behave
 //   crash-after     behave, but exit 1 once N stdout lines were printed (N = 0: right after start)
 //   permission      per user message: a can_use_tool request; after the answer, the tool result and a result
+//   hog             per user message `hog N`: allocate and touch N MB (8 MB at a time, kept), then
+//                   answer (under a smaller cgroup memory cap the kernel kills it on the way; chaos A15)
 //   flood           per user message: N assistant lines of --fake-flood-bytes (default 60000) characters
 //                   each, N the number in the message (`flood 300`), then a result
+//   stream          per user message `stream N M`: N stream_event text deltas M ms apart, each carrying
+//                   `bench_t_us` (CLOCK_MONOTONIC µs, one clock machine-wide) when printed, then a
+//                   result; any other message behaves (bench/cluster.ts measures relay with it)
 //
 // The claude flags are ignored except --session-id / --resume (the session id it reports); the argv
 // is printed on stderr as `fake-cli argv: …` so tests can check what was passed. The environment is
@@ -156,6 +161,9 @@ function answerControl(message) {
   print({ type: "control_response", response: { subtype: "success", request_id: message.request_id, response } });
 }
 
+/** What `hog` mode holds on to. */
+const hogged = [];
+
 const lines = createInterface({ input: process.stdin });
 lines.on("line", (line) => {
   if (line.trim() === "") return;
@@ -184,6 +192,32 @@ lines.on("line", (line) => {
         });
       }
       finish(message.uuid, `flooded ${lines}`);
+      return;
+    }
+    if (mode === "hog") {
+      const megabytes = Number(/hog (\d+)/.exec(text)?.[1] ?? "0");
+      for (let mb = 0; mb < megabytes; mb += 8) hogged.push(Buffer.alloc(8 * 1024 * 1024, 1));
+    }
+    const stream = mode === "stream" ? /stream (\d+) (\d+)/.exec(text) : null;
+    if (stream) {
+      printInit([]);
+      const total = Number(stream[1]);
+      let sent = 0;
+      const tick = setInterval(() => {
+        print({
+          type: "stream_event",
+          event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: `${sent} ` } },
+          parent_tool_use_id: null,
+          session_id: sessionId,
+          uuid: randomUUID(),
+          bench_t_us: Number(process.hrtime.bigint() / 1000n),
+        });
+        sent += 1;
+        if (sent >= total) {
+          clearInterval(tick);
+          finish(message.uuid, `streamed ${total}`);
+        }
+      }, Number(stream[2]));
       return;
     }
     if (mode === "permission") askPermission(message.uuid, text);

@@ -31,8 +31,10 @@ export type FakeCliMode =
   | "grandchild"
   | "setsid-grandchild"
   | "flood"
+  | "hog"
   | "crash-after"
-  | "permission";
+  | "permission"
+  | "stream";
 
 export interface RunnerKitOptions {
   runner?: Partial<SessionRunnerOptions>;

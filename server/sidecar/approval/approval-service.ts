@@ -10,6 +10,7 @@ import type { Db } from "@/server/db/client";
 import {
   addPermissionRules,
   cancelLeftoverApprovals,
+  countPendingApprovalsFor,
   findApproval,
   findApprovalContext,
   findLastAssistantText,
@@ -60,6 +61,11 @@ export interface ApprovalServiceDeps {
   log: Logger;
   notify: NotifyUsers;
   now?: () => number;
+  /**
+   * Several sidecars: a person's list shows the pending questions other sidecars hold too (decided
+   * there by forwarding), and their count is read from the database (every node's questions).
+   */
+  listOthersPending?: boolean;
 }
 
 /** The person deciding. */
@@ -247,7 +253,10 @@ export class ApprovalService {
     for (const row of rows) {
       if (seen.has(row.id)) continue;
       // A pending row without a live entry belongs to another sidecar, or is about to settle.
-      if (row.status === "pending") continue;
+      if (row.status === "pending") {
+        if (this.deps.listOthersPending) pending.push(viewOfRow(row));
+        continue;
+      }
       decided.push(this.settledViews.get(row.id) ?? viewOfRow(row));
     }
     return { approvals: [...pending, ...decided], now: new Date(this.now()).toISOString() };
@@ -267,9 +276,20 @@ export class ApprovalService {
     if (changed) this.sendCounts([userId]);
   }
 
+  /** True while this sidecar's CLI waits for the approval's answer (a cluster routes decisions by it). */
+  holds(approvalId: string): boolean {
+    return this.pending.has(approvalId);
+  }
+
   /** Questions of this sidecar waiting for an answer (metrics). */
   get pendingCount(): number {
     return this.pending.size;
+  }
+
+  /** The user's count as the inbox shows it: this sidecar's, or in a cluster every sidecar's (the database's). */
+  async countFor(userId: string): Promise<ApprovalCount> {
+    if (!this.deps.listOthersPending) return this.count(userId);
+    return { pending: await countPendingApprovalsFor(this.deps.db, userId) };
   }
 
   /** The number of pending approvals routed to the user. */
@@ -485,6 +505,15 @@ export class ApprovalService {
   }
 
   private sendCounts(userIds: readonly string[]): void {
+    if (this.deps.listOthersPending) {
+      for (const userId of userIds) {
+        void this.countFor(userId).then(
+          (count) => this.deps.notify([userId], ApprovalFact.count, count),
+          (err: unknown) => this.deps.log.warn({ err, userId }, "counting a user's pending approvals failed"),
+        );
+      }
+      return;
+    }
     for (const userId of userIds) this.deps.notify([userId], ApprovalFact.count, this.count(userId));
   }
 }

@@ -36,12 +36,26 @@ describe("sidecar metrics", () => {
     expect(samplesOf(samples, "process_resident_memory_bytes").length).toBe(1);
   });
 
-  it("times relays and event-log writes, and counts admission refusals by reason", async () => {
+  it("counts OOM kills at the sessions' memory caps", async () => {
+    const metrics = fixture();
+    expect(parsePrometheus(await metrics.registry.metrics()).get('conduit_sidecar_oom_kills_total{part="sidecar"}')).toBe(0);
+    metrics.oomKills.inc(2);
+    expect(parsePrometheus(await metrics.registry.metrics()).get('conduit_sidecar_oom_kills_total{part="sidecar"}')).toBe(2);
+  });
+
+  it("times relays, forwarded commands and event-log writes, and counts admission refusals by reason", async () => {
     const metrics = fixture();
     metrics.relay.observe(0.003);
     metrics.relay.observe(0.2);
+    metrics.forward.observe({ method: "session.prompt" }, 0.0015);
     const inserted: unknown[] = [];
-    const store = metrics.timedStore({ insert: async (rows) => void inserted.push(...rows), lastSeq: async () => 7 });
+    const store = metrics.timedStore({
+      insert: async (rows) => {
+        inserted.push(...rows);
+        return [];
+      },
+      lastSeq: async () => 7,
+    });
     await store.insert([]);
     expect(await store.lastSeq("s")).toBe(7);
     const admission = metrics.countedAdmission(createAdmission({ maxLive: 1, minFreeBytes: 0, freeMemory: () => 1 }));
@@ -52,6 +66,7 @@ describe("sidecar metrics", () => {
     expect(samples.get('conduit_sidecar_relay_seconds_count{part="sidecar"}')).toBe(2);
     expect(samples.get('conduit_sidecar_relay_seconds_bucket{le="0.005",part="sidecar"}')).toBe(1);
     expect(samples.get('conduit_sidecar_event_log_write_seconds_count{part="sidecar"}')).toBe(1);
+    expect(samples.get('conduit_command_forward_seconds_bucket{le="0.0025",method="session.prompt",part="sidecar"}')).toBe(1);
     expect(samples.get('conduit_sidecar_admission_refusals_total{part="sidecar",reason="session_limit"}')).toBe(1);
   });
 

@@ -1,6 +1,7 @@
 /**
  * The sidecar's `/metrics`: live sessions, CLI processes and their memory, approvals pending,
- * relay latency (an event's time → its emit to the sockets), event-log write time, credential
+ * relay latency (an event's time → its emit to the sockets), command-forwarding latency (to the
+ * sidecar that runs the session, answer included), event-log write time, credential
  * proxy requests and bytes, admission refusals; plus the process defaults (server/metrics).
  * The collectors read the running parts through small functions, so the hub stays unaware.
  */
@@ -28,10 +29,14 @@ export interface SidecarMetrics {
   registry: Registry;
   /** Seconds from an event's time (its line arrived) to its emit to the sockets. */
   relay: Histogram;
+  /** Seconds a command forwarded to another sidecar took, its answer included (by bus method). */
+  forward: Histogram<"method">;
   /** The event-log store with every insert timed. */
   timedStore(store: EventLogStore): EventLogStore;
   /** The admission with every refusal counted by its reason. */
   countedAdmission(admission: Admission): Admission;
+  /** Processes the kernel killed for exceeding a session's memory cap (session-cgroup.ts). */
+  oomKills: Counter;
 }
 
 const RELAY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1];
@@ -107,6 +112,13 @@ export function createSidecarMetrics(sources: SidecarMetricsSources, registry: R
     buckets: RELAY_BUCKETS,
     registers,
   });
+  const forward = new Histogram({
+    name: "conduit_command_forward_seconds",
+    help: "A session command or decision sent to the sidecar that runs the session, until its answer came back.",
+    labelNames: ["method"] as const,
+    buckets: RELAY_BUCKETS,
+    registers,
+  });
   const write = new Histogram({
     name: "conduit_sidecar_event_log_write_seconds",
     help: "Time of one event-log insert (a batch of events).",
@@ -119,14 +131,21 @@ export function createSidecarMetrics(sources: SidecarMetricsSources, registry: R
     labelNames: ["reason"] as const,
     registers,
   });
+  const oomKills = new Counter({
+    name: "conduit_sidecar_oom_kills_total",
+    help: "Processes (a CLI or its tools) the kernel killed for exceeding their session's memory cap (CONDUIT_SESSION_MEMORY_MB).",
+    registers,
+  });
   return {
     registry,
     relay,
+    forward,
+    oomKills,
     timedStore: (store) => ({
       async insert(rows) {
         const end = write.startTimer();
         try {
-          await store.insert(rows);
+          return await store.insert(rows);
         } finally {
           end();
         }

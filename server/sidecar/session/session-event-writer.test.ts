@@ -1,30 +1,46 @@
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import type { SessionEventRecord } from "@/server/db/session-events";
+import { SeqConflict, type NewSessionEvent, type SessionEventRecord } from "@/server/db/session-events";
 import { SessionEventWriter, type EventLogStore, type StoredEvent } from "./session-event-writer";
 
-/** The store over an array, with the log's unique indexes and all-or-nothing inserts. */
-function fakeDb(initial: SessionEventRecord[] = [], fail: (row: SessionEventRecord) => boolean = () => false) {
+/**
+ * The store over an array, as the database does it: seqs numbered after the stored rows inside
+ * the insert, the log's unique indexes, all-or-nothing inserts. `race` runs before a statement
+ * writes (after it "read" the last seqs), to let another writer in between.
+ */
+function fakeDb(
+  initial: SessionEventRecord[] = [],
+  fail: (row: NewSessionEvent) => boolean = () => false,
+  race: () => void = () => undefined,
+) {
   const rows = [...initial];
   const statements: number[] = [];
+  const last = (sessionId: string) =>
+    Math.max(0, ...rows.filter((r) => r.sessionId === sessionId).map((r) => r.seq));
   const db: EventLogStore = {
     async insert(data) {
+      const base = new Map<string, number>();
+      for (const row of data) if (!base.has(row.sessionId)) base.set(row.sessionId, last(row.sessionId));
       await new Promise((r) => setTimeout(r, 1));
-      for (const row of data) {
+      race();
+      const numbered: SessionEventRecord[] = data.map((row) => {
+        const seq = base.get(row.sessionId)! + 1;
+        base.set(row.sessionId, seq);
+        return { ...row, seq };
+      });
+      for (const row of numbered) {
         if (fail(row)) throw new Error("disk full");
-        const clash = rows.some(
-          (r) =>
-            r.sessionId === row.sessionId &&
-            (r.seq === row.seq || (row.commandId !== null && r.commandId === row.commandId)),
-        );
-        if (clash) throw new Error("Unique constraint failed");
+        if (rows.some((r) => r.sessionId === row.sessionId && r.seq === row.seq)) throw new SeqConflict(new Error("seq"));
+        if (rows.some((r) => r.sessionId === row.sessionId && row.commandId !== null && r.commandId === row.commandId)) {
+          throw new Error("Unique constraint failed on commandId");
+        }
       }
-      rows.push(...data);
+      rows.push(...numbered);
       statements.push(data.length);
+      return numbered;
     },
     async lastSeq(sessionId) {
-      const seqs = rows.filter((r) => r.sessionId === sessionId).map((r) => r.seq);
-      return seqs.length === 0 ? 0 : Math.max(...seqs);
+      return last(sessionId);
     },
   };
   return { db, rows, statements };
@@ -83,21 +99,34 @@ describe("SessionEventWriter", () => {
     await writer.close();
   });
 
-  it("reloads the counter when another writer took the seq", async () => {
-    const { db, rows } = fakeDb();
-    const writer = new SessionEventWriter(db, log);
-    await writer.append(draft("s", 0));
-    rows.push({
+  it("writes a batch again when another writer took its seqs, after that writer's events", async () => {
+    let intrusions = 2;
+    const other = (n: number): SessionEventRecord => ({
       sessionId: "s",
-      seq: 2,
+      seq: 0,
       kind: "cli",
-      payload: "{}",
+      payload: JSON.stringify({ other: n }),
       commandId: null,
       userId: null,
       createdAt: new Date(),
     });
-    const stored = await writer.append(draft("s", 1));
-    expect(stored.record.seq).toBe(3);
+    const { db, rows } = fakeDb([], () => false, () => {
+      // Another writer commits the next seq between this writer's read and its write, twice.
+      if (intrusions-- > 0) {
+        const seq = Math.max(0, ...rows.map((r) => r.seq)) + 1;
+        rows.push({ ...other(seq), seq });
+      }
+    });
+    const writer = new SessionEventWriter(db, log);
+    const stored = await Promise.all([0, 1, 2].map((n) => writer.append(draft("s", n))));
+    expect(stored.map((s) => s.record.seq)).toEqual([3, 4, 5]);
+    expect(rows.map((r) => [r.seq, r.payload])).toEqual([
+      [1, JSON.stringify({ other: 1 })],
+      [2, JSON.stringify({ other: 2 })],
+      [3, JSON.stringify({ n: 0 })],
+      [4, JSON.stringify({ n: 1 })],
+      [5, JSON.stringify({ n: 2 })],
+    ]);
     await writer.close();
   });
 

@@ -1,29 +1,45 @@
 /**
- * The one writer of the event log. Every event gets the next `seq` of its session, is written,
- * and only then reported to listeners (DESIGN rule 3: persist, then broadcast).
+ * The one writer of a sidecar's event log. Every event is written, and only then reported to
+ * listeners (DESIGN rule 3: persist, then broadcast).
  *
  * Group commit: appends queue up; one flush at a time takes everything queued (from every
- * session) and writes it in one statement. `seq` is assigned inside the flush, from the last
- * committed value, so a failed write leaves no gap: its events are retried one by one and only
- * what is committed advances the counter. Listeners are called synchronously in queue order, so
- * each session's events reach them in `seq` order.
+ * session) and writes it in one statement. `seq` is assigned by the database inside that
+ * statement (the next numbers after the stored log, see `appendSessionEvents`), never from this
+ * process's memory, so two sidecars appending to one session (an old owner's last lines racing
+ * its successor's) interleave without a gap or a duplicate: the unique (sessionId, seq) index
+ * refuses the one that read the same last seq, and its batch is written again. A batch that fails
+ * otherwise is retried one event at a time, so one bad row does not take the others down.
+ * Listeners are called synchronously in queue order, so each session's events reach them in
+ * `seq` order.
  */
 import type { Logger } from "pino";
 import type { Db } from "@/server/db/client";
-import { insertSessionEvents, lastSessionSeq, type SessionEventRecord } from "@/server/db/session-events";
+import {
+  appendSessionEvents,
+  lastSessionSeq,
+  SeqConflict,
+  type NewSessionEvent,
+  type SessionEventRecord,
+} from "@/server/db/session-events";
 
 /** The two queries the writer makes; {@link eventLogStoreOf} runs them on the database. */
 export interface EventLogStore {
-  /** Inserts rows, all or none. */
-  insert(rows: readonly SessionEventRecord[]): Promise<void>;
+  /**
+   * Appends rows, all or none, each session's rows numbered by the store after its stored log, in
+   * order; returns them with their seq. Throws {@link SeqConflict} when another writer took a seq first.
+   */
+  insert(rows: readonly NewSessionEvent[]): Promise<SessionEventRecord[]>;
   /** The highest stored seq of a session, 0 for none. */
   lastSeq(sessionId: string): Promise<number>;
 }
 
 /** The event log store on a Prisma client. */
 export function eventLogStoreOf(db: Db): EventLogStore {
-  return { insert: (rows) => insertSessionEvents(db, rows), lastSeq: (sessionId) => lastSessionSeq(db, sessionId) };
+  return { insert: (rows) => appendSessionEvents(db, rows), lastSeq: (sessionId) => lastSessionSeq(db, sessionId) };
 }
+
+/** How often a batch is written again after another writer took its seqs (each try reads the log anew). */
+const conflictRetries = 50;
 
 /** An event to append: everything but its `seq`. */
 export interface EventDraft {
@@ -59,9 +75,8 @@ export interface SessionEventWriterOptions {
   now?: () => Date;
 }
 
-/** Appends to the event log with gap-free, ordered `seq` per session. */
+/** Appends to the event log with gap-free, ordered `seq` per session, numbered by the database. */
 export class SessionEventWriter {
-  private readonly lastSeqs = new Map<string, number>();
   private readonly listeners = new Set<(stored: StoredEvent) => void>();
   private queue: Pending[] = [];
   private draining: Promise<void> | undefined;
@@ -98,21 +113,17 @@ export class SessionEventWriter {
     });
   }
 
-  /** The last committed `seq` of a session (0 for an empty log), read from the database once. */
-  async lastSeq(sessionId: string): Promise<number> {
-    const known = this.lastSeqs.get(sessionId);
-    if (known !== undefined) return known;
-    const loaded = await this.store.lastSeq(sessionId);
-    // A flush may have committed (and set the counter) while we read.
-    const current = this.lastSeqs.get(sessionId);
-    if (current !== undefined) return current;
-    this.lastSeqs.set(sessionId, loaded);
-    return loaded;
+  /** The last committed `seq` of a session (0 for an empty log), read from the database. */
+  lastSeq(sessionId: string): Promise<number> {
+    return this.store.lastSeq(sessionId);
   }
 
-  /** Forgets a session's counter (it is reloaded from the database on next use). */
+  /**
+   * Nothing to forget: no seq counter is kept in memory (the database numbers each append). Kept
+   * for callers that drop what they remember of a session another node ran.
+   */
   forget(sessionId: string): void {
-    if (!this.queue.some((p) => p.draft.sessionId === sessionId)) this.lastSeqs.delete(sessionId);
+    void sessionId;
   }
 
   /** Writes what is queued and refuses new appends. */
@@ -144,59 +155,47 @@ export class SessionEventWriter {
   }
 
   private async write(batch: Pending[]): Promise<void> {
-    const sessions = [...new Set(batch.map((p) => p.draft.sessionId))];
+    let records: SessionEventRecord[];
     try {
-      await Promise.all(sessions.map((id) => this.lastSeq(id)));
-    } catch (err) {
-      for (const pending of batch) pending.reject(err);
-      return;
-    }
-    const next = new Map(sessions.map((id) => [id, this.lastSeqs.get(id) ?? 0]));
-    const records = batch.map((pending) => {
-      const seq = (next.get(pending.draft.sessionId) ?? 0) + 1;
-      next.set(pending.draft.sessionId, seq);
-      return this.record(pending, seq);
-    });
-    try {
-      await this.store.insert(records);
+      records = await this.insertRetrying(batch.map((pending) => this.row(pending)));
     } catch (err) {
       this.log.warn({ err, events: batch.length }, "event log batch write failed; writing one by one");
       await this.writeOneByOne(batch);
       return;
     }
-    for (const [id, seq] of next) this.lastSeqs.set(id, seq);
     batch.forEach((pending, i) => this.committed(pending, records[i]!));
+  }
+
+  /** Inserts, and inserts again while another writer keeps taking the same seqs first. */
+  private async insertRetrying(rows: NewSessionEvent[]): Promise<SessionEventRecord[]> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.store.insert(rows);
+      } catch (err) {
+        if (!(err instanceof SeqConflict) || attempt >= conflictRetries) throw err;
+        // A short random pause, so two writers that clashed do not clash again in step.
+        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.random() * Math.min(20, 2 * attempt)));
+      }
+    }
   }
 
   /** After a failed batch: each event alone, so one bad row does not take the others down. */
   private async writeOneByOne(batch: Pending[]): Promise<void> {
     for (const pending of batch) {
-      const id = pending.draft.sessionId;
-      let stored = false;
-      for (let attempt = 0; attempt < 2 && !stored; attempt++) {
-        try {
-          // On the retry, the counter is reloaded: another writer may have used the seq.
-          if (attempt > 0) this.lastSeqs.delete(id);
-          const record = this.record(pending, (await this.lastSeq(id)) + 1);
-          await this.store.insert([record]);
-          this.lastSeqs.set(id, record.seq);
-          this.committed(pending, record);
-          stored = true;
-        } catch (err) {
-          if (attempt === 1) {
-            this.log.error({ err, sessionId: id, kind: pending.draft.kind }, "event log write failed");
-            pending.reject(err);
-          }
-        }
+      try {
+        const [record] = await this.insertRetrying([this.row(pending)]);
+        this.committed(pending, record!);
+      } catch (err) {
+        this.log.error({ err, sessionId: pending.draft.sessionId, kind: pending.draft.kind }, "event log write failed");
+        pending.reject(err);
       }
     }
   }
 
-  private record(pending: Pending, seq: number): SessionEventRecord {
+  private row(pending: Pending): NewSessionEvent {
     const { draft } = pending;
     return {
       sessionId: draft.sessionId,
-      seq,
       kind: draft.kind,
       payload: draft.payload,
       commandId: draft.commandId ?? null,

@@ -8,6 +8,7 @@ import type { McpSpawnServer } from "@/server/domain/workspace/mcp-servers";
 import type { EventPageLimits } from "@/server/db/session-events";
 import type { PermissionDecision } from "@/server/shared/claude-protocol/encode";
 import type { PermissionModeChoice, SubscribeResult } from "@/server/shared/wire/session";
+import type { SessionLeases } from "@/server/sidecar/cluster/session-leases";
 import type { SessionEventWriter } from "./session-event-writer";
 import type { PermissionDecider, PermissionQuestion, SessionRunner, SessionRunnerOptions } from "./session-runner-contract";
 import type { TurnSnapshots } from "./turn-snapshots";
@@ -66,6 +67,8 @@ export interface SessionHubDeps {
   subscribePage?: EventPageLimits;
   /** Snapshots the workspace around each turn (the Changes view); none: changes are not recorded. */
   turnSnapshots?: TurnSnapshots;
+  /** Session ownership in a cluster (server/sidecar/cluster/session-leases.ts); none: this hub runs whatever it is asked. */
+  leases?: SessionLeases;
 }
 
 /** What `subscribe` hands to its `deliver` callback. */

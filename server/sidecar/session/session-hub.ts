@@ -87,6 +87,7 @@ export class SessionHub implements SessionCommands, SessionFeed {
   private readonly lifecycle: SessionLifecycle;
   private readonly creation: SessionCreation;
   private readonly commands: SessionCommandRunner;
+  private readonly detachLeases: () => void;
 
   constructor(private readonly deps: SessionHubDeps) {
     this.events = new SessionEventLog({ db: deps.db, log: deps.log, writer: deps.writer });
@@ -121,6 +122,23 @@ export class SessionHub implements SessionCommands, SessionFeed {
       isClosed: () => this.closed,
     });
     this.commands = new SessionCommandRunner({ db: deps.db, registry: this.registry, isClosed: () => this.closed });
+    // Fencing: a lease found lost stops the session's runner here; the entry is dropped (stale).
+    this.detachLeases =
+      deps.leases?.onLost((id) => void this.dropEntry(id, true).catch((err: unknown) => deps.log.error({ err, sessionId: id }, "fencing a session failed"))) ??
+      (() => undefined);
+  }
+
+  /**
+   * Drops what this hub remembers of a session another node ran (`fence`: stopping its runner
+   * here first); a later use reloads it from the database. Listeners get its view as stored.
+   */
+  async dropEntry(sessionId: string, fence = false): Promise<void> {
+    const entry = this.registry.known(sessionId);
+    if (!entry || (!fence && (entry.runner || entry.runnerStarting))) return;
+    if (fence) await this.lifecycle.fence(entry);
+    this.registry.delete(sessionId);
+    this.events.writer.forget(sessionId);
+    if (!this.closed) this.subscriptions.emitStatus(await this.registry.entry(sessionId));
   }
 
   /** Called with every event once it is in the log, in `seq` order per session. */
@@ -192,6 +210,7 @@ export class SessionHub implements SessionCommands, SessionFeed {
       );
       const uuid = randomUUID();
       rememberBounded(entry.promptSenders, uuid, actor.id, maxRememberedCommands);
+      await this.lifecycle.claimOwnership(entry);
       const refs = await storePromptImages(this.deps.db, entry.id, images);
       const stored = await this.events.append(
         entry,
@@ -391,6 +410,7 @@ export class SessionHub implements SessionCommands, SessionFeed {
     await Promise.all([this.costs.drain(entry), this.history.drain(entry)]);
     await this.rows.flush(entry);
     this.registry.delete(sessionId);
+    await this.deps.leases?.release(sessionId);
   }
 
   /** Stops every child, writes what is queued, and clears the registry. */
@@ -424,6 +444,7 @@ export class SessionHub implements SessionCommands, SessionFeed {
     }
     await Promise.all(entries.map((e) => this.rows.flush(e)));
     this.detachWriter();
+    this.detachLeases();
     this.registry.clear();
   }
 

@@ -25,6 +25,7 @@ import type { Actor, SessionHubDeps, SessionPermissionDecider } from "./session-
 import type { SessionRowWriter } from "./session-row-writer";
 import type { PermissionQuestion, RunnerEvent, SessionRunner } from "./session-runner-contract";
 import type { SessionSubscriptions } from "./session-subscriptions";
+import { refreshTakenOver } from "./session-takeover";
 
 /** The hub's parts the lifecycle feeds. */
 export interface SessionLifecycleParts {
@@ -53,7 +54,29 @@ export class SessionLifecycle {
   }
 
 
+  /**
+   * Makes sure this node owns the session before a command that needs its CLI is logged: without
+   * a runner here, the lease is claimed (another node's unexpired lease throws
+   * SessionOwnedElsewhere, before anything is written) and a session taken over is re-read.
+   */
+  async claimOwnership(entry: SessionEntry): Promise<void> {
+    if (entry.runner || !this.deps.leases) return;
+    const lease = await this.deps.leases.claim(entry.id);
+    if (!lease.heldAlready) await refreshTakenOver(this.deps.db, this.parts.events.writer, entry);
+  }
+
   private async startRunner(entry: SessionEntry, resume: boolean): Promise<SessionRunner> {
+    // Ownership first (session-leases.ts): another node's unexpired lease throws SessionOwnedElsewhere.
+    await this.claimOwnership(entry);
+    try {
+      return await this.spawnRunner(entry, resume || entry.conversationStarted);
+    } catch (err) {
+      await this.deps.leases?.release(entry.id);
+      throw err;
+    }
+  }
+
+  private async spawnRunner(entry: SessionEntry, resume: boolean): Promise<SessionRunner> {
     const configDir = path.join(this.deps.configRoot, entry.workspace.id);
     this.deps.turnSnapshots?.warm(snapshotSessionOf(entry));
     // 0700: a CLI config dir holds that workspace's transcripts.
@@ -115,6 +138,22 @@ export class SessionLifecycle {
     entry.runnerAllowsBypass = entry.workspace.allowBypass;
     await runner
       .dispose()
+      .catch((err: unknown) => this.deps.log.error({ err, sessionId: entry.id }, "runner dispose failed"));
+    await this.deps.leases?.release(entry.id);
+  }
+
+  /**
+   * Fencing: this node lost the session's lease (another node may run it now). Its runner is cut
+   * off at once (no more events from it, no more stdin writes) and its child stopped.
+   */
+  async fence(entry: SessionEntry): Promise<void> {
+    const runner = entry.runner ?? (await entry.runnerStarting?.catch(() => undefined));
+    entry.detachRunner?.();
+    entry.detachRunner = undefined;
+    entry.runner = undefined;
+    this.deps.log.warn({ sessionId: entry.id, pid: entry.pid }, "session lease lost: its runner is stopped here");
+    await runner
+      ?.dispose()
       .catch((err: unknown) => this.deps.log.error({ err, sessionId: entry.id }, "runner dispose failed"));
   }
 
@@ -210,6 +249,8 @@ export class SessionLifecycle {
       }
       case "state":
         this.applyState(entry, event.state);
+        // ended for good: the session is free for any node
+        if (event.state.status === "dead") void this.deps.leases?.release(entry.id);
         break;
     }
   }

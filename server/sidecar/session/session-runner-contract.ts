@@ -74,7 +74,7 @@ export type RunnerEvent =
   | { type: "state"; state: SessionState }
   /** The CLI child started (pid) or ended. */
   | { type: "process"; phase: "spawned"; pid: number; resumed: boolean }
-  | { type: "process"; phase: "exited"; pid: number; code: number | null; signal: string | null; expected: boolean };
+  | { type: "process"; phase: "exited"; pid: number; code: number | null; signal: string | null; expected: boolean; reason?: string };
 
 /** One live session's CLI child, supervised. */
 export interface SessionRunner {

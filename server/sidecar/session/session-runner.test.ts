@@ -132,6 +132,52 @@ describe("spawn", () => {
     expect(spawner.last.options.env.ANTHROPIC_API_KEY).toBe("tok-1");
   });
 
+  it("starts each child in cgroups of its own, empties them at its end, and names the memory cap on an OOM kill", async () => {
+    const made: { name: string; destroyed: boolean; oomKills: number }[] = [];
+    const cgroups = {
+      layout: { version: "v1" as const, memory: "/cg/memory/conduit/n" },
+      caps: { memoryMb: 200, pidsMax: 64 },
+      create(sessionId: string) {
+        const cgroup = { name: `${sessionId}-${made.length + 1}`, destroyed: false, oomKills: 0 };
+        made.push(cgroup);
+        return {
+          name: cgroup.name,
+          procsFiles: [`/cg/memory/conduit/n/${cgroup.name}/cgroup.procs`],
+          wrap: (launch: { file: string; args: readonly string[]; cwd: string; env: Record<string, string> }) => ({
+            ...launch,
+            file: "/bin/sh",
+            args: ["enter.sh", `/cg/memory/conduit/n/${cgroup.name}/cgroup.procs`, "--", launch.file, ...launch.args],
+          }),
+          facts: () => ({ oomKills: cgroup.oomKills }),
+          pids: () => [],
+          destroy: async () => void (cgroup.destroyed = true),
+        };
+      },
+      cleanLeftovers: async () => ({ removed: [], killed: 0 }),
+      close: async () => undefined,
+    };
+    const { runner, spawner, events } = setup({ deps: { cgroups } });
+    await runner.start();
+    expect(spawner.last.file).toBe("/bin/sh");
+    expect(spawner.last.args.slice(0, 4)).toEqual(["enter.sh", "/cg/memory/conduit/n/session-1-1/cgroup.procs", "--", "/usr/bin/claude"]);
+    // a plain crash: no reason, the cgroup emptied
+    spawner.last.exit(null, "SIGKILL");
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(made[0]!.destroyed).toBe(true);
+    expect(events.filter((e) => e.type === "process" && e.phase === "exited").at(-1)).not.toHaveProperty("reason");
+    // the restarted child is killed by the OOM killer at the cap
+    expect(made).toHaveLength(2);
+    made[1]!.oomKills = 1;
+    spawner.last.exit(null, "SIGKILL");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(made[1]!.destroyed).toBe(true);
+    expect(events.filter((e) => e.type === "process" && e.phase === "exited").at(-1)).toMatchObject({
+      signal: "SIGKILL",
+      expected: false,
+      reason: expect.stringContaining("memory cap of 200 MB"),
+    });
+  });
+
   it("starts the CLI with the stream-json flags, the allow-listed env, and the workspace as cwd", async () => {
     const { runner, spawner, events } = setup({ runner: { model: "claude-sonnet-4-5", maxBudgetUsd: 2 } });
     await runner.start();

@@ -53,6 +53,7 @@ import {
   type Timers,
 } from "@/server/sidecar/process/cli-process";
 import { noSandbox, type CliSandbox } from "@/server/sidecar/process/sandbox";
+import { oomExitReason, type SessionCgroup, type SessionCgroups } from "@/server/sidecar/process/session-cgroup";
 import type { SessionCredential } from "@/server/sidecar/credential-proxy/credential-proxy";
 import { openNetwork } from "@/server/domain/workspace/network-policy";
 import { writeSpawnMcpConfig, type SpawnMcpConfig } from "./mcp-config";
@@ -115,6 +116,8 @@ export interface SessionRunnerDeps {
   network?: SessionNetwork;
   /** Where each spawn's private `--mcp-config` directory goes (`mcp-config.ts`); default the OS temp dir. */
   mcpRunRoot?: string;
+  /** Each child in cgroups of its own, with a memory and process cap (`session-cgroup.ts`); default none. */
+  cgroups?: SessionCgroups;
 }
 
 const systemClock: Clock = { now: () => Date.now(), ...globalTimers };
@@ -146,6 +149,8 @@ interface Generation {
   network: NetworkAttachment | undefined;
   /** The child's `--mcp-config` file; removed when the child ends or fails to start. */
   mcp: SpawnMcpConfig | undefined;
+  /** The child's cgroups; emptied and removed when the child ends or fails to start. */
+  cgroup?: SessionCgroup | undefined;
 }
 
 class SupervisedSessionRunner implements SessionRunner {
@@ -410,11 +415,13 @@ class SupervisedSessionRunner implements SessionRunner {
         },
         sandboxNetworkOf(network),
       );
+      generation.cgroup = this.deps.cgroups?.create(this.sessionId);
+      const started = generation.cgroup?.wrap(launch) ?? launch;
       child = await spawnCliProcess({
-        cliPath: launch.file,
-        args: launch.args,
-        cwd: launch.cwd,
-        env: launch.env,
+        cliPath: started.file,
+        args: started.args,
+        cwd: started.cwd,
+        env: started.env,
         config: this.config,
         spawn: this.deps.spawn,
         killGroup: this.deps.killGroup,
@@ -429,6 +436,7 @@ class SupervisedSessionRunner implements SessionRunner {
       credential?.revoke();
       void network?.close();
       void mcp?.remove();
+      void generation.cgroup?.destroy();
       if (this.current === generation) this.current = undefined;
       generation.channel.close("the CLI did not start");
       if (newLease) this.releaseLease();
@@ -475,6 +483,9 @@ class SupervisedSessionRunner implements SessionRunner {
     generation.credential?.revoke();
     void generation.network?.close();
     void generation.mcp?.remove();
+    // Read before the kill empties it: an OOM kill at the cap is reported as such, not as a crash.
+    const oom = !exit.expected && this.deps.cgroups ? oomExitReason(exit, generation.cgroup?.facts(), this.deps.cgroups.caps) : undefined;
+    void generation.cgroup?.destroy();
     if (this.current !== generation) return;
     // Every line the child printed is delivered before its exit.
     this.onFramedLines(generation, generation.framer.end());
@@ -486,13 +497,14 @@ class SupervisedSessionRunner implements SessionRunner {
       code: exit.code,
       signal: exit.signal,
       expected: exit.expected,
+      ...(oom ? { reason: oom } : {}),
     });
     const fields = {
       sessionId: this.sessionId,
       pid: exit.pid,
       code: exit.code,
       signal: exit.signal,
-      cause: exit.cause,
+      cause: oom ?? exit.cause,
     };
     this.apply({ type: "process-exited", code: exit.code, signal: exit.signal, expected: exit.expected });
     // After the exit is in the state: pending approvals are already gone, their aborts change nothing.

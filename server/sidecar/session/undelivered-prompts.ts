@@ -28,23 +28,33 @@ export interface UnansweredPromptNotice {
   reason: string;
 }
 
-export function noticeFor(prompt: UnansweredPrompt): UnansweredPromptNotice {
+/**
+ * Why the prompts were left: this sidecar restarted, or (cluster) the sidecar that ran the
+ * session died and another one adopted its sessions (server/sidecar/cluster/adoption.ts).
+ */
+export type UnansweredCause = "restart" | "failover";
+
+export function noticeFor(prompt: UnansweredPrompt, cause: UnansweredCause = "restart"): UnansweredPromptNotice {
   const base = { promptSeq: prompt.seq, ...(prompt.uuid !== undefined ? { promptUuid: prompt.uuid } : {}) };
   if (prompt.delivered) {
-    return {
-      ...base,
-      phase: "turn-interrupted",
-      reason:
-        "The sidecar restarted during this turn and its CLI was stopped, so the turn did not finish. Tools it started may have run. The next prompt resumes the conversation.",
-    };
+    return { ...base, phase: "turn-interrupted", reason: interruptedReasons[cause] };
   }
-  return {
-    ...base,
-    phase: "prompt-refused",
-    reason:
-      "This prompt was not delivered: the sidecar restarted before Claude received it, so nothing ran. Send it again to continue; the conversation resumes.",
-  };
+  return { ...base, phase: "prompt-refused", reason: refusedReasons[cause] };
 }
+
+const interruptedReasons: Record<UnansweredCause, string> = {
+  restart:
+    "The sidecar restarted during this turn and its CLI was stopped, so the turn did not finish. Tools it started may have run. The next prompt resumes the conversation.",
+  failover:
+    "The sidecar running this session stopped responding during this turn, so the turn did not finish; another sidecar took the session over. Tools it started may have run. The next prompt resumes the conversation.",
+};
+
+const refusedReasons: Record<UnansweredCause, string> = {
+  restart:
+    "This prompt was not delivered: the sidecar restarted before Claude received it, so nothing ran. Send it again to continue; the conversation resumes.",
+  failover:
+    "This prompt was not delivered: the sidecar running this session stopped responding before Claude received it, so nothing ran; another sidecar took the session over. Send it again to continue; the conversation resumes.",
+};
 
 /**
  * Appends a notice for every unanswered prompt of `sidecarId`'s sessions through `writer` (the
@@ -56,11 +66,15 @@ export async function settleUnansweredPrompts(deps: {
   writer: SessionEventWriter;
   sidecarId: string;
   log: Pick<Logger, "info" | "error">;
+  cause?: UnansweredCause;
+  /** Only these sessions (an adopter settles those it holds). */
+  sessionIds?: readonly string[];
 }): Promise<UnansweredPromptNotice[]> {
-  const prompts = await listUnansweredPrompts(deps.db, deps.sidecarId);
+  const only = deps.sessionIds === undefined ? undefined : new Set(deps.sessionIds);
+  const prompts = (await listUnansweredPrompts(deps.db, deps.sidecarId)).filter((p) => only === undefined || only.has(p.sessionId));
   const notices: UnansweredPromptNotice[] = [];
   for (const prompt of prompts) {
-    const notice = noticeFor(prompt);
+    const notice = noticeFor(prompt, deps.cause);
     await deps.writer.append({
       sessionId: prompt.sessionId,
       kind: "process",

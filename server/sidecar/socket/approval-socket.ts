@@ -30,7 +30,10 @@ export function notifyUsersOf(io: Server): NotifyUsers {
 }
 
 /** Serves the approval commands on every socket of `io`. Returns a function that detaches it. */
-export function attachApprovalSockets(io: Server, deps: { service: ApprovalService; db: Db; log: Logger }): () => void {
+export function attachApprovalSockets(
+  io: Server,
+  deps: { service: ApprovalService; db: Db; log: Logger; decide?: ApprovalService["decide"] },
+): () => void {
   const onConnection = (socket: Socket) => {
     const user = (socket.data as { user?: SocketUser }).user;
     if (!user) return;
@@ -55,11 +58,18 @@ export function attachApprovalSockets(io: Server, deps: { service: ApprovalServi
       ApprovalCommand.decide,
       handleCommand(
         ZDecide,
-        async (p) => service.decide({ id: user.id, name: user.name }, p.approvalId, p.decision, p.commandId),
+        // In a cluster, `decide` sends a decision to the sidecar whose CLI asked (approval-forwarder.ts).
+        async (p) => (deps.decide ?? service.decide.bind(service))({ id: user.id, name: user.name }, p.approvalId, p.decision, p.commandId),
         log,
       ),
     );
-    socket.emit(ApprovalFact.count, service.count(user.id));
+    if (deps.decide === undefined) socket.emit(ApprovalFact.count, service.count(user.id));
+    // In a cluster: every sidecar's pending questions, from the database.
+    else
+      void service.countFor(user.id).then(
+        (count) => socket.emit(ApprovalFact.count, count),
+        (err: unknown) => log.warn({ err }, "counting pending approvals failed"),
+      );
   };
   io.on("connection", onConnection);
   return () => {

@@ -14,6 +14,8 @@ import type { SocketUser } from "@/server/shared/wire/events";
 import type { Actor, SessionHub } from "@/server/sidecar/session/session-hub";
 import type { TurnSnapshots } from "@/server/sidecar/session/turn-snapshots";
 import { changeRootOf } from "@/server/workspace-changes/shadow-repo";
+import { localSessionRouter, type SessionRouter } from "@/server/sidecar/cluster/command-forwarder";
+import type { z } from "zod";
 import { handleCommand } from "./handle-command";
 import { authorizeSession } from "./session-access";
 
@@ -22,15 +24,18 @@ export interface ChangesSocketDeps {
   snapshots: TurnSnapshots;
   db: Db;
   log: Logger;
+  /** Runs each take-back at the session's owner (cluster): it must not race the turn it checks for. */
+  router?: SessionRouter;
 }
 
 const viewerRefused = "Viewers can read a session's changes but not take them back. Ask a workspace owner for the editor role.";
 
 /** Serves the take-back commands on every socket of `io`. Returns a function that detaches it. */
 export function attachChangesSockets(io: Server, deps: ChangesSocketDeps): () => void {
+  const takeBacks = routedTakeBacks(deps, deps.router ?? localSessionRouter);
   const onConnection = (socket: Socket) => {
     const user = (socket.data as { user?: SocketUser }).user;
-    if (user) registerChangesHandlers(socket, user, deps);
+    if (user) registerChangesHandlers(socket, user, deps, takeBacks);
   };
   io.on("connection", onConnection);
   return () => {
@@ -38,8 +43,34 @@ export function attachChangesSockets(io: Server, deps: ChangesSocketDeps): () =>
   };
 }
 
-function registerChangesHandlers(socket: Socket, user: SocketUser, deps: ChangesSocketDeps): void {
-  const { hub, snapshots, db, log } = deps;
+/** The confirmed take-backs, each run where the session's CLI runs (with its command memo). */
+function routedTakeBacks({ hub, snapshots }: ChangesSocketDeps, router: SessionRouter) {
+  return {
+    revertFile: router.route("changes.revertFile", ({ actor, p }: { actor: Actor; p: z.infer<typeof ZRevertFile> }) =>
+      hub.takeBack(actor, p.sessionId, p.commandId, "revert", (session, status) =>
+        snapshots.revertFile(session, status, { scope: p.scope, path: p.path }, actor.id),
+      ),
+    ),
+    revertHunk: router.route("changes.revertHunk", ({ actor, p }: { actor: Actor; p: z.infer<typeof ZRevertHunk> }) =>
+      hub.takeBack(actor, p.sessionId, p.commandId, "revert", (session, status) =>
+        snapshots.revertHunk(session, status, { scope: p.scope, path: p.path, hunk: p.hunk }, actor.id),
+      ),
+    ),
+    rewind: router.route("changes.rewind", ({ actor, p }: { actor: Actor; p: z.infer<typeof ZRewind> }) =>
+      hub.takeBack(actor, p.sessionId, p.commandId, "rewind", (session, status) =>
+        snapshots.rewind(session, status, { promptSeq: p.promptSeq, includeConflicts: p.includeConflicts }, actor.id),
+      ),
+    ),
+  };
+}
+
+function registerChangesHandlers(
+  socket: Socket,
+  user: SocketUser,
+  deps: ChangesSocketDeps,
+  takeBacks: ReturnType<typeof routedTakeBacks>,
+): void {
+  const { snapshots, db, log } = deps;
   const actor: Actor = { id: user.id, name: user.name };
   const authorize = (sessionId: string, action: WorkspaceAction) => authorizeSession(db, user.id, sessionId, action, viewerRefused);
 
@@ -49,9 +80,7 @@ function registerChangesHandlers(socket: Socket, user: SocketUser, deps: Changes
       ZRevertFile,
       async (p) => {
         await authorize(p.sessionId, "steer");
-        return hub.takeBack(actor, p.sessionId, p.commandId, "revert", (session, status) =>
-          snapshots.revertFile(session, status, { scope: p.scope, path: p.path }, actor.id),
-        );
+        return takeBacks.revertFile(p.sessionId, { actor, p });
       },
       log,
     ),
@@ -62,9 +91,7 @@ function registerChangesHandlers(socket: Socket, user: SocketUser, deps: Changes
       ZRevertHunk,
       async (p) => {
         await authorize(p.sessionId, "steer");
-        return hub.takeBack(actor, p.sessionId, p.commandId, "revert", (session, status) =>
-          snapshots.revertHunk(session, status, { scope: p.scope, path: p.path, hunk: p.hunk }, actor.id),
-        );
+        return takeBacks.revertHunk(p.sessionId, { actor, p });
       },
       log,
     ),
@@ -87,9 +114,7 @@ function registerChangesHandlers(socket: Socket, user: SocketUser, deps: Changes
             p.promptSeq,
           );
         }
-        return hub.takeBack(actor, p.sessionId, p.commandId, "rewind", (session, status) =>
-          snapshots.rewind(session, status, { promptSeq: p.promptSeq, includeConflicts: p.includeConflicts }, actor.id),
-        );
+        return takeBacks.rewind(p.sessionId, { actor, p });
       },
       log,
     ),

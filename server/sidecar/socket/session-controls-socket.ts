@@ -22,14 +22,19 @@ import {
 } from "@/server/shared/wire/session-controls";
 import type { Actor } from "@/server/sidecar/session/session-hub";
 import { SessionControls, type SessionControlsDeps } from "@/server/sidecar/session/session-controls";
+import { localSessionRouter, type SessionRouter } from "@/server/sidecar/cluster/command-forwarder";
 import { handleCommand, limitCommandsInFlight } from "./handle-command";
 
 const viewerRefused =
   "Viewers can read this session but not change its thinking budget or its queue. Ask a workspace owner for the editor role.";
 
 /** Serves the session-control commands on every socket of `io`. Returns a function that detaches them. */
-export function attachSessionControlSockets(io: Server, deps: SessionControlsDeps & { log: Logger; db: Db }): () => void {
-  const controls = new SessionControls(deps);
+export function attachSessionControlSockets(
+  io: Server,
+  deps: SessionControlsDeps & { log: Logger; db: Db; /** Runs each control at the session's owner (cluster). */ router?: SessionRouter },
+): () => void {
+  const local = new SessionControls(deps);
+  const controls = routedControls(local, deps.router ?? localSessionRouter);
   const onConnection = (socket: Socket) => {
     const user = (socket.data as { user?: SocketUser }).user;
     if (user) registerControlHandlers(socket, user, controls, deps.db, deps.log);
@@ -37,11 +42,37 @@ export function attachSessionControlSockets(io: Server, deps: SessionControlsDep
   io.on("connection", onConnection);
   return () => {
     io.off("connection", onConnection);
-    controls.close();
+    local.close();
   };
 }
 
-function registerControlHandlers(socket: Socket, user: SocketUser, controls: SessionControls, db: Db, log: Logger): void {
+/** The controls that need the session's live CLI, each run where that CLI runs. */
+function routedControls(controls: SessionControls, router: SessionRouter) {
+  type S = { sessionId: string };
+  const listModels = router.route("controls.listModels", (a: S) => controls.listModels(a.sessionId));
+  const contextUsage = router.route("controls.contextUsage", (a: S) => controls.contextUsage(a.sessionId));
+  const fileSuggestions = router.route("controls.fileSuggestions", (a: S & { query: string }) => controls.fileSuggestions(a.sessionId, a.query));
+  const slashCommands = router.route("controls.slashCommands", (a: S) => controls.slashCommands(a.sessionId));
+  const setThinking = router.route("controls.setThinking", (a: S & { actor: Actor; budget: number | null; commandId: string }) =>
+    controls.setThinking(a.actor, a.sessionId, a.budget, a.commandId),
+  );
+  const cancelQueued = router.route("controls.cancelQueued", (a: S & { actor: Actor; promptSeq: number; commandId: string }) =>
+    controls.cancelQueued(a.actor, a.sessionId, a.promptSeq, a.commandId),
+  );
+  return {
+    modelCatalog: () => controls.modelCatalog(),
+    listModels: (sessionId: string) => listModels(sessionId, { sessionId }),
+    contextUsage: (sessionId: string) => contextUsage(sessionId, { sessionId }),
+    fileSuggestions: (sessionId: string, query: string) => fileSuggestions(sessionId, { sessionId, query }),
+    slashCommands: (sessionId: string) => slashCommands(sessionId, { sessionId }),
+    setThinking: (actor: Actor, sessionId: string, budget: number | null, commandId: string) =>
+      setThinking(sessionId, { actor, sessionId, budget, commandId }),
+    cancelQueued: (actor: Actor, sessionId: string, promptSeq: number, commandId: string) =>
+      cancelQueued(sessionId, { actor, sessionId, promptSeq, commandId }),
+  };
+}
+
+function registerControlHandlers(socket: Socket, user: SocketUser, controls: ReturnType<typeof routedControls>, db: Db, log: Logger): void {
   limitCommandsInFlight(socket, log);
   const actor: Actor = { id: user.id, name: user.name };
   const authorize = async (sessionId: string, action: WorkspaceAction): Promise<void> => {

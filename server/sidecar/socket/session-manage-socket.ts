@@ -23,6 +23,7 @@ import {
 } from "@/server/shared/wire/session-manage";
 import type { Actor } from "@/server/sidecar/session/session-hub";
 import type { SessionManagement } from "@/server/sidecar/session/session-management";
+import { localSessionRouter, type SessionRouter } from "@/server/sidecar/cluster/command-forwarder";
 import { handleCommand } from "./handle-command";
 import { authorizeSession } from "./session-access";
 import { sessionRoom, workspaceRoom } from "./session-socket";
@@ -31,19 +32,43 @@ export interface SessionManageSocketDeps {
   management: SessionManagement;
   db: Db;
   log: Logger;
+  /** Runs each command at the session's owner (cluster). */
+  router?: SessionRouter;
 }
 
 
 export function attachSessionManageSockets(io: Server, deps: SessionManageSocketDeps): () => void {
+  const management = routedManagement(deps.management, deps.router ?? localSessionRouter);
   const onConnection = (socket: Socket) => {
     const user = (socket.data as { user?: SocketUser }).user;
-    if (user) register(io, socket, user, deps);
+    if (user) register(io, socket, user, { ...deps, management });
   };
   io.on("connection", onConnection);
   return () => io.off("connection", onConnection);
 }
 
-function register(io: Server, socket: Socket, user: SocketUser, deps: SessionManageSocketDeps): void {
+/** Session management run where the session's CLI runs (its entry and child live there). */
+function routedManagement(management: SessionManagement, router: SessionRouter) {
+  type A = { actor: Actor; sessionId: string };
+  const rename = router.route("manage.rename", (a: A & { title: string }) => management.rename(a.actor, a.sessionId, a.title));
+  const stopTask = router.route("manage.stopTask", (a: A & { taskId: string }) => management.stopTask(a.actor, a.sessionId, a.taskId));
+  const archive = router.route("manage.archive", (a: A & { archived: boolean }) => management.archive(a.actor, a.sessionId, a.archived));
+  const remove = router.route("manage.remove", (a: A & { confirm: string }) => management.remove(a.actor, a.sessionId, a.confirm));
+  const plain = (actor: Actor): Actor => ({ id: actor.id, name: actor.name });
+  return {
+    rename: (actor: Actor, sessionId: string, title: string) => rename(sessionId, { actor: plain(actor), sessionId, title }),
+    stopTask: (actor: Actor, sessionId: string, taskId: string) => stopTask(sessionId, { actor: plain(actor), sessionId, taskId }),
+    archive: (actor: Actor, sessionId: string, archived: boolean) => archive(sessionId, { actor: plain(actor), sessionId, archived }),
+    remove: (actor: Actor, sessionId: string, confirm: string) => remove(sessionId, { actor: plain(actor), sessionId, confirm }),
+  };
+}
+
+function register(
+  io: Server,
+  socket: Socket,
+  user: SocketUser,
+  deps: Omit<SessionManageSocketDeps, "management"> & { management: ReturnType<typeof routedManagement> },
+): void {
   const { management, db, log } = deps;
   const actor: Actor = { id: user.id, name: user.name };
 

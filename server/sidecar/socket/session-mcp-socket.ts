@@ -10,6 +10,7 @@ import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import type { SocketUser } from "@/server/shared/wire/events";
 import { SessionMcpCommand, ZMcpStatusRead, type McpServerStatus, type McpStatusReply } from "@/server/shared/wire/session-mcp";
 import type { SessionHub } from "@/server/sidecar/session/session-hub";
+import { localSessionRouter, type SessionRouter } from "@/server/sidecar/cluster/command-forwarder";
 import { handleCommand, limitCommandsInFlight } from "./handle-command";
 import { authorizeSession } from "./session-access";
 
@@ -18,7 +19,15 @@ const maxServers = 100;
 const maxTools = 200;
 
 /** Serves `session:mcp-status` on every socket of `io`. Returns a function that detaches it. */
-export function attachSessionMcpSockets(io: Server, deps: { hub: SessionHub; db: Db; log: Logger }): () => void {
+export function attachSessionMcpSockets(
+  io: Server,
+  deps: { hub: SessionHub; db: Db; log: Logger; /** Runs the read at the session's owner (cluster). */ router?: SessionRouter },
+): () => void {
+  const status = (deps.router ?? localSessionRouter).route("mcp.status", async ({ sessionId }: { sessionId: string }) => {
+    const runner = await deps.hub.liveRunner(sessionId);
+    if (!runner) throw new AppError(ErrorCode.conflict, "The session's process is not running: its MCP servers start with it (send a prompt).");
+    return toMcpStatus(await runner.control({ subtype: "mcp_status" }));
+  });
   const onConnection = (socket: Socket) => {
     const user = (socket.data as { user?: SocketUser }).user;
     if (!user) return;
@@ -29,9 +38,7 @@ export function attachSessionMcpSockets(io: Server, deps: { hub: SessionHub; db:
         ZMcpStatusRead,
         async (p): Promise<McpStatusReply> => {
           await authorizeSession(deps.db, user.id, p.sessionId, "read", "");
-          const runner = await deps.hub.liveRunner(p.sessionId);
-          if (!runner) throw new AppError(ErrorCode.conflict, "The session's process is not running: its MCP servers start with it (send a prompt).");
-          return toMcpStatus(await runner.control({ subtype: "mcp_status" }));
+          return status(p.sessionId, { sessionId: p.sessionId });
         },
         deps.log,
       ),

@@ -29,8 +29,9 @@ import {
   type WatchWorkspaceResult,
 } from "@/server/shared/wire/session";
 import type { SessionCommands, SessionFeed } from "@/server/sidecar/session/session-commands";
-import type { Actor } from "@/server/sidecar/session/session-hub-types";
+import type { Actor, SubscribeSnapshot } from "@/server/sidecar/session/session-hub-types";
 import { handleCommand, handleCommandWithReply, limitCommandsInFlight } from "./handle-command";
+import { roomViewers } from "./room-viewers";
 import { SessionPresence, type PresenceUpdate } from "./session-presence";
 
 export interface SessionSocketDeps {
@@ -38,6 +39,10 @@ export interface SessionSocketDeps {
   hub: SessionCommands & SessionFeed;
   db: Db;
   log: Logger;
+  /** The catch-up of a session another sidecar runs (server/sidecar/cluster/remote-subscribe.ts); false: run here. */
+  /** Several sidecars: announce viewers from every node's sockets (room-viewers.ts), on every join and leave. */
+  clusterPresence?: boolean;
+  remoteSubscribe?: (sessionId: string, afterSeq: number, join: () => Promise<void> | void, deliver: (snapshot: SubscribeSnapshot) => void) => Promise<boolean>;
 }
 
 /** The room of a session's viewers. */
@@ -91,6 +96,14 @@ function registerSessionHandlers(
   limitCommandsInFlight(socket, log);
   const actor: Actor = { id: user.id, name: user.name };
   const announce = (update: PresenceUpdate) => {
+    if (deps.clusterPresence) {
+      const room = sessionRoom(update.sessionId);
+      void roomViewers(io, room).then(
+        (viewers) => io.to(room).emit(SessionFact.presence, { sessionId: update.sessionId, viewers } satisfies PresenceChanged),
+        (err: unknown) => log.warn({ err, sessionId: update.sessionId }, "listing a session's viewers across sidecars failed"),
+      );
+      return;
+    }
     if (!update.changed) return;
     const payload: PresenceChanged = { sessionId: update.sessionId, viewers: update.viewers };
     io.to(sessionRoom(update.sessionId)).emit(SessionFact.presence, payload);
@@ -135,6 +148,13 @@ function registerSessionHandlers(
       async ({ sessionId, afterSeq }, reply) => {
         await authorize(sessionId, "read");
         const room = sessionRoom(sessionId);
+        const joinRemote = () => socket.join(room);
+        const deliverRemote = (snapshot: SubscribeSnapshot) => {
+          const update = presence.join(sessionId, socket.id, { userId: user.id, name: user.name });
+          reply({ ...snapshot, viewers: update.viewers });
+          announce(update);
+        };
+        if (await deps.remoteSubscribe?.(sessionId, afterSeq, joinRemote, deliverRemote)) return;
         // Out of the room while the backlog is read: what arrives meanwhile comes in the snapshot.
         await socket.leave(room);
         await hub.subscribe(sessionId, afterSeq, (snapshot) => {

@@ -1,0 +1,218 @@
+/**
+ * Cluster: several real sidecars on one PostgreSQL and one Redis (test/cluster/rig.ts), with the
+ * fake CLI (`stream` mode: stream_event lines stamped with CLOCK_MONOTONIC when printed) so that
+ * 150 sessions fit in memory. Runs the same measurement with 3 sidecars and with 1, and prints one
+ * line per size:
+ *
+ *   cluster: sidecars=3 sessions=150 relay_p50_ms=… relay_p99_ms=… forward_extra_p50_ms=… failover_s=…
+ *
+ * - relay: a CLI's stdout line (its stamp) → a client's receipt; one client on every node watches
+ *   every session, so most receipts cross Redis.
+ * - forward_extra: the ack time of `session:set-mode` sent through a node that does not own the
+ *   session minus through its owner (p50 of each, same sessions); n/a with one sidecar.
+ * - failover: kill -9 of the node owning the most sessions → every one of its sessions has
+ *   answered a prompt sent through a survivor (the slowest); with one sidecar, the supervisor's
+ *   restart as `npm start` does.
+ *
+ * CLUSTER_SESSIONS (default 150), CLUSTER_SIZES (default "3,1"), CLUSTER_LINES (lines per session,
+ * default 40, 100 ms apart). Targets (relay p99 ≤ 20 ms, forward ≤ 2 ms p50, failover ≤ 10 s) are
+ * reported by docs/PERFORMANCE.md, never asserted here. Needs CONDUIT_TEST_PG_URL and
+ * CONDUIT_TEST_REDIS_URL.
+ */
+import { randomUUID } from "node:crypto";
+import type { WireEvent } from "@/server/shared/wire/session";
+import type { ChaosClient } from "@/test/chaos/rig";
+import { clusterUnavailableReason, startCluster, type Cluster, type ClusterNode } from "@/test/cluster/rig";
+import { until } from "@/test/until";
+
+interface SizeResult {
+  sidecars: number;
+  sessions: number;
+  relayMs: number[];
+  ownerAckMs: number[];
+  forwardedAckMs: number[];
+  failoverS: number | undefined;
+  notes: string[];
+}
+
+const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+
+function percentile(values: readonly number[], p: number): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+const fmt = (v: number | undefined, digits = 2) => (v === undefined ? "n/a" : v.toFixed(digits));
+
+/** Runs `work` over `items`, at most `limit` at once. */
+async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await work(items[next++]!);
+    }),
+  );
+}
+
+/** At most 6 commands of one socket at once (the sidecar allows a tab 8). */
+const inFlight = new Map<ChaosClient, { running: number; waiting: (() => void)[] }>();
+async function send(client: ChaosClient, event: string, payload: Record<string, unknown>) {
+  let gate = inFlight.get(client);
+  if (!gate) inFlight.set(client, (gate = { running: 0, waiting: [] }));
+  while (gate.running >= 6) await new Promise<void>((r) => gate.waiting.push(r));
+  gate.running += 1;
+  try {
+    return await client.command(event, payload, { ackTimeoutMs: 120_000, attempts: 2 });
+  } finally {
+    gate.running -= 1;
+    gate.waiting.shift()?.();
+  }
+}
+
+async function resultCount(cluster: Cluster, sessionId: string): Promise<number> {
+  return cluster.db.sessionEvent.count({ where: { sessionId, kind: "cli", payload: { contains: '"type":"result"' } } });
+}
+
+async function promptAndWait(cluster: Cluster, client: ChaosClient, sessionId: string, text: string, timeoutMs: number): Promise<void> {
+  const before = await resultCount(cluster, sessionId);
+  const ack = await send(client, "session:prompt", { sessionId, text, commandId: randomUUID() });
+  if (!ack?.ok) throw new Error(`prompt refused: ${ack ? JSON.stringify(ack.error) : "no ack"}`);
+  await until(async () => (await resultCount(cluster, sessionId)) > before, timeoutMs, `a result in ${sessionId}`, 100);
+}
+
+async function measure(sidecars: number, sessions: number, lines: number): Promise<SizeResult> {
+  // every session on one node must fit (the failover moves a dead node's sessions to the survivors)
+  const cluster = await startCluster({ sidecars, sidecarEnv: { CONDUIT_SESSION_MAX: String(sessions + 10) } });
+  const result: SizeResult = { sidecars, sessions, relayMs: [], ownerAckMs: [], forwardedAckMs: [], failoverS: undefined, notes: [] };
+  try {
+    // Per node: one driver socket for commands, and watchers of at most 6 sessions each (a
+    // reconnecting socket re-subscribes to all it watches at once, within the 8 commands a tab may run).
+    const clients = await Promise.all(cluster.nodes.map((node) => cluster.client(`bench-${node.id}`, node)));
+    const clientOf = (node: ClusterNode) => clients[cluster.nodes.indexOf(node)]!;
+    const perWatcher = 6;
+    const watchers: ChaosClient[] = [];
+    for (const node of cluster.nodes) {
+      for (let k = 0; k * perWatcher < sessions; k++) watchers.push(await cluster.client(`watch-${node.id}-${k}`, node));
+    }
+    // relay: every watcher stamps the stream lines it receives
+    for (const watcher of watchers) {
+      watcher.socket.on("session:event", (event: WireEvent) => {
+        const stamp = (event.payload as { bench_t_us?: unknown } | null)?.bench_t_us;
+        if (typeof stamp === "number") result.relayMs.push((nowUs() - stamp) / 1000);
+      });
+    }
+    // sessions, created round-robin through the nodes, each warmed up (its CLI spawned) by a turn
+    const ids: string[] = [];
+    for (let i = 0; i < sessions; i++) ids.push(await cluster.createSession(clients[i % clients.length]!, "stream"));
+    const perNode = watchers.length / cluster.nodes.length;
+    await Promise.all(
+      cluster.nodes.map(async (_, n) => {
+        for (let i = 0; i < ids.length; i++) await watchers[n * perNode + Math.floor(i / perWatcher)]!.watch(ids[i]!);
+      }),
+    );
+    await pool(ids, 10, (id) => promptAndWait(cluster, clients[ids.indexOf(id) % clients.length]!, id, "warm up", 120_000));
+    const owners = new Map<string, ClusterNode | undefined>();
+    for (const id of ids) owners.set(id, await cluster.ownerOf(id));
+    const owned = cluster.nodes.map((n) => ids.filter((id) => owners.get(id) === n).length);
+    result.notes.push(`leases per node after warm-up: ${cluster.nodes.map((n, i) => `${n.id}=${owned[i]}`).join(" ")}`);
+
+    // relay: every session streams `lines` lines 100 ms apart, all at once
+    result.relayMs.length = 0;
+    await Promise.all(
+      ids.map((id, i) =>
+        send(clients[i % clients.length]!, "session:prompt", { sessionId: id, text: `stream ${lines} 100`, commandId: randomUUID() }),
+      ),
+    );
+    const expected = sessions * lines * cluster.nodes.length;
+    await until(() => result.relayMs.length >= expected, lines * 100 + 60_000, "every stream line at every client", 200).catch(
+      () => result.notes.push(`relay: ${result.relayMs.length} of ${expected} receipts`),
+    );
+
+    // forward_extra: the same command through the owner and through another node, alternating
+    if (cluster.nodes.length > 1) {
+      const sample = ids.filter((id) => owners.get(id) !== undefined).slice(0, 40);
+      let mode = 0;
+      for (const id of sample) {
+        const owner = owners.get(id)!;
+        const other = cluster.nodes.find((n) => n !== owner)!;
+        for (const [node, into] of [
+          [owner, result.ownerAckMs],
+          [other, result.forwardedAckMs],
+        ] as const) {
+          mode += 1;
+          const t0 = performance.now();
+          const ack = await send(clientOf(node), "session:set-mode", {
+            sessionId: id,
+            mode: mode % 2 === 0 ? "default" : "acceptEdits",
+            commandId: randomUUID(),
+          });
+          if (ack?.ok) into.push(performance.now() - t0);
+        }
+      }
+      if (sample.length === 0) result.notes.push("forward: no session has a lease (leases not in this build?)");
+    }
+
+    // failover: kill -9 of the busiest node; each of its sessions answers a prompt through a survivor
+    const victimIndex = owned.indexOf(Math.max(...owned));
+    const victim = cluster.nodes[victimIndex]!;
+    const orphaned = cluster.nodes.length > 1 ? ids.filter((id) => owners.get(id) === victim) : ids;
+    const t0 = performance.now();
+    if (cluster.nodes.length > 1) {
+      await cluster.kill9(victim);
+      const survivor = clients.find((_, i) => i !== victimIndex)!;
+      await pool(orphaned, 20, async (id) => {
+        for (let attempt = 0; ; attempt++) {
+          try {
+            await promptAndWait(cluster, survivor, id, "after failover", 30_000);
+            return;
+          } catch (err) {
+            if (attempt >= 5) throw err;
+          }
+        }
+      });
+    } else {
+      const before = victim.process.pid;
+      victim.process.kill9();
+      await victim.process.waitRestarted(before);
+      await clients[0]!.connected(30_000);
+      await pool(orphaned, 20, (id) => promptAndWait(cluster, clients[0]!, id, "after restart", 60_000));
+    }
+    result.failoverS = (performance.now() - t0) / 1000;
+    result.notes.push(`failover: ${orphaned.length} sessions of ${victim.id}`);
+  } finally {
+    await cluster.close();
+  }
+  return result;
+}
+
+export default async function run(): Promise<void> {
+  const reason = await clusterUnavailableReason();
+  if (reason !== undefined) {
+    console.log(`cluster: skipped: ${reason}`);
+    process.exitCode = 2;
+    return;
+  }
+  const sessions = Number(process.env.CLUSTER_SESSIONS ?? 150);
+  const lines = Number(process.env.CLUSTER_LINES ?? 40);
+  const sizes = (process.env.CLUSTER_SIZES ?? "3,1").split(",").map(Number);
+  const lineOf: string[] = [];
+  for (const sidecars of sizes) {
+    const r = await measure(sidecars, sessions, lines);
+    const forward =
+      r.forwardedAckMs.length > 0 && r.ownerAckMs.length > 0
+        ? percentile(r.forwardedAckMs, 50)! - percentile(r.ownerAckMs, 50)!
+        : undefined;
+    console.log(
+      `cluster (${sidecars} sidecar${sidecars === 1 ? "" : "s"}): relay receipts=${r.relayMs.length} p50=${fmt(percentile(r.relayMs, 50))} ms ` +
+        `p99=${fmt(percentile(r.relayMs, 99))} ms max=${fmt(percentile(r.relayMs, 100))} ms; set-mode ack p50 via owner ` +
+        `${fmt(percentile(r.ownerAckMs, 50))} ms, via another node ${fmt(percentile(r.forwardedAckMs, 50))} ms; ${r.notes.join("; ")}; ` +
+        `machine load average ${(await import("node:os")).loadavg()[0]!.toFixed(1)}`,
+    );
+    lineOf.push(
+      `cluster: sidecars=${sidecars} sessions=${sessions} relay_p50_ms=${fmt(percentile(r.relayMs, 50))} relay_p99_ms=${fmt(percentile(r.relayMs, 99))} ` +
+        `forward_extra_p50_ms=${fmt(forward)} failover_s=${fmt(r.failoverS, 1)}`,
+    );
+  }
+  for (const line of lineOf) console.log(line);
+}

@@ -1,0 +1,111 @@
+/**
+ * What the page's main thread did in each frame, from a Chromium trace (Playwright's
+ * `browser.startTracing` with {@link frameTraceCategories}). A frame is the interval between two
+ * `BeginMainThreadFrame`s of the renderer's main thread; in it, the main thread's busy time (its
+ * top-level tasks, clipped to the interval) and how much of that was script, style, layout and
+ * paint (pre-paint, paint, layerize, commit). A long frame with a small busy time was the
+ * browser's pacing (the compositor, software raster with `--disable-gpu`, a starved CPU), not
+ * the page's work; a long frame with a busy time near its length was the page's own work.
+ */
+
+/** The trace categories {@link framesOfTrace} reads. */
+export const frameTraceCategories = ["devtools.timeline", "disabled-by-default-devtools.timeline", "disabled-by-default-devtools.timeline.frame", "toplevel"];
+
+export interface TracedFrame {
+  /** Interval from this frame's start to the next one's, ms. */
+  intervalMs: number;
+  /** The renderer main thread's busy time in it, ms. */
+  busyMs: number;
+  scriptMs: number;
+  styleMs: number;
+  layoutMs: number;
+  paintMs: number;
+}
+
+interface TraceEvent {
+  name: string;
+  ph: string;
+  ts: number;
+  dur?: number;
+  pid: number;
+  tid: number;
+  args?: { name?: string };
+}
+
+const groups: Record<string, keyof Omit<TracedFrame, "intervalMs" | "busyMs">> = {
+  FunctionCall: "scriptMs",
+  EventDispatch: "scriptMs",
+  TimerFire: "scriptMs",
+  FireAnimationFrame: "scriptMs",
+  EvaluateScript: "scriptMs",
+  "v8.evaluateModule": "scriptMs",
+  RunMicrotasks: "scriptMs",
+  "V8.GC_SCAVENGER": "scriptMs",
+  MajorGC: "scriptMs",
+  MinorGC: "scriptMs",
+  UpdateLayoutTree: "styleMs",
+  RecalculateStyles: "styleMs",
+  Layout: "layoutMs",
+  PrePaint: "paintMs",
+  Paint: "paintMs",
+  Layerize: "paintMs",
+  Commit: "paintMs",
+  "LocalFrameView::RunPrePaintLifecyclePhase": "paintMs",
+};
+
+/** The frames of the renderer main thread that fired the most animation frames (the page under test). */
+export function framesOfTrace(trace: Buffer | string): TracedFrame[] {
+  const { traceEvents } = JSON.parse(typeof trace === "string" ? trace : trace.toString("utf8")) as { traceEvents: TraceEvent[] };
+  const mainThreads = new Set(
+    traceEvents.filter((e) => e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain").map((e) => `${e.pid}:${e.tid}`),
+  );
+  const counts = new Map<string, number>();
+  for (const e of traceEvents) {
+    const key = `${e.pid}:${e.tid}`;
+    if (e.name === "BeginMainThreadFrame" && mainThreads.has(key)) counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const main = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
+  if (!main) return [];
+  const events = traceEvents.filter((e) => `${e.pid}:${e.tid}` === main).sort((a, b) => a.ts - b.ts);
+  const starts = events.filter((e) => e.name === "BeginMainThreadFrame").map((e) => e.ts);
+  const frames: TracedFrame[] = [];
+  for (let i = 0; i + 1 < starts.length; i++) {
+    frames.push({ intervalMs: (starts[i + 1]! - starts[i]!) / 1000, busyMs: 0, scriptMs: 0, styleMs: 0, layoutMs: 0, paintMs: 0 });
+  }
+  const frameAt = (ts: number): number => {
+    // the last start ≤ ts (binary search)
+    let lo = 0;
+    let hi = starts.length - 1;
+    if (ts < starts[0]!) return -1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= ts) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  /** Adds [from, to) µs to `field` of the frames it overlaps. */
+  const spread = (from: number, to: number, field: keyof TracedFrame) => {
+    for (let i = Math.max(0, frameAt(from)); i < frames.length && starts[i]! < to; i++) {
+      const overlap = Math.min(to, starts[i + 1]!) - Math.max(from, starts[i]!);
+      if (overlap > 0) frames[i]![field] += overlap / 1000;
+    }
+  };
+  let taskEnd = -Infinity;
+  const groupEnd: Record<string, number> = {};
+  for (const e of events) {
+    if (e.ph !== "X" || e.dur === undefined) continue;
+    const end = e.ts + e.dur;
+    if (e.name === "ThreadControllerImpl::RunTask" && e.ts >= taskEnd) {
+      spread(e.ts, end, "busyMs");
+      taskEnd = end;
+    }
+    const group = groups[e.name];
+    // only the outermost event of a group counts (a FunctionCall inside a FireAnimationFrame is already in it)
+    if (group && e.ts >= (groupEnd[group] ?? -Infinity)) {
+      spread(e.ts, end, group);
+      groupEnd[group] = end;
+    }
+  }
+  return frames;
+}

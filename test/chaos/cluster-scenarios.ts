@@ -1,0 +1,235 @@
+/**
+ * The chaos suite's cluster scenarios (issue #14, docs/CHAOS.md C1–C2). Each starts its own
+ * two-sidecar cluster on PostgreSQL and Redis (test/cluster/rig.ts) beside the suite's one-sidecar
+ * world, and closes it at the end. Without CONDUIT_TEST_PG_URL / CONDUIT_TEST_REDIS_URL they are
+ * skipped with that reason (reported as skipped, never passed); `.ci/run` sets both.
+ */
+import { randomUUID } from "node:crypto";
+import type { Ack } from "@/server/shared/wire/ack";
+import type { CommandAccepted } from "@/server/shared/wire/session";
+import { startCluster, type Cluster, type ClusterNode } from "@/test/cluster/rig";
+import { until } from "@/test/until";
+import {
+  checkApprovals,
+  checkCost,
+  checkPrompts,
+  checkViews,
+  isPhase,
+  isResult,
+  waitForEvent,
+  type ChaosClient,
+  type Counts,
+  type SentPrompt,
+} from "./rig";
+import type { Scenario, ScenarioOutcome } from "./scenarios";
+
+function clusterSkip(): string | undefined {
+  if (!process.env.CONDUIT_TEST_PG_URL) return "needs PostgreSQL: CONDUIT_TEST_PG_URL is not set (`.ci/run` sets it; scripts/ci-postgres.sh)";
+  if (!process.env.CONDUIT_TEST_REDIS_URL) return "needs Redis: CONDUIT_TEST_REDIS_URL is not set (`.ci/run` sets it; scripts/ci-redis.sh)";
+  return undefined;
+}
+
+class Findings {
+  faults = 0;
+  counts: Partial<Counts> = {};
+  problems: string[] = [];
+  notes: string[] = [];
+  add(key: keyof Counts, n: number, problems: readonly string[] = []): void {
+    this.counts[key] = (this.counts[key] ?? 0) + n;
+    this.problems.push(...problems);
+  }
+  expect(condition: boolean, problem: string): void {
+    if (!condition) this.problems.push(problem);
+  }
+  outcome(): ScenarioOutcome {
+    return { faults: this.faults, counts: this.counts, problems: this.problems, notes: this.notes };
+  }
+}
+
+async function prompt(client: ChaosClient, sessionId: string, text: string, sent: SentPrompt[]): Promise<Ack<CommandAccepted> | undefined> {
+  const commandId = randomUUID();
+  const record: SentPrompt = { sessionId, commandId, acked: false };
+  sent.push(record);
+  const ack = await client.command<CommandAccepted>("session:prompt", { sessionId, text, commandId }, { ackTimeoutMs: 20_000 });
+  record.acked = ack?.ok === true;
+  return ack;
+}
+
+async function checkAll(cluster: Cluster, f: Findings, sessionId: string, clients: readonly ChaosClient[], sent: readonly SentPrompt[]) {
+  const views = await checkViews(cluster, sessionId, clients, 20_000);
+  f.add("events_lost", views.lost);
+  f.add("events_dup", views.dup, views.problems);
+  const prompts = await checkPrompts(cluster, sent.filter((p) => p.sessionId === sessionId));
+  f.add("prompts_lost", prompts.lost, prompts.problems);
+  f.add("events_dup", prompts.dup);
+  const cost = await checkCost(cluster, sessionId);
+  f.add("cost_double", cost.double, cost.problems);
+  const approvals = await checkApprovals(cluster, sessionId);
+  f.add("approvals_lost", approvals.lost, approvals.problems);
+}
+
+/**
+ * Sends a client's next connections to another node: what the edge does for a browser whose
+ * sidecar died (its next WebSocket goes to a healthy upstream).
+ */
+function moveClient(client: ChaosClient, to: ClusterNode): void {
+  (client.socket.io as unknown as { uri: string }).uri = `http://127.0.0.1:${to.port}`;
+}
+
+const isOn = (client: ChaosClient, node: ClusterNode) =>
+  (client.socket.io as unknown as { uri: string }).uri.endsWith(`:${node.port}`);
+
+async function withCluster(run: (cluster: Cluster) => Promise<ScenarioOutcome>): Promise<ScenarioOutcome> {
+  const cluster = await startCluster({ sidecars: 2, keep: process.argv.includes("--keep") });
+  try {
+    return await run(cluster);
+  } finally {
+    await cluster.close();
+  }
+}
+
+/** C1: kill -9 of the owning sidecar mid-turn, clients on both nodes; adoption and --resume on the survivor. */
+const c1: Scenario = {
+  id: "C1",
+  title: "cluster: kill -9 of the owning sidecar mid-turn (real CLI, clients on both sidecars); the survivor resumes",
+  timeoutMs: 150_000,
+  skip: clusterSkip,
+  run: () =>
+    withCluster(async (cluster) => {
+      const f = new Findings();
+      const sent: SentPrompt[] = [];
+      const [n1, n2] = cluster.nodes as [ClusterNode, ClusterNode];
+      const a = await cluster.client("C1-owner-on-1", n1);
+      const b = await cluster.client("C1-owner-on-2", n2);
+      const c = await cluster.client("C1-editor-on-2", n2, cluster.editor);
+      const sessionId = await cluster.createSession(a, "real");
+      for (const client of [a, b, c]) await client.watch(sessionId);
+      const first = await prompt(a, sessionId, "[scenario:quick] first", sent);
+      f.expect(first?.ok === true, `the first prompt was not accepted: ${JSON.stringify(first)}`);
+      await waitForEvent(cluster, sessionId, isResult, 40_000, "the first turn's result");
+      const owner = await cluster.ownerOf(sessionId);
+      if (!owner) throw new Error("no sidecar holds the session's lease after its first turn");
+      const survivor = owner === n1 ? n2 : n1;
+      f.notes.push(`session owned by ${owner.id}; ${survivor.id} survives`);
+      await prompt(b, sessionId, "[scenario:slow] stream for a while", sent);
+      await until(
+        async () => (await cluster.db.sessionEvent.count({ where: { sessionId, kind: "cli", payload: { contains: "part 3." } } })) > 0,
+        30_000,
+        "the slow turn streaming",
+        20,
+      );
+      const killedAt = Date.now();
+      await cluster.kill9(owner);
+      f.faults += 1;
+      // the dead node's clients come back through "the edge", to the survivor
+      for (const client of [a, b, c]) if (isOn(client, owner)) moveClient(client, survivor);
+      await waitForEvent(cluster, sessionId, isPhase("turn-interrupted"), 60_000, "the turn-interrupted notice after adoption");
+      f.notes.push(`cut-off turn marked ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill`);
+      for (const client of [a, b, c]) await client.connected(30_000);
+      // the next prompt, through whichever node the client is on now, resumes the conversation on the survivor
+      let next: Ack<CommandAccepted> | undefined;
+      await until(
+        async () => {
+          next = await prompt(c, sessionId, "[scenario:quick] after the failover", sent);
+          return next?.ok === true;
+        },
+        30_000,
+        "a prompt accepted after the failover",
+        500,
+      ).catch(() => f.problems.push(`no prompt was accepted after the failover: ${JSON.stringify(next)}`));
+      await until(
+        async () =>
+          (await cluster.db.sessionEvent.count({ where: { sessionId, kind: "cli", payload: { contains: '"type":"result"' } } })) >= 2,
+        60_000,
+        "the resumed turn's result",
+      ).catch(() => f.problems.push("the resumed turn never ended"));
+      f.notes.push(`answered ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill`);
+      const newOwner = await cluster.ownerOf(sessionId);
+      f.expect(newOwner === survivor, `the session is not run by the survivor after the failover (${newOwner?.id ?? "nobody"})`);
+      const spawned = await cluster.db.sessionEvent.findMany({
+        where: { sessionId, kind: "process", payload: { contains: '"phase":"spawned"' } },
+        orderBy: { seq: "asc" },
+      });
+      f.expect(
+        spawned.length >= 2 && spawned.at(-1)!.payload.includes('"resumed":true'),
+        "the survivor's child was not started with --resume",
+      );
+      const inits = (await cluster.db.sessionEvent.findMany({ where: { sessionId, kind: "cli" }, orderBy: { seq: "asc" } }))
+        .map((r) => JSON.parse(r.payload) as { type?: string; subtype?: string; session_id?: string })
+        .filter((m) => m.type === "system" && m.subtype === "init")
+        .map((m) => m.session_id);
+      f.expect(inits.length >= 2 && new Set(inits).size === 1, `the resumed child reported another conversation id (${inits.join(", ")})`);
+      // a prompt accepted but never answered would show in checkPrompts; every view equals the log
+      await checkAll(cluster, f, sessionId, [a, b, c], sent);
+      if (f.counts.events_lost || f.counts.events_dup) {
+        const tail = await cluster.db.sessionEvent.findMany({ where: { sessionId }, orderBy: { seq: "desc" }, take: 6 });
+        f.notes.push(
+          `log tail: ${tail
+            .reverse()
+            .map((r) => `${r.seq} ${r.kind}${r.kind === "process" ? `:${(JSON.parse(r.payload) as { phase?: string }).phase}` : ""}`)
+            .join(", ")}; views end at ${[a, b, c].map((x) => `${x.name}=${x.view(sessionId).last}`).join(" ")}`,
+        );
+      }
+      return f.outcome();
+    }),
+};
+
+/** C2: a decision made on the sidecar that does not run the session reaches the owner's CLI, once. */
+const c2: Scenario = {
+  id: "C2",
+  title: "cluster: a decision made on the non-owning sidecar answers the owner's CLI, once",
+  timeoutMs: 90_000,
+  skip: clusterSkip,
+  run: () =>
+    withCluster(async (cluster) => {
+      const f = new Findings();
+      const sent: SentPrompt[] = [];
+      const [n1, n2] = cluster.nodes as [ClusterNode, ClusterNode];
+      const asker = await cluster.client("C2-asker-on-1", n1);
+      const sessionId = await cluster.createSession(asker, "permission");
+      await asker.watch(sessionId);
+      await prompt(asker, sessionId, "echo across", sent);
+      const approval = await until(
+        async () => (await cluster.db.approval.count({ where: { sessionId } })) > 0,
+        30_000,
+        "the approval request",
+      ).then(() => cluster.db.approval.findFirstOrThrow({ where: { sessionId } }));
+      const owner = await cluster.ownerOf(sessionId);
+      if (!owner) throw new Error("no sidecar holds the session's lease while its CLI asks");
+      const other = owner === n1 ? n2 : n1;
+      f.notes.push(`CLI on ${owner.id}; decided on ${other.id}`);
+      const decider = await cluster.client("C2-decider-elsewhere", other, cluster.editor);
+      const rival = await cluster.client("C2-rival-on-owner", owner, cluster.owner);
+      await decider.watch(sessionId);
+      // the decision through the other node, its first two acks lost (the same commandId three times)
+      const decide = { approvalId: approval.id, decision: { behavior: "allow" }, commandId: randomUUID() };
+      const first = await decider.command<{ status: string }>("approval:decide", decide, { loseAcks: 2 });
+      f.faults += 2;
+      f.expect(first?.ok === true, `the decision on the non-owning sidecar was not acknowledged: ${JSON.stringify(first)}`);
+      const late = await rival.command<{ status: string }>("approval:decide", {
+        approvalId: approval.id,
+        decision: { behavior: "deny", message: "no" },
+        commandId: randomUUID(),
+      });
+      f.expect(
+        late?.ok === false && late.error.code === "already_decided",
+        `a second decision on the owner was not refused: ${JSON.stringify(late)}`,
+      );
+      await waitForEvent(cluster, sessionId, isResult, 30_000, "the tool's turn ending");
+      const toolRuns = await cluster.db.sessionEvent.count({
+        where: { sessionId, kind: "cli", payload: { contains: "ran: echo across" } },
+      });
+      f.expect(toolRuns === 2, `the tool result and answer appear ${toolRuns} times (want one tool_result and one result)`);
+      const decisions = await cluster.db.sessionEvent.count({ where: { sessionId, kind: "decision" } });
+      f.expect(decisions === 1, `${decisions} decision events for one approval`);
+      const row = await cluster.db.approval.findUniqueOrThrow({ where: { id: approval.id } });
+      f.expect(
+        row.status === "allowed" && row.decidedById === cluster.editor.id,
+        `the approval is ${row.status}, decided by ${row.decidedById ?? "nobody"}`,
+      );
+      await checkAll(cluster, f, sessionId, [asker, decider], sent);
+      return f.outcome();
+    }),
+};
+
+export const clusterScenarios: Scenario[] = [c1, c2];
