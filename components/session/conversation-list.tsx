@@ -103,11 +103,13 @@ export function ConversationList({
 
   useEffect(() => {
     let lastY = window.scrollY;
+    let lastHeight = document.documentElement.scrollHeight;
     let userAt = -Infinity;
     // What lets go of the bottom: a scroll up soon after the reader's own input (wheel, keys,
-    // touch, the scrollbar), or a long jump up (a focus or find scrolling something into view).
-    // The list correcting its row measurements moves the page up a little without input: that
-    // keeps following.
+    // touch, the scrollbar), or a long jump up while the page kept its height (a focus or find
+    // scrolling something into view). The list correcting its row measurements moves the page up
+    // without input, by a little or (while it opens, as rows above are measured) by more than half
+    // a screen, and changes the page's height as it does: that keeps following.
     const onInput = (event: Event) => {
       if (!isScrollIntent(event)) return;
       userAt = performance.now();
@@ -120,10 +122,12 @@ export function ConversationList({
     const check = () => {
       checking.current = false;
       const y = window.scrollY;
+      const height = document.documentElement.scrollHeight;
       if (atPageBottom()) stick.current = true;
-      else if (y < lastY && (performance.now() - userAt < 1000 || lastY - y > window.innerHeight / 2)) stick.current = false;
+      else if (y < lastY && (performance.now() - userAt < 1000 || (lastY - y > window.innerHeight / 2 && height === lastHeight))) stick.current = false;
       else if (stick.current) scrollToPageBottom();
       lastY = y;
+      lastHeight = height;
       setAway(!stick.current);
     };
     let frame = 0;
