@@ -29,6 +29,7 @@ import Database from "better-sqlite3";
 import { streamJsonFlags } from "../server/sidecar/process/build-cli-args";
 import { resolveClaudeBinary } from "../server/sidecar/process/claude-binary";
 import { killProcessGroup } from "../server/sidecar/process/cli-process";
+import { printProfile, type CpuProfile } from "./support/cpu-profile";
 import { startConduitInstance, type ConduitInstance } from "../e2e/support/conduit-instance";
 
 const TURNS = Number(process.env.BROWSER_TURN_TURNS ?? 8);
@@ -445,13 +446,8 @@ function turnStages(databaseFile: string): Map<string, TurnStages> {
   }
 }
 
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
-}
-
 /** Starts a CPU profile of `page` (when the bench profiles); the stop function returns it. */
-async function startProfile(page: Page): Promise<() => Promise<{ nodes: ProfileNode[]; samples?: number[]; timeDeltas?: number[] } | undefined>> {
+async function startProfile(page: Page): Promise<() => Promise<CpuProfile | undefined>> {
   if (!PROFILE) return async () => undefined;
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("Profiler.enable");
@@ -462,34 +458,6 @@ async function startProfile(page: Page): Promise<() => Promise<{ nodes: ProfileN
     await cdp.detach();
     return profile as never;
   };
-}
-
-/** The scripts and functions with the most self time in a CPU profile. */
-function printProfile(title: string, profile: { nodes: ProfileNode[]; samples?: number[]; timeDeltas?: number[] } | undefined): void {
-  if (!profile) return;
-  const self = new Map<number, number>();
-  (profile.samples ?? []).forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas?.[i] ?? 0)));
-  const byFunction = new Map<string, number>();
-  const byScript = new Map<string, number>();
-  let total = 0;
-  for (const node of profile.nodes) {
-    const us = self.get(node.id) ?? 0;
-    total += us;
-    const { functionName, url, lineNumber, columnNumber } = node.callFrame;
-    const file = url ? (new URL(url, "http://x").pathname.split("/").pop() ?? url) : "(native)";
-    const name = `${functionName || "(anonymous)"} ${file}:${lineNumber + 1}:${columnNumber + 1}`;
-    byFunction.set(name, (byFunction.get(name) ?? 0) + us);
-    byScript.set(file, (byScript.get(file) ?? 0) + us);
-  }
-  const top = (m: Map<string, number>, n: number) =>
-    [...m]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, n)
-      .map(([k, us]) => `      ${(us / 1000).toFixed(0).padStart(6)} ms ${((100 * us) / total).toFixed(1).padStart(5)}%  ${k}`);
-  console.log(`  CPU profile of ${title}, ${(total / 1000).toFixed(0)} ms sampled; by script:`);
-  console.log(top(byScript, 8).join("\n"));
-  console.log("    by function (self time):");
-  console.log(top(byFunction, 20).join("\n"));
 }
 
 export interface BrowserTurnResult {

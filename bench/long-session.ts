@@ -22,6 +22,7 @@
  */
 import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { loadedScripts, scriptKb, signUpAndSignIn, untilInPage } from "./support/bench-pages";
+import { printProfile } from "./support/cpu-profile";
 import { frameTraceCategories, framesOfTrace, type TracedFrame } from "./support/frame-trace";
 import { startConduitInstance, type ConduitInstance } from "../e2e/support/conduit-instance";
 import { seedLongSession, turnMarker } from "../e2e/support/long-session-seed";
@@ -89,7 +90,7 @@ async function traceFrames(page: Page): Promise<() => Promise<TracedFrame[]>> {
     await cdp.send("Profiler.start");
     return async () => {
       const { profile } = await cdp.send("Profiler.stop");
-      printProfile(profile);
+      printProfile("the scroll", profile, 30);
       await cdp.detach();
       return [];
     };
@@ -98,36 +99,6 @@ async function traceFrames(page: Page): Promise<() => Promise<TracedFrame[]>> {
   const browser = page.context().browser()!;
   await browser.startTracing(page, { categories: frameTraceCategories });
   return async () => framesOfTrace(await browser.stopTracing());
-}
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
-  children?: number[];
-}
-
-/** The functions with the most self time in a CPU profile, and the scripts they are in. */
-function printProfile(profile: { nodes: ProfileNode[]; samples?: number[]; timeDeltas?: number[] }): void {
-  const self = new Map<number, number>();
-  (profile.samples ?? []).forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas?.[i] ?? 0)));
-  const byFunction = new Map<string, number>();
-  const byScript = new Map<string, number>();
-  let total = 0;
-  for (const node of profile.nodes) {
-    const us = self.get(node.id) ?? 0;
-    total += us;
-    const { functionName, url, lineNumber, columnNumber } = node.callFrame;
-    const file = url ? new URL(url, "http://x").pathname.split("/").pop() : "(native)";
-    const name = `${functionName || "(anonymous)"} ${file}:${lineNumber + 1}:${columnNumber + 1}`;
-    byFunction.set(name, (byFunction.get(name) ?? 0) + us);
-    byScript.set(file!, (byScript.get(file!) ?? 0) + us);
-  }
-  const top = (m: Map<string, number>, n: number) =>
-    [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, us]) => `    ${(us / 1000).toFixed(0).padStart(6)} ms ${((100 * us) / total).toFixed(1).padStart(5)}%  ${k}`);
-  console.log(`  CPU profile of the scroll, ${(total / 1000).toFixed(0)} ms sampled; by script:`);
-  console.log(top(byScript, 8).join("\n"));
-  console.log("  by function (self time):");
-  console.log(top(byFunction, 30).join("\n"));
 }
 
 const atStart = `document.querySelector('[data-testid="conversation-start"]') !== null && window.scrollY < 5`;

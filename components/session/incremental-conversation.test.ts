@@ -5,18 +5,8 @@ import type { WireEvent } from "@/server/shared/wire/session";
 import { buildConversation, type Conversation } from "./conversation";
 import { IncrementalConversation, extendsLog } from "./incremental-conversation";
 import { fixtureLog } from "./test-support";
+import { seededRandom as random } from "@/test/seeded-random";
 
-/** A small deterministic PRNG (mulberry32), so a failing seed can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * A random but plausible log: prompts, streamed text, assistant text and tool calls (some by a

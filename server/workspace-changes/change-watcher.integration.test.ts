@@ -13,20 +13,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WorkTreeWatchers } from "./change-watcher";
 import { ShadowRepo } from "./shadow-repo";
 import { until } from "@/test/until";
+import { seededRandom as prng } from "@/test/seeded-random";
 
 const run = promisify(execFile);
 
-/** A small deterministic PRNG (mulberry32), so a failing sequence can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Every file and folder under `root` (relative), skipping .git. */
 async function walk(root: string, rel = ""): Promise<{ files: string[]; dirs: string[] }> {

@@ -10,18 +10,14 @@ import type { CommandAccepted } from "@/server/shared/wire/session";
 import { startCluster, type Cluster, type ClusterNode } from "@/test/cluster/rig";
 import { until } from "@/test/until";
 import {
-  checkApprovals,
-  checkCost,
-  checkPrompts,
-  checkViews,
   isPhase,
   isResult,
   waitForEvent,
   type ChaosClient,
-  type Counts,
   type SentPrompt,
 } from "./rig";
-import type { Scenario, ScenarioOutcome } from "./scenarios";
+import { checkAll as checkAllOf, Findings, prompt as promptWith, type ScenarioOutcome } from "./findings";
+import type { Scenario } from "./scenarios";
 
 function clusterSkip(): string | undefined {
   if (!process.env.CONDUIT_TEST_PG_URL) return "needs PostgreSQL: CONDUIT_TEST_PG_URL is not set (`.ci/run` sets it; scripts/ci-postgres.sh)";
@@ -29,44 +25,14 @@ function clusterSkip(): string | undefined {
   return undefined;
 }
 
-class Findings {
-  faults = 0;
-  counts: Partial<Counts> = {};
-  problems: string[] = [];
-  notes: string[] = [];
-  add(key: keyof Counts, n: number, problems: readonly string[] = []): void {
-    this.counts[key] = (this.counts[key] ?? 0) + n;
-    this.problems.push(...problems);
-  }
-  expect(condition: boolean, problem: string): void {
-    if (!condition) this.problems.push(problem);
-  }
-  outcome(): ScenarioOutcome {
-    return { faults: this.faults, counts: this.counts, problems: this.problems, notes: this.notes };
-  }
-}
 
-async function prompt(client: ChaosClient, sessionId: string, text: string, sent: SentPrompt[]): Promise<Ack<CommandAccepted> | undefined> {
-  const commandId = randomUUID();
-  const record: SentPrompt = { sessionId, commandId, acked: false };
-  sent.push(record);
-  const ack = await client.command<CommandAccepted>("session:prompt", { sessionId, text, commandId }, { ackTimeoutMs: 20_000 });
-  record.acked = ack?.ok === true;
-  return ack;
-}
+/** A prompt through a node (acks may wait on a forward to the owner: 20 s). */
+const prompt = (client: ChaosClient, sessionId: string, text: string, sent: SentPrompt[]) =>
+  promptWith(client, sessionId, text, sent, { ackTimeoutMs: 20_000 });
 
-async function checkAll(cluster: Cluster, f: Findings, sessionId: string, clients: readonly ChaosClient[], sent: readonly SentPrompt[]) {
-  const views = await checkViews(cluster, sessionId, clients, 20_000);
-  f.add("events_lost", views.lost);
-  f.add("events_dup", views.dup, views.problems);
-  const prompts = await checkPrompts(cluster, sent.filter((p) => p.sessionId === sessionId));
-  f.add("prompts_lost", prompts.lost, prompts.problems);
-  f.add("events_dup", prompts.dup);
-  const cost = await checkCost(cluster, sessionId);
-  f.add("cost_double", cost.double, cost.problems);
-  const approvals = await checkApprovals(cluster, sessionId);
-  f.add("approvals_lost", approvals.lost, approvals.problems);
-}
+/** The suite's checks of one session; the clients' views may need 20 s to settle across nodes. */
+const checkAll = (cluster: Cluster, f: Findings, sessionId: string, clients: readonly ChaosClient[], sent: readonly SentPrompt[]) =>
+  checkAllOf(cluster, f, sessionId, clients, sent, 20_000);
 
 /**
  * Sends a client's next connections to another node: what the edge does for a browser whose

@@ -35,7 +35,7 @@ import type { Ack } from "@/server/shared/wire/ack";
 import type { SubscribeResult, WireEvent } from "@/server/shared/wire/session";
 import { resolveClaudeBinary } from "@/server/sidecar/process/claude-binary";
 import { CrashTracker } from "@/scripts/start-supervisor";
-import { fakeCliScript, type FakeCliMode } from "@/test/fake-cli/runner-kit";
+import { fakeCliScript } from "@/test/fake-cli/runner-kit";
 import { until } from "@/test/until";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -80,7 +80,7 @@ export function addCounts(into: Counts, more: Partial<Counts>): void {
   for (const key of Object.keys(into) as (keyof Counts)[]) into[key] += more[key] ?? 0;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once("error", reject);
@@ -428,67 +428,13 @@ export async function createWorld(
   const dbUrl = `file:${path.join(dir, "conduit.db")}`;
   await deployMigrations({ url: dbUrl });
   const db = createDb(dbUrl);
-  const model = await startModelServer({
-    scenarios: [
-      {
-        name: "slow",
-        steps: [
-          say("", {
-            chunks: Array.from({ length: slowTurnChunks }, (_, i) => `part ${i}. `),
-            chunkDelayMs: 60,
-            usage: { input_tokens: 1000, output_tokens: 300 },
-          }),
-        ],
-      },
-      {
-        name: "quick",
-        steps: [say("Quick answer.", { usage: { input_tokens: 500, output_tokens: 20 } })],
-      },
-    ],
-  });
-
-  // One wrapper as CLAUDE_CLI_PATH: the fake CLI where the workspace says so, else the real one.
-  // Both in a folder of their own: a bwrap sandbox binds the CLI's folder (read-only), so the
-  // fake CLI beside the wrapper is reachable inside it too.
-  const bin = path.join(dir, "bin");
-  mkdirSync(bin);
-  const fakeCli = path.join(bin, "fake-cli.mjs");
-  copyFileSync(fakeCliScript, fakeCli);
-  const wrapper = path.join(bin, "claude-wrapper.sh");
-  writeFileSync(
-    wrapper,
-    [
-      "#!/bin/sh",
-      `if [ -f .fake-mode ]; then exec ${JSON.stringify(process.execPath)} ${JSON.stringify(fakeCli)} --fake-mode "$(cat .fake-mode)" $(cat .fake-args 2>/dev/null) "$@"; fi`,
-      `exec ${JSON.stringify(resolveClaudeBinary())} "$@"`,
-      "",
-    ].join("\n"),
-  );
-  chmodSync(wrapper, 0o755);
-
-  const person = (name: string) =>
-    db.user.create({ data: { email: `${name.toLowerCase()}@chaos.test`, name }, select: { id: true, name: true } });
-  const [owner, editor] = await Promise.all([person("Olga"), person("Ed")]);
-  const workspaces = {} as ChaosWorld["workspaces"];
-  for (const name of workspaceModes) {
-    const rootPath = path.join(dir, "workspaces", name);
-    mkdirSync(rootPath, { recursive: true });
-    const mode: FakeCliMode | "result-then-alive" | undefined = name === "real" ? undefined : name;
+  const model = await startChaosModel();
+  const wrapper = writeCliWrapper(dir);
+  const { owner, editor, workspaces } = await seedTeam(db, dir, workspaceModes, {
+    tag: "chaos",
     // result-then-alive: the fake CLI that ignores stdin's end and SIGTERM, so only a kill ends it
-    if (mode !== undefined)
-      writeFileSync(path.join(rootPath, ".fake-mode"), mode === "result-then-alive" ? "ignore-sigterm" : mode);
-    const workspace = await db.workspace.create({
-      data: { name, slug: `chaos-${name}`, rootPath },
-      select: { id: true, slug: true, rootPath: true },
-    });
-    await db.membership.createMany({
-      data: [
-        { workspaceId: workspace.id, userId: owner.id, role: "owner" },
-        { workspaceId: workspace.id, userId: editor.id, role: "editor" },
-      ],
-    });
-    workspaces[name] = workspace;
-  }
+    fakeModeOf: (name) => (name === "real" ? undefined : name === "result-then-alive" ? "ignore-sigterm" : name),
+  });
 
   const secret = `chaos-secret-${randomUUID()}`;
   const port = await freePort();
@@ -535,15 +481,7 @@ export async function createWorld(
       await client.connected();
       return client;
     },
-    async createSession(client, workspace, mode = "default") {
-      const ack = await client.command<{ id: string }>("session:create", {
-        workspace: workspaces[workspace].slug,
-        mode,
-        commandId: randomUUID(),
-      });
-      if (!ack?.ok) throw new Error(`session:create failed: ${ack ? ack.error.message : "no ack"}`);
-      return ack.data.id;
-    },
+    createSession: (client, workspace, mode) => createSessionThrough(client, workspaces[workspace].slug, mode),
     async close() {
       for (const client of clients) client.close();
       await sidecar.close();
@@ -553,6 +491,96 @@ export async function createWorld(
     },
   };
   return world;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the parts every rig sets up the same way (this one and test/cluster/rig.ts)
+
+/** The scripted model with the rigs' scenarios (`[scenario:slow]`, `[scenario:quick]`). */
+export function startChaosModel(): Promise<ModelServer> {
+  return startModelServer({
+    scenarios: [
+      {
+        name: "slow",
+        steps: [
+          say("", {
+            chunks: Array.from({ length: slowTurnChunks }, (_, i) => `part ${i}. `),
+            chunkDelayMs: 60,
+            usage: { input_tokens: 1000, output_tokens: 300 },
+          }),
+        ],
+      },
+      {
+        name: "quick",
+        steps: [say("Quick answer.", { usage: { input_tokens: 500, output_tokens: 20 } })],
+      },
+    ],
+  });
+}
+
+/**
+ * One wrapper as CLAUDE_CLI_PATH: the fake CLI where the workspace's `.fake-mode` says so (with
+ * `.fake-args`, if any), else the real one. Both in a folder of their own: a bwrap sandbox binds
+ * the CLI's folder (read-only), so the fake CLI beside the wrapper is reachable inside it too.
+ */
+export function writeCliWrapper(dir: string): string {
+  const bin = path.join(dir, "bin");
+  mkdirSync(bin);
+  const fakeCli = path.join(bin, "fake-cli.mjs");
+  copyFileSync(fakeCliScript, fakeCli);
+  const wrapper = path.join(bin, "claude-wrapper.sh");
+  writeFileSync(
+    wrapper,
+    [
+      "#!/bin/sh",
+      `if [ -f .fake-mode ]; then exec ${JSON.stringify(process.execPath)} ${JSON.stringify(fakeCli)} --fake-mode "$(cat .fake-mode)" $(cat .fake-args 2>/dev/null) "$@"; fi`,
+      `exec ${JSON.stringify(resolveClaudeBinary())} "$@"`,
+      "",
+    ].join("\n"),
+  );
+  chmodSync(wrapper, 0o755);
+  return wrapper;
+}
+
+/**
+ * Two people (Olga, owner; Ed, editor) and one workspace per name under `dir/workspaces`, with
+ * the fake CLI's mode written where `fakeModeOf` names one. `tag` names slugs and email domains.
+ */
+export async function seedTeam<N extends string>(
+  db: Db,
+  dir: string,
+  names: readonly N[],
+  options: { tag: string; fakeModeOf: (name: N) => string | undefined },
+): Promise<{ owner: Person; editor: Person; workspaces: Record<N, { id: string; slug: string; rootPath: string }> }> {
+  const person = (name: string) =>
+    db.user.create({ data: { email: `${name.toLowerCase()}@${options.tag}.test`, name }, select: { id: true, name: true } });
+  const [owner, editor] = await Promise.all([person("Olga"), person("Ed")]);
+  const workspaces = {} as Record<N, { id: string; slug: string; rootPath: string }>;
+  for (const name of names) {
+    const rootPath = path.join(dir, "workspaces", name);
+    mkdirSync(rootPath, { recursive: true });
+    const mode = options.fakeModeOf(name);
+    if (mode !== undefined) writeFileSync(path.join(rootPath, ".fake-mode"), mode);
+    const workspace = await db.workspace.create({
+      data: { name, slug: `${options.tag}-${name}`, rootPath },
+      select: { id: true, slug: true, rootPath: true },
+    });
+    await db.membership.createMany({
+      data: [
+        { workspaceId: workspace.id, userId: owner.id, role: "owner" },
+        { workspaceId: workspace.id, userId: editor.id, role: "editor" },
+      ],
+    });
+    workspaces[name] = workspace;
+  }
+  return { owner, editor, workspaces };
+}
+
+/** A new session in the workspace `slug`, created through `client`; its id. */
+export async function createSessionThrough(client: ChaosClient, slug: string, mode = "default"): Promise<string> {
+  const ack = await client.command<{ id: string }>("session:create", { workspace: slug, mode, commandId: randomUUID() });
+  if (!ack?.ok) throw new Error(`session:create failed: ${ack ? ack.error.message : "no ack"}`);
+  return ack.data.id;
 }
 
 // ---------------------------------------------------------------------------------------------

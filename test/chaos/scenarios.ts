@@ -7,15 +7,11 @@
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import type { Ack } from "@/server/shared/wire/ack";
-import type { CommandAccepted } from "@/server/shared/wire/session";
 import { findCgroupLayout } from "@/server/sidecar/process/session-cgroup";
 import { until } from "@/test/until";
 import { clusterScenarios } from "./cluster-scenarios";
+import { checkAll, Findings, prompt, type ScenarioOutcome } from "./findings";
 import {
-  checkApprovals,
-  checkCost,
-  checkPrompts,
   checkViews,
   isPhase,
   isResult,
@@ -23,16 +19,10 @@ import {
   waitForEvent,
   type ChaosClient,
   type ChaosWorld,
-  type Counts,
   type SentPrompt,
 } from "./rig";
 
-export interface ScenarioOutcome {
-  faults: number;
-  counts: Partial<Counts>;
-  problems: string[];
-  notes: string[];
-}
+export type { ScenarioOutcome } from "./findings";
 
 export interface Scenario {
   id: string;
@@ -43,60 +33,6 @@ export interface Scenario {
   run(world: ChaosWorld): Promise<ScenarioOutcome>;
 }
 
-/** Collects one scenario's findings. */
-class Findings {
-  faults = 0;
-  counts: Partial<Counts> = {};
-  problems: string[] = [];
-  notes: string[] = [];
-  add(key: keyof Counts, n: number, problems: readonly string[] = []): void {
-    this.counts[key] = (this.counts[key] ?? 0) + n;
-    this.problems.push(...problems);
-  }
-  expect(condition: boolean, problem: string): void {
-    if (!condition) this.problems.push(problem);
-  }
-  outcome(): ScenarioOutcome {
-    return { faults: this.faults, counts: this.counts, problems: this.problems, notes: this.notes };
-  }
-}
-
-async function prompt(
-  client: ChaosClient,
-  sessionId: string,
-  text: string,
-  sent: SentPrompt[],
-  options: { loseAcks?: number; attempts?: number } = {},
-): Promise<Ack<CommandAccepted> | undefined> {
-  const commandId = randomUUID();
-  const record: SentPrompt = { sessionId, commandId, acked: false };
-  sent.push(record);
-  const ack = await client.command<CommandAccepted>("session:prompt", { sessionId, text, commandId }, options);
-  record.acked = ack?.ok === true;
-  return ack;
-}
-
-async function checkAll(
-  world: Pick<ChaosWorld, "db">,
-  f: Findings,
-  sessionId: string,
-  clients: readonly ChaosClient[],
-  sent: readonly SentPrompt[],
-): Promise<void> {
-  const views = await checkViews(world, sessionId, clients);
-  f.add("events_lost", views.lost);
-  f.add("events_dup", views.dup, views.problems);
-  const prompts = await checkPrompts(
-    world,
-    sent.filter((p) => p.sessionId === sessionId),
-  );
-  f.add("prompts_lost", prompts.lost, prompts.problems);
-  f.add("events_dup", prompts.dup);
-  const cost = await checkCost(world, sessionId);
-  f.add("cost_double", cost.double, cost.problems);
-  const approvals = await checkApprovals(world, sessionId);
-  f.add("approvals_lost", approvals.lost, approvals.problems);
-}
 
 const claudeSessionIdsOf = async (world: Pick<ChaosWorld, "db">, sessionId: string) =>
   (

@@ -13,18 +13,23 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomInt, randomUUID } from "node:crypto";
-import { chmodSync, copyFileSync, createWriteStream, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import net from "node:net";
+import { createWriteStream, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createClient } from "redis";
 import { createDb, type Db } from "@/server/db/client";
 import { deployMigrations, pgUnreachableReason, withScratchPgDatabase } from "@/server/db/migrations";
-import { startModelServer, type ModelServer } from "@/server/model-server/model-server";
-import { say } from "@/server/model-server/scenario";
-import { resolveClaudeBinary } from "@/server/sidecar/process/claude-binary";
-import { ChaosClient, SidecarProcess, slowTurnChunks, type Person } from "@/test/chaos/rig";
-import { fakeCliScript, type FakeCliMode } from "@/test/fake-cli/runner-kit";
+import type { ModelServer } from "@/server/model-server/model-server";
+import {
+  ChaosClient,
+  createSessionThrough,
+  freePort,
+  seedTeam,
+  SidecarProcess,
+  startChaosModel,
+  writeCliWrapper,
+  type Person,
+} from "@/test/chaos/rig";
 import { until } from "@/test/until";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -52,18 +57,6 @@ export async function clusterUnavailableReason(): Promise<string | undefined> {
   } finally {
     await client.disconnect().catch(() => undefined);
   }
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** One sidecar of the cluster. */
@@ -137,45 +130,14 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     await deployMigrations({ url: dbUrl });
     const db = createDb(dbUrl);
     cleanups.push(() => db.$disconnect());
-    const model = await startModelServer({
-      scenarios: [
-        {
-          name: "slow",
-          steps: [
-            say("", {
-              chunks: Array.from({ length: slowTurnChunks }, (_, i) => `part ${i}. `),
-              chunkDelayMs: 60,
-              usage: { input_tokens: 1000, output_tokens: 300 },
-            }),
-          ],
-        },
-        { name: "quick", steps: [say("Quick answer.", { usage: { input_tokens: 500, output_tokens: 20 } })] },
-      ],
-    });
+    const model = await startChaosModel();
     cleanups.push(() => model.close());
 
     const wrapper = writeCliWrapper(dir);
-    const person = (name: string) =>
-      db.user.create({ data: { email: `${name.toLowerCase()}@cluster.test`, name }, select: { id: true, name: true } });
-    const [owner, editor] = await Promise.all([person("Olga"), person("Ed")]);
-    const workspaces = {} as Cluster["workspaces"];
-    for (const name of clusterWorkspaces) {
-      const rootPath = path.join(dir, "workspaces", name);
-      mkdirSync(rootPath, { recursive: true });
-      const mode: FakeCliMode | undefined = name === "real" ? undefined : name;
-      if (mode !== undefined) writeFileSync(path.join(rootPath, ".fake-mode"), mode);
-      const workspace = await db.workspace.create({
-        data: { name, slug: `cluster-${name}`, rootPath },
-        select: { id: true, slug: true, rootPath: true },
-      });
-      await db.membership.createMany({
-        data: [
-          { workspaceId: workspace.id, userId: owner.id, role: "owner" },
-          { workspaceId: workspace.id, userId: editor.id, role: "editor" },
-        ],
-      });
-      workspaces[name] = workspace;
-    }
+    const { owner, editor, workspaces } = await seedTeam(db, dir, clusterWorkspaces, {
+      tag: "cluster",
+      fakeModeOf: (name) => (name === "real" ? undefined : name),
+    });
 
     const secret = `cluster-secret-${randomUUID()}`;
     const ports = await Promise.all(Array.from({ length: options.sidecars }, () => freePort()));
@@ -254,15 +216,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         await client.connected();
         return client;
       },
-      async createSession(client, workspace, mode = "default") {
-        const ack = await client.command<{ id: string }>("session:create", {
-          workspace: workspaces[workspace].slug,
-          mode,
-          commandId: randomUUID(),
-        });
-        if (!ack?.ok) throw new Error(`session:create failed: ${ack ? ack.error.message : "no ack"}`);
-        return ack.data.id;
-      },
+      createSession: (client, workspace, mode) => createSessionThrough(client, workspaces[workspace].slug, mode),
       async kill9(node) {
         node.process.kill9();
         // stop() after the SIGKILL: the supervisor's restart is cancelled, the node stays dead.
@@ -308,26 +262,6 @@ async function flushRedis(url: string): Promise<void> {
   } finally {
     await client.disconnect();
   }
-}
-
-/** CLAUDE_CLI_PATH for every node: the fake CLI where the workspace's `.fake-mode` says so, else the real one. */
-function writeCliWrapper(dir: string): string {
-  const bin = path.join(dir, "bin");
-  mkdirSync(bin);
-  const fakeCli = path.join(bin, "fake-cli.mjs");
-  copyFileSync(fakeCliScript, fakeCli);
-  const wrapper = path.join(bin, "claude-wrapper.sh");
-  writeFileSync(
-    wrapper,
-    [
-      "#!/bin/sh",
-      `if [ -f .fake-mode ]; then exec ${JSON.stringify(process.execPath)} ${JSON.stringify(fakeCli)} --fake-mode "$(cat .fake-mode)" "$@"; fi`,
-      `exec ${JSON.stringify(resolveClaudeBinary())} "$@"`,
-      "",
-    ].join("\n"),
-  );
-  chmodSync(wrapper, 0o755);
-  return wrapper;
 }
 
 /** The edge (server/edge-proxy/main.ts) in front of the sidecars; the web app is not started. */

@@ -43,7 +43,6 @@ import {
   ApprovalFact,
   type ApprovalCount,
   type ApprovalList,
-  type ApprovalResolved,
   type ApprovalView,
   type Decision,
   type FileReview,
@@ -51,7 +50,7 @@ import {
 import { CommandMemo } from "@/server/sidecar/session/command-memo";
 import type { PermissionQuestion } from "@/server/sidecar/session/session-runner-contract";
 import { buildReview, readPlan } from "./approval-review";
-import { rowFields, viewOf, viewOfRow } from "./approval-views";
+import { resolvedFactOf, rowFields, viewOf, viewOfRow } from "./approval-views";
 
 /** Sends a fact to every socket of each user. */
 export type NotifyUsers = (userIds: readonly string[], event: string, payload: unknown) => void;
@@ -490,17 +489,7 @@ export class ApprovalService {
       const oldest = this.settledViews.keys().next();
       if (!oldest.done) this.settledViews.delete(oldest.value);
     }
-    const resolved: ApprovalResolved = {
-      approvalId: view.id,
-      sessionId: view.sessionId,
-      status: view.status,
-      decidedBy: view.decidedBy,
-      message: view.message,
-      decidedAt: view.decidedAt,
-      finalInput: view.finalInput,
-      approval: view,
-    };
-    this.deps.notify(entry.recipients, ApprovalFact.resolved, resolved);
+    this.deps.notify(entry.recipients, ApprovalFact.resolved, resolvedFactOf(view));
     this.sendCounts(entry.recipients);
   }
 

@@ -9,7 +9,7 @@ import type { ApprovalContext, ApprovalRow } from "@/server/db/approvals";
 import { ruleLabel, workspaceRulesFromSuggestion } from "@/server/domain/approval/answers";
 import type { PendingApproval } from "@/server/domain/approval/approval-state";
 import type { CanUseToolRequest, PermissionUpdate } from "@/server/shared/claude-protocol/messages";
-import type { ApprovalStatus, ApprovalView, FileReview, RememberOption } from "@/server/shared/wire/approval";
+import type { ApprovalResolved, ApprovalStatus, ApprovalView, FileReview, RememberOption } from "@/server/shared/wire/approval";
 
 export function rowFields(id: string, sessionId: string, requestId: string, request: CanUseToolRequest, now: number) {
   return {
@@ -56,6 +56,20 @@ export function viewOf(
 
 
 /** A view rebuilt from a stored row (a decided approval this sidecar did not settle). */
+/** The `approval:resolved` fact of a settled approval's view. */
+export function resolvedFactOf(view: ApprovalView): ApprovalResolved {
+  return {
+    approvalId: view.id,
+    sessionId: view.sessionId,
+    status: view.status,
+    decidedBy: view.decidedBy,
+    message: view.message,
+    decidedAt: view.decidedAt,
+    finalInput: view.finalInput,
+    approval: view,
+  };
+}
+
 export function viewOfRow(row: ApprovalRow): ApprovalView {
   const input = parseObject(row.input) ?? {};
   const suggestions = (safeJson(row.suggestions ?? "null") as PermissionUpdate[] | null) ?? [];

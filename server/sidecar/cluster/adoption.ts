@@ -32,8 +32,8 @@ import {
 } from "@/server/db/node-adoption";
 import { claimSessionLease, deleteLeasesOf, releaseSessionLease, type SessionLeaseRow } from "@/server/db/session-leases";
 import { claimDeadSidecarNode, claimUnknownSidecarId, listDeadSidecarNodes, listUnknownSidecarIds } from "@/server/db/sidecar-nodes";
-import { ApprovalFact, type ApprovalResolved } from "@/server/shared/wire/approval";
-import { viewOfRow } from "@/server/sidecar/approval/approval-views";
+import { ApprovalFact } from "@/server/shared/wire/approval";
+import { resolvedFactOf, viewOfRow } from "@/server/sidecar/approval/approval-views";
 import type { NotifyUsers } from "@/server/sidecar/approval/approval-service";
 import type { ReapReport } from "@/server/sidecar/process/reap-orphans";
 import type { SessionEventWriter } from "@/server/sidecar/session/session-event-writer";
@@ -176,18 +176,7 @@ export class Adoption {
     const rows = (await Promise.all(ids.map((id) => findApproval(this.deps.db, id)))).filter((row) => row !== undefined);
     const deciders = await approvalDecidersOf(this.deps.db, [...new Set(rows.map((row) => row.session.workspace.id))]);
     for (const row of rows) {
-      const view = viewOfRow(row);
-      const resolved: ApprovalResolved = {
-        approvalId: view.id,
-        sessionId: view.sessionId,
-        status: view.status,
-        decidedBy: view.decidedBy,
-        message: view.message,
-        decidedAt: view.decidedAt,
-        finalInput: view.finalInput,
-        approval: view,
-      };
-      this.deps.notify(deciders.get(row.session.workspace.id) ?? [], ApprovalFact.resolved, resolved);
+      this.deps.notify(deciders.get(row.session.workspace.id) ?? [], ApprovalFact.resolved, resolvedFactOf(viewOfRow(row)));
     }
     return ids.length;
   }
