@@ -344,7 +344,14 @@ describe("session sockets with the real CLI", () => {
     expect(watched.ok && watched.data.sessions.map((s) => s.id)).toContain(sessionId);
     const fetched = await watcher.command<WireEvent>("session:fetch-event", { sessionId, seq: 1 });
     expect(fetched).toMatchObject({ ok: true, data: { seq: 1, kind: "process", trimmed: false } });
-    await ownerClient.command("session:stop", { sessionId, commandId: commandId() });
+    const stopId = commandId();
+    await ownerClient.command("session:stop", { sessionId, commandId: stopId });
+    // a retry of the same command is answered again but audited once
+    await ownerClient.command("session:stop", { sessionId, commandId: stopId });
+    const audits = await fx.db.auditLog.findMany({ where: { action: "session.stop", objectId: sessionId } });
+    expect(audits).toHaveLength(1);
+    expect(audits[0]).toMatchObject({ actorId: fx.owner.id, workspaceId: fx.workspace.id, objectType: "session" });
+    expect(JSON.parse(audits[0]!.details ?? "{}")).toMatchObject({ commandId: stopId });
     await until(
       () => watcher.statuses.some((s) => s.id === sessionId && s.status === "stopped"),
       15_000,

@@ -211,7 +211,11 @@ function registerSessionHandlers(
     SessionCommand.stop,
     handleCommand(
       ZSessionCommand,
-      steering((p) => hub.stop(actor, p.sessionId, p.commandId)),
+      steering(async (p, access) => {
+        const accepted = await hub.stop(actor, p.sessionId, p.commandId);
+        await auditStopOnce(db, actor, access, p.commandId, accepted.seq);
+        return accepted;
+      }),
       log,
     ),
   );
@@ -258,4 +262,15 @@ function registerSessionHandlers(
   socket.on("disconnect", () => {
     for (const update of presence.leaveAll(socket.id)) announce(update);
   });
+}
+
+/**
+ * Stopping a session's process is a person's change: audited `session.stop`, once per command
+ * (a retried `commandId` is answered from the hub's memo and finds its audit row already there).
+ */
+async function auditStopOnce(db: Db, actor: Actor, access: SessionAccess, commandId: string, seq: number): Promise<void> {
+  const details = JSON.stringify({ commandId, seq });
+  const where = { action: "session.stop", objectType: "session", objectId: access.session.id, details };
+  if ((await db.auditLog.count({ where })) > 0) return;
+  await db.auditLog.create({ data: { ...where, actorId: actor.id, workspaceId: access.session.workspaceId } });
 }
