@@ -74,7 +74,7 @@ test("a session is renamed, its process stopped and resumed, archived, then dele
           action: string;
         }[]
       ).map((a) => a.action);
-      expect(actions).toEqual(["session.rename", "session.archive", "session.delete"]);
+      expect(actions).toEqual(["session.rename", "session.stop", "session.archive", "session.delete"]);
       const costs = db.prepare("SELECT COUNT(*) AS n FROM CostEntry WHERE sessionId = ?").get(sessionId) as {
         n: number;
       };
