@@ -93,6 +93,7 @@ itOnBothProviders("session leases", "a database out of reach past the lease's en
   expect(await broken.renew()).toEqual(["s1"]);
 });
 
+// Skipped only with CONDUIT_SKIP_PG=1, an explicit opt-out; without PostgreSQL and without it, the suite fails.
 describe.skipIf(pgTests.skip)("session leases on PostgreSQL, raced", () => {
   it("gives each session to exactly one of several clients (200 rounds)", async () => {
     await withScratchPgDatabase(pgTests.serverUrl(), async (url) => {
