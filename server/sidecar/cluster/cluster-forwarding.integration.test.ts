@@ -83,7 +83,8 @@ async function logOf(db: Db, sessionId: string): Promise<WireEvent[]> {
 
 const isResult = (e: WireEvent) => e.kind === "cli" && (e.payload as { type?: string }).type === "result";
 
-// Skipped only with CONDUIT_SKIP_PG=1, an explicit opt-out; without PostgreSQL and without it, the suite fails (Redis too: an unreachable CONDUIT_TEST_REDIS_URL fails, never skips).
+// Skipped only with CONDUIT_SKIP_PG=1, an explicit opt-out; without PostgreSQL and without it, the suite fails.
+// Redis is no skip condition: the tests connect to CONDUIT_TEST_REDIS_URL (default redis://127.0.0.1:6379).
 describe.skipIf(pgTests.skip)("two sidecars on PostgreSQL and Redis", () => {
   let cli: CliEnv;
   let fx: SessionFixtures;
