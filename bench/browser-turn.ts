@@ -29,7 +29,7 @@ import Database from "better-sqlite3";
 import { streamJsonFlags } from "../server/sidecar/process/build-cli-args";
 import { resolveClaudeBinary } from "../server/sidecar/process/claude-binary";
 import { killProcessGroup } from "../server/sidecar/process/cli-process";
-import { printProfile, type CpuProfile } from "./support/cpu-profile";
+import { printProfile, startCpuProfile, type CpuProfile } from "./support/cpu-profile";
 import { startConduitInstance, type ConduitInstance } from "../e2e/support/conduit-instance";
 
 const TURNS = Number(process.env.BROWSER_TURN_TURNS ?? 8);
@@ -449,15 +449,7 @@ function turnStages(databaseFile: string): Map<string, TurnStages> {
 /** Starts a CPU profile of `page` (when the bench profiles); the stop function returns it. */
 async function startProfile(page: Page): Promise<() => Promise<CpuProfile | undefined>> {
   if (!PROFILE) return async () => undefined;
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send("Profiler.enable");
-  await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
-  await cdp.send("Profiler.start");
-  return async () => {
-    const { profile } = await cdp.send("Profiler.stop");
-    await cdp.detach();
-    return profile as never;
-  };
+  return startCpuProfile(page);
 }
 
 export interface BrowserTurnResult {

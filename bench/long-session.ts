@@ -22,7 +22,7 @@
  */
 import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { loadedScripts, scriptKb, signUpAndSignIn, untilInPage } from "./support/bench-pages";
-import { printProfile } from "./support/cpu-profile";
+import { printProfile, startCpuProfile } from "./support/cpu-profile";
 import { frameTraceCategories, framesOfTrace, type TracedFrame } from "./support/frame-trace";
 import { startConduitInstance, type ConduitInstance } from "../e2e/support/conduit-instance";
 import { seedLongSession, turnMarker } from "../e2e/support/long-session-seed";
@@ -84,14 +84,9 @@ async function openOnce(context: BrowserContext, url: string, marker: string): P
 /** Starts tracing `page` when the bench traces; the stop function returns its frames (none untraced). */
 async function traceFrames(page: Page): Promise<() => Promise<TracedFrame[]>> {
   if (PROFILE) {
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send("Profiler.enable");
-    await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
-    await cdp.send("Profiler.start");
+    const stop = await startCpuProfile(page);
     return async () => {
-      const { profile } = await cdp.send("Profiler.stop");
-      printProfile("the scroll", profile, 30);
-      await cdp.detach();
+      printProfile("the scroll", await stop(), 30);
       return [];
     };
   }

@@ -1,4 +1,5 @@
-/** Where a Chromium CPU profile (CDP `Profiler.stop`) spent its self time: by script and by function. */
+/** A Chromium CPU profile of a page (CDP), and where it spent its self time: by script and by function. */
+import type { Page } from "@playwright/test";
 
 interface ProfileNode {
   id: number;
@@ -38,4 +39,17 @@ export function printProfile(title: string, profile: CpuProfile | undefined, fun
   console.log(top(byScript, 8).join("\n"));
   console.log("    by function (self time):");
   console.log(top(byFunction, functions).join("\n"));
+}
+
+/** Starts sampling `page`'s CPU (every 200 µs); the returned function stops and returns the profile. */
+export async function startCpuProfile(page: Page): Promise<() => Promise<CpuProfile>> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Profiler.enable");
+  await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+  await cdp.send("Profiler.start");
+  return async () => {
+    const { profile } = await cdp.send("Profiler.stop");
+    await cdp.detach();
+    return profile as unknown as CpuProfile;
+  };
 }
