@@ -1,3 +1,5 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { closeDb, createDb, getDb, type Db } from "./client";
@@ -68,6 +70,40 @@ describe("SQLite client", () => {
       await tx.user.create({ data: { email: "inside@example.com", name: "In" } });
     });
     expect(await client.user.count()).toBe(21);
+  });
+
+  it("a transaction that reads and then writes survives another process writing meanwhile", async () => {
+    db = createDb(url);
+    const client = db;
+    // Another process (the sidecar, in production) commits a row every few milliseconds.
+    const writer = spawn(
+      process.execPath,
+      [
+        "-e",
+        `const db = new (require("better-sqlite3"))(process.argv[1]); db.pragma("busy_timeout = 5000");
+         const insert = db.prepare('INSERT INTO "AuditLog" ("id", "action", "objectType", "objectId") VALUES (?, ?, ?, ?)');
+         let i = 0; process.stdout.write("ready\\n");
+         setInterval(() => insert.run("w" + i++, "tick", "test", "x"), 5);`,
+        path.join(temp.dir, "conduit.db"),
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    try {
+      await once(writer.stdout!, "data");
+      // Sign-up's shape: count, then insert, in one transaction. A deferred BEGIN failed about
+      // half of these with SQLITE_BUSY_SNAPSHOT.
+      for (let i = 0; i < 60; i++) {
+        await client.$transaction(async (tx) => {
+          await tx.user.count();
+          await new Promise((resolve) => setTimeout(resolve, 3));
+          await tx.user.create({ data: { email: `r${i}@example.com`, name: "R" } });
+        });
+      }
+      expect(await client.user.count()).toBe(60);
+      expect(await client.auditLog.count({ where: { action: "tick" } })).toBeGreaterThan(0);
+    } finally {
+      writer.kill();
+    }
   });
 
   it("refuses a database file that does not exist, naming the fix", () => {

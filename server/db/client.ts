@@ -45,6 +45,15 @@ interface SqliteStatement {
   bind(...params: unknown[]): SqliteStatement;
 }
 
+/**
+ * How the adapter's transactions begin. Its plain (deferred) `BEGIN` takes the write lock only at
+ * the first write; when another process commits between the transaction's first read and that
+ * write, SQLite fails the write at once with SQLITE_BUSY_SNAPSHOT, and the busy timeout does not
+ * help (sign-up counts users, then inserts, while the sidecar writes events). IMMEDIATE takes the
+ * write lock at the start, waiting for it within the busy timeout like any other writer.
+ */
+const beginImmediate = "BEGIN IMMEDIATE";
+
 /** Most distinct SQL texts kept prepared (Prisma's statements are a few hundred at most). */
 const maxPreparedStatements = 500;
 
@@ -54,7 +63,8 @@ const maxPreparedStatements = 500;
  * small statement: about a tenth of the sidecar's CPU went to it. Here `prepare` returns, per SQL
  * text, one kept statement behind a view whose `bind` only remembers the arguments, and whose
  * `run`, `all` and `raw` pass them on each call. Everything runs synchronously on one connection,
- * so one statement is never used by two calls at once.
+ * so one statement is never used by two calls at once. The adapter's `BEGIN` becomes
+ * {@link beginImmediate} here too.
  */
 function reuseStatements(database: StatementSource): void {
   const prepare = database.prepare.bind(database);
@@ -70,7 +80,8 @@ function reuseStatements(database: StatementSource): void {
     },
     bind: (...bound) => view(statement, [...params, ...bound]),
   });
-  database.prepare = (sql: string) => {
+  database.prepare = (requested: string) => {
+    const sql = requested === "BEGIN" ? beginImmediate : requested;
     let statement = kept.get(sql);
     if (statement) {
       // Most recently used last: the first key is the one to drop.
