@@ -17,7 +17,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -30,11 +30,19 @@ import { streamJsonFlags } from "../server/sidecar/process/build-cli-args";
 import { resolveClaudeBinary } from "../server/sidecar/process/claude-binary";
 import { killProcessGroup } from "../server/sidecar/process/cli-process";
 import { printProfile, startCpuProfile, type CpuProfile } from "./support/cpu-profile";
+import { frameTraceCategories, spansBetweenMarks, type MarkedSpan } from "./support/frame-trace";
 import { startConduitInstance, type ConduitInstance } from "../e2e/support/conduit-instance";
 
 const TURNS = Number(process.env.BROWSER_TURN_TURNS ?? 8);
 /** `BROWSER_TURN_PROFILE=1`: CPU profiles of Ada's page over the text turns and Bea's over the approvals; prints where script time went. */
 const PROFILE = process.env.BROWSER_TURN_PROFILE === "1";
+/**
+ * `BROWSER_TURN_TRACE=ada` (or `bea`): a Chromium trace of that page over the measured turns, V8's
+ * sampler included; prints its main thread's work from the last event received to the reply (the
+ * card) in the DOM, and from there to the paint (script, style, layout, paint, frames), and keeps
+ * the trace file for DevTools.
+ */
+const TRACE = process.env.BROWSER_TURN_TRACE === "ada" || process.env.BROWSER_TURN_TRACE === "bea" ? process.env.BROWSER_TURN_TRACE : undefined;
 const TIMEOUT_MS = 30_000;
 
 function median(values: number[]): number {
@@ -179,8 +187,9 @@ const SENDER_SCRIPT = `(() => {
     if (window.__bench.send === 0 || window.__bench.reply !== 0) return;
     if (replied()) {
       window.__bench.reply = now();
+      performance.mark("bench:reply");
       // the task after the next frame: the text has been painted (the heavy work of that frame included)
-      requestAnimationFrame(() => afterFrame(() => { window.__bench.painted = now(); }));
+      requestAnimationFrame(() => afterFrame(() => { window.__bench.painted = now(); performance.mark("bench:painted"); }));
     }
   }).observe(document.body, { childList: true, subtree: true, characterData: true });
 })()`;
@@ -200,7 +209,8 @@ const WATCHER_SCRIPT = `(() => {
   window.__benchObserver = new MutationObserver(() => {
     if (window.__bench.seen === 0 && cards() > window.__bench.cards) {
       window.__bench.seen = now();
-      requestAnimationFrame(() => afterFrame(() => { window.__bench.painted = now(); }));
+      performance.mark("bench:card");
+      requestAnimationFrame(() => afterFrame(() => { window.__bench.painted = now(); performance.mark("bench:card-painted"); }));
     }
   });
   window.__benchObserver.observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-status"] });
@@ -446,6 +456,23 @@ function turnStages(databaseFile: string): Map<string, TurnStages> {
   }
 }
 
+/** The traced page's main thread on the way to the reply (Ada) or the card (Bea), medians. */
+function printTracedSpans(trace: Buffer, ada: boolean): void {
+  const [received, shown, painted] = ada
+    ? ["conduit:event-received", "bench:reply", "bench:painted"]
+    : ["conduit:approval-requested", "bench:card", "bench:card-painted"];
+  const line = (title: string, spans: MarkedSpan[]) => {
+    const m = (key: keyof MarkedSpan) => median(spans.map((s) => s[key])).toFixed(1);
+    console.log(
+      `    ${title.padEnd(44)} span ${m("spanMs")}  busy ${m("busyMs")}  script ${m("scriptMs")}  style ${m("styleMs")}  ` +
+        `layout ${m("layoutMs")}  paint ${m("paintMs")}  frames ${m("frames")}   (n=${spans.length})`,
+    );
+  };
+  console.log(`  ${ada ? "Ada's" : "Bea's"} main thread, traced (median ms over the measured ${ada ? "turns" : "approvals"}):`);
+  line(`${received} → ${shown}`, spansBetweenMarks(trace, received, shown));
+  line(`${shown} → ${painted}`, spansBetweenMarks(trace, shown, painted));
+}
+
 /** Starts a CPU profile of `page` (when the bench profiles); the stop function returns it. */
 async function startProfile(page: Page): Promise<() => Promise<CpuProfile | undefined>> {
   if (!PROFILE) return async () => undefined;
@@ -512,6 +539,7 @@ export async function run(): Promise<BrowserTurnResult> {
     const approvalStagesSeen: Stages[] = [];
     const adaProfile = await startProfile(ada);
     const beaProfile = await startProfile(bea);
+    if (TRACE) await browser.startTracing(TRACE === "ada" ? ada : bea, { categories: [...frameTraceCategories, "disabled-by-default-v8.cpu_profiler"] });
     for (let i = 1; i <= TURNS; i++) {
       const turn = await conduitTurn(ada, `hello ${i}`, output);
       turns.push(turn.ms);
@@ -524,6 +552,7 @@ export async function run(): Promise<BrowserTurnResult> {
     }
     const adaProfiled = await adaProfile();
     const beaProfiled = await beaProfile();
+    const traced = TRACE ? await browser.stopTracing() : undefined;
     const js = await pageJavaScript(browser, base, adaEmail, sessionUrl);
     const stages = turnStages(conduit.databaseFile);
     const stage = (prefix: string, key: keyof TurnStages) =>
@@ -556,6 +585,13 @@ export async function run(): Promise<BrowserTurnResult> {
         `approval_extra_ms=${f(domMedian(approvalStagesSeen, "card in Bea's DOM") - result.bareApprovalMs)}`,
     );
     console.log(`  session page JavaScript before Monaco: ${f(result.pageJsKb)} KB sent, ${f(result.pageJsDecodedKb)} KB decoded`);
+    if (traced) {
+      printTracedSpans(traced, TRACE === "ada");
+      const file = path.join("test-results", `browser-turn-trace-${TRACE}.json`);
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, traced);
+      console.log(`  the trace: ${file} (DevTools, Performance panel: load profile)`);
+    }
     printProfile("Ada's page over all measured turns", adaProfiled);
     printProfile("Bea's page over all measured turns", beaProfiled);
     console.log(

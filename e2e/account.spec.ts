@@ -10,6 +10,9 @@ import { password, sameOrigin, signInViaUi, signUpViaApi, uniqueEmail } from "./
 const changed = "Brand-new-pass-91";
 
 test("changing the password signs out the other browser, keeps this one, and replaces the old password", async ({ browser }) => {
+  // Three browsers, six argon2 password checks and the suite's first page loads: a loaded CI
+  // machine took over 60 s (the clean-clone run of b5c7052, load ~16).
+  test.setTimeout(150_000);
   const email = uniqueEmail("acct");
   const here = await (await browser.newContext()).newPage();
   await signUpViaApi(here.context().request, email, "Ann");

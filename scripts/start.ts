@@ -356,8 +356,11 @@ async function main(): Promise<void> {
 
   const tsx = ["--import", "tsx"];
   const starting: Promise<void>[] = [];
+  // CONDUIT_CPU_PROF_DIR (benchmarks): each Node part writes a V8 CPU profile into <dir>/<part> when it exits
+  const profileDir = process.env.CONDUIT_CPU_PROF_DIR;
   const launch = (name: string, command: string, partArgs: string[], probe: () => Promise<boolean>, timeoutMs: number) => {
-    const part = startPart(name, command, partArgs, childEnv, probe, timeoutMs);
+    const profiled = profileDir && command === process.execPath ? ["--cpu-prof", `--cpu-prof-dir=${path.join(profileDir, name)}`, ...partArgs] : partArgs;
+    const part = startPart(name, command, profiled, childEnv, probe, timeoutMs);
     starting.push(waitUntilUp(part, probe, timeoutMs));
   };
   const node = process.execPath;
