@@ -235,6 +235,9 @@ interface TraceLine {
   seq?: number;
   line?: string;
   arrivedAt?: number;
+  /** events-inserted: when the insert began, and the seqs of the stage lines it held */
+  started?: number;
+  seqs?: string;
 }
 
 /** The `conduit-latency` lines the instance printed after `from` (a length of its output). */
@@ -274,6 +277,7 @@ function turnBreakdown(send: number, reply: number, painted: number, trace: Trac
   const snapshot = trace.find((l) => l.stage === "before-snapshot-waited");
   const delta = trace.find((l) => l.stage === "line-emitted" && l.line === "text_delta");
   const received = delta && marks.find((m) => m.name === "event-received" && m.seq === delta.seq);
+  const insert = delta && trace.find((l) => l.stage === "events-inserted" && l.seqs?.split(",").includes(String(delta.seq)));
   const acked = marks.find((m) => m.name === "prompt-acked");
   const promptReceived = prompt && marks.find((m) => m.name === "event-received" && m.seq === prompt.seq);
   const rel = (t: number | undefined) => (t === undefined ? NaN : t - send);
@@ -283,6 +287,8 @@ function turnBreakdown(send: number, reply: number, painted: number, trace: Trac
     "before-turn snapshot waited, to stdin (sidecar)": rel(snapshot?.t),
     "prompt acked (page)": rel(acked?.at),
     "first text delta line arrived (sidecar)": rel(delta?.arrivedAt),
+    "… its insert began (sidecar)": rel(insert?.started),
+    "… its insert ended (sidecar)": rel(insert?.t),
     "first text delta emitted (sidecar)": rel(delta?.t),
     "first text delta received (page)": rel(received?.at),
     "reply text in the DOM": reply - send,

@@ -51,7 +51,14 @@ import { startClusterForwarding } from "@/server/sidecar/cluster/cluster-forward
 import { settleUnansweredPrompts } from "@/server/sidecar/session/undelivered-prompts";
 import { loadVapidKeys } from "@/server/push/vapid-keys";
 import { attachTurnPushes, notifyWithPush } from "@/server/sidecar/push/push-notifier";
-import { createLatencyTrace, traceBeforeSnapshots, traceEmittedEvent, tracedDecider, tracedNotify } from "@/server/sidecar/metrics/latency-trace";
+import {
+  createLatencyTrace,
+  traceBeforeSnapshots,
+  traceEmittedEvent,
+  tracedDecider,
+  tracedEventStore,
+  tracedNotify,
+} from "@/server/sidecar/metrics/latency-trace";
 
 const log = pino({ name: "sidecar", level: getEnv().LOG_LEVEL });
 
@@ -166,7 +173,7 @@ async function main(): Promise<void> {
   const snapshots = new TurnSnapshots({ db, dataDir: path.resolve(env.CONDUIT_DATA_DIR), log: log.child({ component: "snapshots" }) });
   traceBeforeSnapshots(latency, snapshots);
   // The hub's event writer, with its inserts timed for /metrics (the hub then leaves closing it to us).
-  const writer = new SessionEventWriter(metrics.timedStore(eventLogStoreOf(db)), log);
+  const writer = new SessionEventWriter(tracedEventStore(latency, metrics.timedStore(eventLogStoreOf(db))), log);
   // Prompts the previous sidecar accepted but no CLI answered get a visible end (never dropped silently).
   const unanswered = [
     ...(await settleUnansweredPrompts({ db, writer, sidecarId, log })),

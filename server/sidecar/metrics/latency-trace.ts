@@ -19,7 +19,9 @@ export type LatencyStage =
   /** the approval was sent to the deciders' rooms */
   | "approval-told"
   /** the prompt's wait for the before-turn snapshot ended: it goes to the CLI's stdin now */
-  | "before-snapshot-waited";
+  | "before-snapshot-waited"
+  /** an event-log insert holding a stage's line ended (`started`: when it began) */
+  | "events-inserted";
 
 export interface LatencyTrace {
   readonly enabled: boolean;
@@ -106,5 +108,33 @@ export function traceBeforeSnapshots(
       await wait();
       trace.mark("before-snapshot-waited", { sessionId: session.sessionId, seq: promptSeq });
     };
+  };
+}
+
+/** What {@link tracedEventStore} wraps: the event writer's store (its inserts). */
+interface RowStore<Row extends { payload: string }, Stored extends { seq: number }> {
+  insert(rows: readonly Row[]): Promise<Stored[]>;
+}
+
+/**
+ * Marks each event-log insert that holds a stage's line (a text delta, a permission question):
+ * when it started and ended (`t`), how many rows it had, and those lines' seqs. Splits a line's
+ * time from its arrival to its emit into the wait for the insert and the insert itself.
+ */
+export function tracedEventStore<Row extends { payload: string }, Stored extends { seq: number }, S extends RowStore<Row, Stored>>(
+  trace: LatencyTrace,
+  store: S,
+): S {
+  if (!trace.enabled) return store;
+  const marked = (row: Row) => row.payload.includes('"text_delta"') || row.payload.includes('"can_use_tool"');
+  return {
+    ...store,
+    insert: async (rows: readonly Row[]) => {
+      const started = performance.timeOrigin + performance.now();
+      const stored = await store.insert(rows);
+      const seqs = stored.filter((_, i) => marked(rows[i]!)).map((r) => r.seq);
+      if (seqs.length > 0) trace.mark("events-inserted", { started, rows: rows.length, seqs: seqs.join(",") });
+      return stored;
+    },
   };
 }
