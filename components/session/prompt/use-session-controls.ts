@@ -14,7 +14,7 @@ import type {
 } from "@/server/shared/wire/session-controls";
 import { ackMessage, newCommandId } from "../wire-client";
 import { controlCommand, emitControl } from "./controls-client";
-import { readSessionFacts } from "./session-facts";
+import { SessionFactsFolder } from "./session-facts";
 
 /**
  * The session's CLI controls for the page: the model list, the context meter (asked again after
@@ -29,7 +29,9 @@ export function useSessionControls(options: {
   ready: boolean;
 }) {
   const { socket, sessionId, events, ready } = options;
-  const facts = useMemo(() => readSessionFacts(events), [events]);
+  // only the events appended since the last render are folded; unchanged facts keep their identity
+  const [folder] = useState(() => new SessionFactsFolder());
+  const facts = useMemo(() => folder.update(events), [folder, events]);
   const [models, setModels] = useState<ModelList>();
   const [context, setContext] = useState<{ usage?: ContextUsage; error?: string; loading: boolean }>({ loading: false });
   const [described, setDescribed] = useState<SlashCommandInfo[]>();
@@ -110,31 +112,7 @@ export function useSessionControls(options: {
     [socket, sessionId],
   );
 
-  /** The budget last set in this session (the log's latest successful set-thinking). */
-  const thinking = useMemo(() => {
-    for (let i = events.length - 1; i >= 0; i--) {
-      const e = events[i]!;
-      if (e.kind !== "set-thinking") continue;
-      const p = e.payload as { maxThinkingTokens?: unknown; error?: unknown } | null;
-      if (p && p.error === undefined) return typeof p.maxThinkingTokens === "number" ? p.maxThinkingTokens : null;
-    }
-    return undefined;
-  }, [events]);
-
-  /**
-   * The model in force: the latest of the CLI's `init` (the resolved id) and a confirmed switch
-   * (what was asked for, until the next turn's `init` names its resolved id).
-   */
-  const currentModel = useMemo(() => {
-    let model: string | undefined;
-    for (const e of events) {
-      const p = e.payload as Record<string, unknown> | null;
-      if (!p || typeof p !== "object") continue;
-      if (e.kind === "cli" && p.type === "system" && p.subtype === "init" && typeof p.model === "string") model = p.model;
-      else if (e.kind === "set-model" && p.error === undefined && typeof p.model === "string") model = p.model;
-    }
-    return model;
-  }, [events]);
+  const { thinking, currentModel } = facts;
 
   const currentModelInfo = models?.models.find((m) => m.value === currentModel || m.resolvedModel === currentModel);
 
