@@ -8,7 +8,7 @@
  * adds go above without moving what is on screen (`firstItemIndex` counts down by the rows that
  * appeared before the old first one).
  */
-import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode, type Ref } from "react";
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode, type Ref } from "react";
 import { Virtuoso, type Components } from "react-virtuoso";
 import type { EarlierPages } from "./conversation-pages";
 import { isScrollIntent } from "./scroll-intent";
@@ -219,6 +219,17 @@ export function ConversationList({
       ),
     [more, loading, error, load],
   );
+  // Virtuoso republishes each prop whose identity changes, and a new `components` or
+  // `increaseViewportBy` makes it work out its list again: every prop keeps its identity
+  // between renders unless its value changed.
+  const startReached = useCallback(() => {
+    if (more && !error) load();
+  }, [more, error, load]);
+  const components = useMemo(
+    () => ({ List: ConversationOl, Item: ConversationLi, Header }) as Components<ConversationRow, ListContext>,
+    [Header],
+  );
+  const context = useMemo(() => ({ streaming }), [streaming]);
 
   return (
     <div ref={listRef} className="relative">
@@ -227,20 +238,18 @@ export function ConversationList({
         data={rows}
         firstItemIndex={anchor.first}
         initialTopMostItemIndex={{ index: "LAST", align: "end" }}
-        computeItemKey={(_, row) => row.key}
+        computeItemKey={rowKey}
         itemContent={rowContent}
-        startReached={() => {
-          if (more && !error) load();
-        }}
-        increaseViewportBy={opened ? { top: overscan, bottom: overscan } : { top: overscanOpening, bottom: overscanOpening }}
+        startReached={startReached}
+        increaseViewportBy={opened ? viewportOpened : viewportOpening}
         defaultItemHeight={rowHeightGuess}
         // Rows are measured in the ResizeObserver's own callback, right after the layout that sized
         // them, rather than in the next frame's rAF, where the measurement forced a second layout
         // of whatever the frame had changed meanwhile. (Its cost: the browser may log a benign
         // "ResizeObserver loop" message when a row changes size while being measured.)
         skipAnimationFrameInResizeObserver
-        context={{ streaming }}
-        components={{ List: ConversationOl, Item: ConversationLi, Header } as Components<ConversationRow, ListContext>}
+        context={context}
+        components={components}
       />
       {tail}
       {away && (
@@ -271,6 +280,9 @@ const RowContent = memo(
 );
 
 const rowContent = (_index: number, row: ConversationRow) => <RowContent row={row} />;
+const rowKey = (_index: number, row: ConversationRow) => row.key;
+const viewportOpening = { top: overscanOpening, bottom: overscanOpening };
+const viewportOpened = { top: overscan, bottom: overscan };
 
 interface ListContext {
   streaming: boolean;
