@@ -1,6 +1,6 @@
 "use client";
 
-import { useCallback, useEffect, useRef, useState } from "react";
+import { memo, useCallback, useEffect, useRef, useState } from "react";
 import type { Socket } from "socket.io-client";
 import type { McpServerStatus, McpStatusReply, SessionMcpCommand } from "@/server/shared/wire/session-mcp";
 import { ackMessage, emitCommand, type CommandName } from "./wire-client";
@@ -25,7 +25,8 @@ const maxPendingPolls = 20;
  * (a workspace without any shows nothing). The servers are configured by owners on the
  * workspace page; a change applies to sessions started or restarted after it.
  */
-export function SessionMcpStatus(props: { socket: Socket | undefined; sessionId: string; ready: boolean; slug: string }) {
+/** Memoized: its props do not change with the session's streamed events. */
+export const SessionMcpStatus = memo(function SessionMcpStatus(props: { socket: Socket | undefined; sessionId: string; ready: boolean; slug: string }) {
   const { socket, sessionId, ready } = props;
   const [servers, setServers] = useState<McpServerStatus[]>();
   const [error, setError] = useState<string>();
@@ -111,4 +112,4 @@ export function SessionMcpStatus(props: { socket: Socket | undefined; sessionId:
       </div>
     </details>
   );
-}
+});

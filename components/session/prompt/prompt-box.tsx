@@ -1,6 +1,6 @@
 "use client";
 
-import { useCallback, useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
+import { memo, useCallback, useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import type { SlashCommandInfo } from "@/server/shared/wire/session-controls";
 import { imageFilesOf, readAttachments, releaseAttachment, type Attachment } from "./attachments";
 import { loadDraft, saveDraft } from "./draft-store";
@@ -47,7 +47,11 @@ const suggestDelayMs = 120;
  * start opens the session's slash commands, `@` opens file suggestions (both keyboard-driven);
  * images are pasted or dropped in and sent as image blocks; the draft survives a reload.
  */
-export function PromptBox(props: PromptBoxProps) {
+/**
+ * Memoized: the session page renders again for every streamed event, and none of the box's
+ * props change with them (the page keeps its callbacks and the facts' arrays stable).
+ */
+export const PromptBox = memo(function PromptBox(props: PromptBoxProps) {
   const { sessionId, disabledReason, onSend, demoScenarios, autoFocus, slashCommands = [], suggestFiles } = props;
   const [draft, setDraft] = useState("");
   const [attachments, setAttachments] = useState<Attachment[]>([]);
@@ -384,7 +388,7 @@ export function PromptBox(props: PromptBoxProps) {
       </div>
     </div>
   );
-}
+});
 
 function DemoHelp({ scenarios, onPick }: { scenarios: readonly DemoScenarioHint[]; onPick: (word: string) => void }) {
   const [open, setOpen] = useState(false);
