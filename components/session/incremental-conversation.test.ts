@@ -133,6 +133,39 @@ describe("IncrementalConversation", () => {
     expect(incremental.update(again)).toBe(first);
   });
 
+  it("keeps showing unchanged items when earlier pages are read above, and stays exact afterwards", () => {
+    for (let seed = 1; seed <= 30; seed++) {
+      const r = random(seed * 104729);
+      const log = randomLog(seed, 160);
+      const incremental = new IncrementalConversation();
+      const views: { conversation: Conversation; copy: unknown }[] = [];
+      // the live tail first, then pages read above it, with appends in between
+      let start = 100;
+      let end = 120;
+      let previous = incremental.update(log.slice(start, end));
+      while (start > 0 || end < log.length) {
+        const readAbove = start > 0 && (end === log.length || r() < 0.4);
+        if (readAbove) start = Math.max(0, start - 1 - Math.floor(r() * 30));
+        else end = Math.min(log.length, end + 1 + Math.floor(r() * 3));
+        const held = log.slice(start, end);
+        const conversation = incremental.update(held);
+        expect(conversation).toEqual(buildConversation(held));
+        if (readAbove) {
+          // an item that came out the same is the object shown before, so its row skips its render
+          const before = new Map(previous.items.map((i) => [i.key, i]));
+          for (const item of conversation.items) {
+            const old = before.get(item.key);
+            if (old && JSON.stringify(old) === JSON.stringify(item)) expect(item).toBe(old);
+          }
+        }
+        views.push({ conversation, copy: frozen(conversation) });
+        previous = conversation;
+      }
+      // no view was changed by what was folded after it
+      for (const view of views) expect(frozen(view.conversation)).toEqual(view.copy);
+    }
+  }, 120_000);
+
   it("extendsLog: an append only, by the same event objects", () => {
     const log = randomLog(5, 10);
     expect(extendsLog(log.slice(0, 5), log)).toBe(true);
