@@ -188,6 +188,10 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
       () => result.notes.push(`relay spread: ${result.relaySpreadMs.length} of ${expected} receipts`),
     );
     receipts = [];
+    // the turns' ends (results, cost rows, snapshots) settled first: forwarding is timed on idle sessions
+    await until(async () => (await Promise.all(ids.map((id) => resultCount(cluster, id)))).every((n) => n >= 3), 60_000, "the spread streams' results", 200).catch(
+      () => result.notes.push("forward: measured before every spread stream had ended"),
+    );
 
     // forward_extra: the same command through the owner and through another node, alternating
     if (cluster.nodes.length > 1) {
@@ -248,6 +252,9 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
         const resultsBefore = await resultCount(cluster, id);
         const commandId = randomUUID();
         for (let attempt = 0; ; attempt++) {
+          // as the browser: a command goes out once the socket is connected again (one sidecar:
+          // after the restart), not into socket.io's buffer, whose late copies would take slots
+          await client.connected(60_000).catch(() => undefined);
           const ack = await send(client, "session:prompt", { sessionId: id, text: "after failover", commandId });
           if (ack?.ok) break;
           const why = ack ? (ack.error as { code?: string } | undefined)?.code ?? "error" : "no ack";
