@@ -5,22 +5,28 @@
  * line per size:
  *
  *   cluster: sidecars=3 sessions=150 relay_p50_ms=… relay_p99_ms=… forward_extra_p50_ms=… failover_s=…
+ *     answered_s=… relay_spread_p50_ms=… relay_spread_p99_ms=…
  *
  * - relay: a CLI's stdout line (its stamp) → a client's receipt; one client on every node watches
- *   every session, so most receipts cross Redis.
+ *   every session, so most receipts cross Redis. Every session streams in phase (the same
+ *   millisecond every 100 ms: the worst burst). relay_spread: the same streams again with each
+ *   session's lines offset by its share of the 100 ms (as real sessions are, out of step).
  * - forward_extra: the ack time of `session:set-mode` sent through a node that does not own the
  *   session minus through its owner (p50 of each, same sessions); n/a with one sidecar.
- * - failover: kill -9 of the node owning the most sessions → every one of its sessions has
- *   answered a prompt sent through a survivor (the slowest); with one sidecar, the supervisor's
- *   restart as `npm start` does. resumable: kill -9 → a survivor has adopted the dead node (its
- *   sessions stopped and free to resume on the next prompt); n/a with one sidecar.
+ * - failover: kill -9 of the node owning the most sessions → every one of its sessions is
+ *   resumable: a prompt sent through a survivor right after the kill (again, same commandId, until
+ *   accepted) is accepted (ack ok: the lease taken, a CLI started with --resume and handed the
+ *   prompt); the slowest session. With one sidecar, the supervisor's restart as `npm start` does.
+ *   answered: → every one of them has answered that prompt (a result). The first line also
+ *   names when a survivor adopted the dead node and the refusals met on the way.
  *
  * CLUSTER_SESSIONS (default 150), CLUSTER_SIZES (default "3,1"), CLUSTER_LINES (lines per session,
  * default 40, 100 ms apart). Targets (relay p99 ≤ 20 ms, forward ≤ 2 ms p50, failover ≤ 10 s) are
- * reported by docs/PERFORMANCE.md, never asserted here. Needs CONDUIT_TEST_PG_URL and
- * CONDUIT_TEST_REDIS_URL.
+ * reported by docs/PERFORMANCE.md, never asserted here. CLUSTER_PROFILE_DIR, CLUSTER_KEEP and
+ * CLUSTER_SIDECAR_ENV: see `measure`. Needs CONDUIT_TEST_PG_URL and CONDUIT_TEST_REDIS_URL.
  */
 import { randomUUID } from "node:crypto";
+import path from "node:path";
 import type { WireEvent } from "@/server/shared/wire/session";
 import type { ChaosClient } from "@/test/chaos/rig";
 import { clusterUnavailableReason, startCluster, type Cluster, type ClusterNode } from "@/test/cluster/rig";
@@ -32,9 +38,14 @@ interface SizeResult {
   relayMs: number[];
   ownerAckMs: number[];
   forwardedAckMs: number[];
+  /** kill -9 → the last of the dead node's sessions resumable (a prompt through a survivor accepted). */
   failoverS: number | undefined;
-  /** kill -9 → the dead node adopted by a survivor (its sessions resumable); several sidecars only. */
+  /** kill -9 → the last of them answered. */
+  answeredS?: number;
+  /** kill -9 → the dead node adopted by a survivor (its row marked, its leases gone); several sidecars only. */
   adoptedS?: number;
+  /** Relay with the sessions' streams spread over the 100 ms period instead of in phase. */
+  relaySpreadMs: number[];
   notes: string[];
 }
 
@@ -84,10 +95,29 @@ async function promptAndWait(cluster: Cluster, client: ChaosClient, sessionId: s
   await until(async () => (await resultCount(cluster, sessionId)) > before, timeoutMs, `a result in ${sessionId}`, 100);
 }
 
+/** CLUSTER_SIDECAR_ENV ("NAME=value NAME=value") as an environment. */
+function extraSidecarEnv(): Record<string, string> {
+  const pairs = (process.env.CLUSTER_SIDECAR_ENV ?? "").split(/\s+/).filter((p) => p.includes("="));
+  return Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)]));
+}
+
 async function measure(sidecars: number, sessions: number, lines: number): Promise<SizeResult> {
   // every session on one node must fit (the failover moves a dead node's sessions to the survivors)
-  const cluster = await startCluster({ sidecars, sidecarEnv: { CONDUIT_SESSION_MAX: String(sessions + 10) } });
-  const result: SizeResult = { sidecars, sessions, relayMs: [], ownerAckMs: [], forwardedAckMs: [], failoverS: undefined, adoptedS: undefined, notes: [] };
+  // CLUSTER_PROFILE_DIR: each sidecar's CPU profile of the relay phase is written there
+  // (bench/support/sidecar-cpu-profile.mjs; the CLI children do not inherit NODE_OPTIONS).
+  // CLUSTER_KEEP=1 keeps the rig's directory (the sidecars' logs) after the run;
+  // CLUSTER_SIDECAR_ENV="A=1 B=2" adds variables to every sidecar's environment.
+  const profileDir = process.env.CLUSTER_PROFILE_DIR;
+  const profiling: Record<string, string> = profileDir
+    ? { NODE_OPTIONS: `--import ${path.join(import.meta.dirname, "support/sidecar-cpu-profile.mjs")}`, CLUSTER_PROFILE_DIR: path.resolve(profileDir) }
+    : {};
+  const cluster = await startCluster({
+    sidecars,
+    sidecarEnv: { CONDUIT_SESSION_MAX: String(sessions + 10), ...profiling, ...extraSidecarEnv() },
+    keep: process.env.CLUSTER_KEEP === "1",
+  });
+  if (process.env.CLUSTER_KEEP === "1") console.log(`cluster: rig directory ${cluster.dir}`);
+  const result: SizeResult = { sidecars, sessions, relayMs: [], relaySpreadMs: [], ownerAckMs: [], forwardedAckMs: [], failoverS: undefined, notes: [] };
   try {
     // Per node: one driver socket for commands, and watchers of at most 6 sessions each (a
     // reconnecting socket re-subscribes to all it watches at once, within the 8 commands a tab may run).
@@ -95,14 +125,20 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
     const clientOf = (node: ClusterNode) => clients[cluster.nodes.indexOf(node)]!;
     const perWatcher = 6;
     const watchers: ChaosClient[] = [];
+    const nodeOf = new Map<ChaosClient, ClusterNode>(clients.map((c, i) => [c, cluster.nodes[i]!]));
     for (const node of cluster.nodes) {
-      for (let k = 0; k * perWatcher < sessions; k++) watchers.push(await cluster.client(`watch-${node.id}-${k}`, node));
+      for (let k = 0; k * perWatcher < sessions; k++) {
+        const watcher = await cluster.client(`watch-${node.id}-${k}`, node);
+        watchers.push(watcher);
+        nodeOf.set(watcher, node);
+      }
     }
-    // relay: every watcher stamps the stream lines it receives
+    // relay: every watcher stamps the stream lines it receives (into the phase being measured)
+    let receipts = result.relayMs;
     for (const watcher of watchers) {
       watcher.socket.on("session:event", (event: WireEvent) => {
         const stamp = (event.payload as { bench_t_us?: unknown } | null)?.bench_t_us;
-        if (typeof stamp === "number") result.relayMs.push((nowUs() - stamp) / 1000);
+        if (typeof stamp === "number") receipts.push((nowUs() - stamp) / 1000);
       });
     }
     // sessions, created round-robin through the nodes, each warmed up (its CLI spawned) by a turn
@@ -131,6 +167,31 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
     await until(() => result.relayMs.length >= expected, lines * 100 + 60_000, "every stream line at every client", 200).catch(
       () => result.notes.push(`relay: ${result.relayMs.length} of ${expected} receipts`),
     );
+    if (profileDir) {
+      for (const node of cluster.nodes) if (node.process.pid) process.kill(node.process.pid, "SIGUSR2");
+      await new Promise((r) => setTimeout(r, 3000));
+    }
+    // relay again, each session's first line delayed by its share of the period (i/sessions of
+    // 100 ms): the same rate, not in phase, as real sessions are; reported apart (relay_spread_*)
+    await until(async () => (await Promise.all(ids.map((id) => resultCount(cluster, id)))).every((n) => n >= 2), 60_000, "the in-phase streams' results", 200);
+    receipts = result.relaySpreadMs;
+    await Promise.all(
+      ids.map((id, i) =>
+        send(clients[i % clients.length]!, "session:prompt", {
+          sessionId: id,
+          text: `stream ${lines} 100 ${Math.floor((i * 100) / ids.length)}`,
+          commandId: randomUUID(),
+        }),
+      ),
+    );
+    await until(() => result.relaySpreadMs.length >= expected, lines * 100 + 60_000, "every spread stream line at every client", 200).catch(
+      () => result.notes.push(`relay spread: ${result.relaySpreadMs.length} of ${expected} receipts`),
+    );
+    receipts = [];
+    // the turns' ends (results, cost rows, snapshots) settled first: forwarding is timed on idle sessions
+    await until(async () => (await Promise.all(ids.map((id) => resultCount(cluster, id)))).every((n) => n >= 3), 60_000, "the spread streams' results", 200).catch(
+      () => result.notes.push("forward: measured before every spread stream had ended"),
+    );
 
     // forward_extra: the same command through the owner and through another node, alternating
     if (cluster.nodes.length > 1) {
@@ -156,17 +217,21 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
       if (sample.length === 0) result.notes.push("forward: no session has a lease (leases not in this build?)");
     }
 
-    // failover: kill -9 of the busiest node; each of its sessions answers a prompt through a survivor
+    // failover: kill -9 of the busiest node (with one sidecar: the supervisor restarts it), then at
+    // once a prompt for each of its sessions through the clients of the survivors, sent again
+    // (same commandId) until accepted. failover = the last session resumable (its prompt's ack ok:
+    // the lease taken, the CLI started with --resume, the prompt handed to it); answered = the
+    // last one answered (a result); adopted = a survivor adopted the dead node (its row marked,
+    // its leases gone), which a session's takeover does not wait for.
     const victimIndex = owned.indexOf(Math.max(...owned));
     const victim = cluster.nodes[victimIndex]!;
     const orphaned = cluster.nodes.length > 1 ? ids.filter((id) => owners.get(id) === victim) : ids;
+    const survivors = [...clients, ...watchers].filter((c) => nodeOf.get(c) !== victim || cluster.nodes.length === 1);
+    const before = victim.process.pid;
     const t0 = performance.now();
     let adopted: Promise<void> = Promise.resolve();
     if (cluster.nodes.length > 1) {
       await cluster.kill9(victim);
-      // resumable: a survivor has adopted the dead node (its sessions stopped, its leases gone), so a
-      // prompt through any node starts the conversation again; measured apart from the prompts
-      // below, whose time is mostly 62-odd CLIs spawning 20 at a time
       adopted = (async () => {
         const settled = async () =>
           (await cluster.db.sidecarNode.findUnique({ where: { id: victim.id } }))?.adoptedAt != null &&
@@ -174,27 +239,41 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
         await until(settled, 60_000, `${victim.id} adopted`, 50);
         result.adoptedS = (performance.now() - t0) / 1000;
       })();
-      const survivor = clients.find((_, i) => i !== victimIndex)!;
-      await pool(orphaned, 20, async (id) => {
-        for (let attempt = 0; ; attempt++) {
-          try {
-            await promptAndWait(cluster, survivor, id, "after failover", 30_000);
-            return;
-          } catch (err) {
-            if (attempt >= 5) throw err;
-          }
-        }
-      });
     } else {
-      const before = victim.process.pid;
       victim.process.kill9();
-      await victim.process.waitRestarted(before);
-      await clients[0]!.connected(30_000);
-      await pool(orphaned, 20, (id) => promptAndWait(cluster, clients[0]!, id, "after restart", 60_000));
+      void victim.process.waitRestarted(before).catch(() => undefined);
     }
-    result.failoverS = (performance.now() - t0) / 1000;
+    const resumable: number[] = [];
+    const answered: number[] = [];
+    const refusals = new Map<string, number>();
+    await Promise.all(
+      orphaned.map(async (id, i) => {
+        const client = survivors[i % survivors.length]!;
+        const resultsBefore = await resultCount(cluster, id);
+        const commandId = randomUUID();
+        for (let attempt = 0; ; attempt++) {
+          // as the browser: a command goes out once the socket is connected again (one sidecar:
+          // after the restart), not into socket.io's buffer, whose late copies would take slots
+          await client.connected(60_000).catch(() => undefined);
+          const ack = await send(client, "session:prompt", { sessionId: id, text: "after failover", commandId });
+          if (ack?.ok) break;
+          const why = ack ? (ack.error as { code?: string } | undefined)?.code ?? "error" : "no ack";
+          refusals.set(why, (refusals.get(why) ?? 0) + 1);
+          if (attempt >= 40) throw new Error(`the prompt to ${id} was never accepted (${why})`);
+          await new Promise((r) => setTimeout(r, Math.min(1_000, 250 * (attempt + 1))));
+        }
+        resumable.push((performance.now() - t0) / 1000);
+        await until(async () => (await resultCount(cluster, id)) > resultsBefore, 120_000, `a result in ${id}`, 100);
+        answered.push((performance.now() - t0) / 1000);
+      }),
+    );
+    result.failoverS = Math.max(...resumable);
+    result.answeredS = Math.max(...answered);
     await adopted;
-    result.notes.push(`failover: ${orphaned.length} sessions of ${victim.id}`);
+    result.notes.push(
+      `failover: ${orphaned.length} sessions of ${victim.id}; resumable p50 ${fmt(percentile(resumable, 50), 1)} s, last ${fmt(result.failoverS, 1)} s; ` +
+        `answered last ${fmt(result.answeredS, 1)} s; adopted ${fmt(result.adoptedS, 1)} s; prompts refused on the way: ${[...refusals].map(([k, v]) => `${k}=${v}`).join(" ") || "none"}`,
+    );
   } finally {
     await cluster.close();
   }
@@ -220,13 +299,15 @@ export default async function run(): Promise<void> {
         : undefined;
     console.log(
       `cluster (${sidecars} sidecar${sidecars === 1 ? "" : "s"}): relay receipts=${r.relayMs.length} p50=${fmt(percentile(r.relayMs, 50))} ms ` +
-        `p99=${fmt(percentile(r.relayMs, 99))} ms max=${fmt(percentile(r.relayMs, 100))} ms; set-mode ack p50 via owner ` +
+        `p99=${fmt(percentile(r.relayMs, 99))} ms max=${fmt(percentile(r.relayMs, 100))} ms; spread over the period: p50=${fmt(percentile(r.relaySpreadMs, 50))} ms ` +
+        `p99=${fmt(percentile(r.relaySpreadMs, 99))} ms; set-mode ack p50 via owner ` +
         `${fmt(percentile(r.ownerAckMs, 50))} ms, via another node ${fmt(percentile(r.forwardedAckMs, 50))} ms; ${r.notes.join("; ")}; ` +
         `machine load average ${(await import("node:os")).loadavg()[0]!.toFixed(1)}`,
     );
     lineOf.push(
       `cluster: sidecars=${sidecars} sessions=${sessions} relay_p50_ms=${fmt(percentile(r.relayMs, 50))} relay_p99_ms=${fmt(percentile(r.relayMs, 99))} ` +
-        `forward_extra_p50_ms=${fmt(forward)} failover_s=${fmt(r.failoverS, 1)} resumable_s=${fmt(r.adoptedS, 1)}`,
+        `forward_extra_p50_ms=${fmt(forward)} failover_s=${fmt(r.failoverS, 1)} answered_s=${fmt(r.answeredS, 1)} ` +
+        `relay_spread_p50_ms=${fmt(percentile(r.relaySpreadMs, 50))} relay_spread_p99_ms=${fmt(percentile(r.relaySpreadMs, 99))}`,
     );
   }
   for (const line of lineOf) console.log(line);

@@ -204,8 +204,12 @@ export class ShadowRepo {
     return this.tracker?.tracker;
   }
 
-  /** The files that differ between two snapshots (`from` null: the empty tree), with line counts. */
+  /**
+   * The files that differ between two snapshots (`from` null: the empty tree), with line counts.
+   * The same snapshot twice (a turn that changed nothing) differs in nothing: no git process.
+   */
   async diff(from: string | null, to: string): Promise<ChangedFile[]> {
+    if (from === to) return [];
     await this.init();
     const out = (
       await this.git(["diff-tree", "-r", "-z", "--no-renames", "--raw", "--numstat", from ?? emptyTree, to])

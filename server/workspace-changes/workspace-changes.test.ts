@@ -81,6 +81,9 @@ describe("the shadow repository and take-backs", () => {
     const first = await repo.snapshot();
     expect(await repo.snapshot()).toBe(first);
     expect((await repo.diff(null, first)).map((f) => f.path)).toEqual([".gitignore", "a.txt"]);
+    expect(await repo.diff(first, first)).toEqual([]);
+    // ...answered without git: a commit the repository does not have would make git fail
+    expect(await repo.diff("0123456789abcdef0123456789abcdef01234567", "0123456789abcdef0123456789abcdef01234567")).toEqual([]);
     // the workspace's own .git is untouched
     expect(await readFile(path.join(ws, ".git", "HEAD"), "utf8")).toBe("ref: refs/heads/main\n");
     await writeFile(path.join(ws, "big.txt"), "x".repeat(1024 * 1024 + 10));

@@ -18,7 +18,7 @@
 //                   answer (under a smaller cgroup memory cap the kernel kills it on the way; chaos A15)
 //   flood           per user message: N assistant lines of --fake-flood-bytes (default 60000) characters
 //                   each, N the number in the message (`flood 300`), then a result
-//   stream          per user message `stream N M`: N stream_event text deltas M ms apart, each carrying
+//   stream          per user message `stream N M [D]`: after D ms (default 0), N stream_event text deltas M ms apart, each carrying
 //                   `bench_t_us` (CLOCK_MONOTONIC µs, one clock machine-wide) when printed, then a
 //                   result; any other message behaves (bench/cluster.ts measures relay with it)
 //
@@ -198,26 +198,30 @@ lines.on("line", (line) => {
       const megabytes = Number(/hog (\d+)/.exec(text)?.[1] ?? "0");
       for (let mb = 0; mb < megabytes; mb += 8) hogged.push(Buffer.alloc(8 * 1024 * 1024, 1));
     }
-    const stream = mode === "stream" ? /stream (\d+) (\d+)/.exec(text) : null;
+    const stream = mode === "stream" ? /stream (\d+) (\d+)(?: (\d+))?/.exec(text) : null;
     if (stream) {
       printInit([]);
       const total = Number(stream[1]);
       let sent = 0;
-      const tick = setInterval(() => {
-        print({
-          type: "stream_event",
-          event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: `${sent} ` } },
-          parent_tool_use_id: null,
-          session_id: sessionId,
-          uuid: randomUUID(),
-          bench_t_us: Number(process.hrtime.bigint() / 1000n),
-        });
-        sent += 1;
-        if (sent >= total) {
-          clearInterval(tick);
-          finish(message.uuid, `streamed ${total}`);
-        }
-      }, Number(stream[2]));
+      const run = () => {
+        const tick = setInterval(() => {
+          print({
+            type: "stream_event",
+            event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: `${sent} ` } },
+            parent_tool_use_id: null,
+            session_id: sessionId,
+            uuid: randomUUID(),
+            bench_t_us: Number(process.hrtime.bigint() / 1000n),
+          });
+          sent += 1;
+          if (sent >= total) {
+            clearInterval(tick);
+            finish(message.uuid, `streamed ${total}`);
+          }
+        }, Number(stream[2]));
+      };
+      if (stream[3] === undefined) run();
+      else setTimeout(run, Number(stream[3]));
       return;
     }
     if (mode === "permission") askPermission(message.uuid, text);

@@ -33,6 +33,8 @@ export interface ClusterDirectory {
   readonly selfId: string;
   /** The sidecar holding an unexpired lease on the session, or null when no sidecar runs it. */
   ownerOf(sessionId: string): Promise<string | null>;
+  /** The session's lease as stored (its owner, and when it runs out unless renewed), or null. */
+  leaseOf?(sessionId: string): Promise<{ ownerId: string; expiresAt: number } | null>;
   /** The live nodes (heartbeat within the lease time, not stopped), this one included once it has beaten. */
   liveNodes(): Promise<SidecarNodeView[]>;
   /** Where a new session should start: the live node with the most free memory (this one when alone). */
@@ -70,6 +72,10 @@ export function createDbClusterDirectory(db: Db, selfId: string, now: () => Date
     async ownerOf(sessionId) {
       const lease = await db.sessionLease.findUnique({ where: { sessionId }, select: { ownerId: true, expiresAt: true } });
       return lease !== null && lease.expiresAt.getTime() > now().getTime() ? lease.ownerId : null;
+    },
+    async leaseOf(sessionId) {
+      const lease = await db.sessionLease.findUnique({ where: { sessionId }, select: { ownerId: true, expiresAt: true } });
+      return lease === null ? null : { ownerId: lease.ownerId, expiresAt: lease.expiresAt.getTime() };
     },
     liveNodes,
     async pickNodeForNewSession() {

@@ -7,7 +7,6 @@
  *
  * Owns: the order of start and close of the parts above. Must not: hold behaviour of its own.
  */
-import { createAdapter } from "@socket.io/redis-streams-adapter";
 import type { Logger } from "pino";
 import type { Server } from "socket.io";
 import type { Db } from "@/server/db/client";
@@ -17,6 +16,7 @@ import type { ClusterDirectory } from "./cluster-directory";
 import { createCommandBus } from "./command-bus";
 import { createSessionRouter, ForwardingSessionCommands, type LocalSessionCommands, type SessionRouter } from "./command-forwarder";
 import { connectRedis } from "./redis-connection";
+import { createRelayAdapter } from "./relay-adapter";
 import { createRemoteSubscriptions, type RemoteSubscriptions } from "./remote-subscribe";
 
 export interface ClusterForwardingOptions {
@@ -53,11 +53,11 @@ export async function startClusterForwarding(options: ClusterForwardingOptions):
   const redis = await connectRedis(options.redisUrl, log);
   try {
     options.io.adapter(
-      createAdapter(redis.client, {
-        streamName: `${prefix}:socket.io`,
-        sessionKeyPrefix: `${prefix}:sio:session:`,
-        channelPrefix: `${prefix}:socket.io`,
-      }),
+      createRelayAdapter(
+        redis.client,
+        { streamName: `${prefix}:socket.io`, sessionKeyPrefix: `${prefix}:sio:session:`, channelPrefix: `${prefix}:socket.io` },
+        (err) => log.warn({ err }, "publishing an emit to the other sidecars failed"),
+      ),
     );
     const bus = await createCommandBus({
       redis,

@@ -79,6 +79,59 @@ describe("session router", () => {
     expect(net.sent).toEqual([{ to: "a", method: "session.prompt" }]);
   });
 
+  it("routes a command again once the silent owner's lease runs out, without waiting out the bus", async () => {
+    const net = network();
+    const bus = net.busOf("b");
+    // the owner died: its requests are never answered (the real bus would give up after 15 s)
+    const silent: CommandBus = { ...bus, request: (nodeId, method, payload) => (nodeId === "a" ? new Promise(() => undefined) : bus.request(nodeId, method, payload)) };
+    const expiresAt = Date.now() + 150;
+    const leaseReads: number[] = [];
+    const routerB = createSessionRouter({
+      directory: {
+        ...directory("b", {}),
+        ownerOf: async () => (Date.now() < expiresAt ? "a" : null),
+        async leaseOf() {
+          leaseReads.push(Date.now());
+          return { ownerId: "a", expiresAt };
+        },
+      },
+      bus: silent,
+    });
+    const ran: string[] = [];
+    const op = routerB.route("prompt", async () => (ran.push("b"), "b ran it"));
+    expect(await op("s", {})).toBe("b ran it");
+    expect(ran).toEqual(["b"]);
+    // one read to route, none while the lease held, one when it ran out, one to route again
+    expect(leaseReads).toHaveLength(3);
+    expect(leaseReads[1]!).toBeGreaterThanOrEqual(expiresAt);
+  });
+
+  it("keeps waiting for an owner whose lease is renewed meanwhile", async () => {
+    const net = network();
+    let expiresAt = Date.now() + 100;
+    let answer!: (value: unknown) => void;
+    const bus = net.busOf("b");
+    const slow: CommandBus = { ...bus, request: () => new Promise((resolve) => (answer = resolve)) };
+    const routerB = createSessionRouter({
+      directory: {
+        ...directory("b", {}),
+        async leaseOf() {
+          // the owner renews: each read finds the lease 100 ms further on
+          const lease = { ownerId: "a", expiresAt };
+          expiresAt = Date.now() + 100;
+          return lease;
+        },
+      },
+      bus: slow,
+    });
+    const ran: string[] = [];
+    const result = routerB.route("prompt", async () => (ran.push("b"), "b ran it"))("s", {});
+    await new Promise((r) => setTimeout(r, 400));
+    answer("a ran it");
+    expect(await result).toBe("a ran it");
+    expect(ran).toEqual([]);
+  });
+
   it("times each forwarded command", async () => {
     const net = network();
     const seen: string[] = [];

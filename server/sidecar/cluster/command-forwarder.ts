@@ -7,6 +7,14 @@
  * talks to. Idempotency is the owner's: a retried command carries the same `commandId`, which
  * the hub's command memo answers once.
  *
+ * A forwarded command waits for the owner's answer only while the owner holds the session: when
+ * its lease runs out unanswered (the owner died, or lost the session), the command is routed
+ * again at once (to whoever runs the session now, or here, where the local hub claims the expired
+ * lease), instead of waiting out the bus's timeout for a node that will never answer. The lease
+ * stays the fence: nothing runs elsewhere before it expired. The request left in the dead owner's
+ * list is dropped after its deadline, and should that node come back in time, the command's
+ * `commandId` (unique per session in the log) keeps it from running twice.
+ *
  * `ForwardingSessionCommands` is the `SessionCommands` of a clustered sidecar (the socket layer
  * cannot tell it from the hub); other socket modules route their owner-bound operations through
  * the same router (`router.route(name, run)`). Without Redis the router is `localSessionRouter`:
@@ -70,6 +78,12 @@ export function createSessionRouter(deps: SessionRouterDeps): SessionRouter & {
       deps.observeForward?.((performance.now() - started) / 1000, name);
     }
   };
+  /** The session's unexpired owner (null: none) and, when the directory tells, when its lease runs out. */
+  const ownerAndExpiry = async (sessionId: string): Promise<{ owner: string | null; expiresAt: number | undefined }> => {
+    if (deps.directory.leaseOf === undefined) return { owner: await deps.directory.ownerOf(sessionId), expiresAt: undefined };
+    const lease = await deps.directory.leaseOf(sessionId);
+    return lease !== null && lease.expiresAt > Date.now() ? { owner: lease.ownerId, expiresAt: lease.expiresAt } : { owner: null, expiresAt: undefined };
+  };
   return {
     forward,
     route<A, R>(name: string, run: (args: A) => Promise<R>): RoutedOperation<A, R> {
@@ -82,16 +96,70 @@ export function createSessionRouter(deps: SessionRouterDeps): SessionRouter & {
           throw err;
         }
       });
-      return async (sessionId, args) => {
-        const owner = await deps.directory.ownerOf(sessionId);
-        if (owner !== null && owner !== selfId) return forward<R>(owner, `session.${name}`, args);
+      const routed = async (sessionId: string, args: A, rerouted: boolean): Promise<R> => {
+        const { owner, expiresAt } = await ownerAndExpiry(sessionId);
+        if (owner !== null && owner !== selfId) return forwardWhileOwned(owner, expiresAt, sessionId, args, rerouted);
         try {
           return await run(args);
         } catch (err) {
           if (!(err instanceof SessionOwnedElsewhere) || err.ownerId === selfId) throw err;
-          return forward<R>(err.ownerId, `session.${name}`, args);
+          return forwardWhileOwned(err.ownerId, undefined, sessionId, args, rerouted);
         }
       };
+      const forwardWhileOwned = async (owner: string, expiresAt: number | undefined, sessionId: string, args: A, rerouted: boolean): Promise<R> => {
+        const answer = forward<R>(owner, `session.${name}`, args);
+        if (rerouted || deps.directory.leaseOf === undefined) return answer;
+        const watch = watchLease(deps.directory.leaseOf.bind(deps.directory), sessionId, owner, expiresAt);
+        try {
+          const first = await Promise.race([answer.then((value) => ({ value })), watch.lost]);
+          if (first !== "lost") return first.value;
+        } finally {
+          watch.stop();
+        }
+        // The owner's lease ran out unanswered: the command goes where the session runs now.
+        answer.catch(() => undefined);
+        return routed(sessionId, args, true);
+      };
+      return (sessionId, args) => routed(sessionId, args, false);
+    },
+  };
+}
+
+/** How often a lease that has not run out is looked at again (at the latest). */
+const leaseWatchMaxMs = 2_000;
+
+/**
+ * Resolves `lost` ("lost") once the session's lease is no longer `owner`'s unexpired one; looks at
+ * the lease when it would run out (`expiresAt`, when known: no read before) and every
+ * {@link leaseWatchMaxMs} at most, until `stop()`.
+ */
+function watchLease(
+  leaseOf: NonNullable<ClusterDirectory["leaseOf"]>,
+  sessionId: string,
+  owner: string,
+  expiresAt: number | undefined,
+): { lost: Promise<"lost">; stop: () => void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  const lost = new Promise<"lost">((resolve) => {
+    const look = async () => {
+      if (stopped) return;
+      const lease = await leaseOf(sessionId).catch(() => undefined);
+      if (stopped) return;
+      const now = Date.now();
+      if (lease !== undefined && (lease === null || lease.ownerId !== owner || lease.expiresAt <= now)) return resolve("lost");
+      // a failed read is looked at again later; an unexpired lease when it would run out
+      const wait = lease === undefined ? 500 : Math.min(leaseWatchMaxMs, lease.expiresAt - now + 25);
+      timer = setTimeout(() => void look(), wait);
+    };
+    if (expiresAt === undefined) void look();
+    else timer = setTimeout(() => void look(), Math.min(leaseWatchMaxMs, Math.max(0, expiresAt - Date.now() + 25)));
+  });
+  return {
+    lost,
+    stop: () => {
+      stopped = true;
+      if (timer !== undefined) clearTimeout(timer);
     },
   };
 }

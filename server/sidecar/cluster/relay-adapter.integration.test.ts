@@ -1,0 +1,145 @@
+// The relay adapter on a real Redis (CONDUIT_TEST_REDIS_URL): two Socket.IO servers share one
+// stream; node A reaches Redis through a gate (a TCP proxy this test can hold shut), so an XADD
+// of A's can be kept from Redis at will.
+import { randomBytes } from "node:crypto";
+import { createServer, Socket as NetSocket, type Server as NetServer } from "node:net";
+import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createClient } from "redis";
+import { Server } from "socket.io";
+import { io as connect, type Socket as ClientSocket } from "socket.io-client";
+import { afterEach, describe, expect, it } from "vitest";
+import { createRelayAdapter } from "./relay-adapter";
+
+const redisUrl = process.env.CONDUIT_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+
+/** A TCP proxy to Redis whose client→Redis direction can be held: bytes wait until it opens. */
+async function startGate(target: URL): Promise<{ url: string; hold(): void; open(): void; close(): Promise<void> }> {
+  let held = false;
+  const waiting: (() => void)[] = [];
+  const sockets = new Set<NetSocket>();
+  const server: NetServer = createServer((client) => {
+    const upstream = new NetSocket();
+    upstream.connect(Number(target.port || 6379), target.hostname);
+    sockets.add(client).add(upstream);
+    client.on("data", (chunk) => {
+      if (held) waiting.push(() => upstream.write(chunk));
+      else upstream.write(chunk);
+    });
+    upstream.pipe(client);
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on("error", end).on("close", end);
+    upstream.on("error", end).on("close", end);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `redis://127.0.0.1:${port}${target.pathname}`,
+    hold: () => void (held = true),
+    open: () => {
+      held = false;
+      for (const write of waiting.splice(0)) write();
+    },
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+describe("relay adapter", () => {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  async function node(url: string, prefix: string): Promise<{ io: Server; port: number }> {
+    const client = createClient({ url });
+    client.on("error", () => undefined);
+    await client.connect();
+    const http: HttpServer = createHttpServer();
+    const io = new Server(http);
+    io.adapter(createRelayAdapter(client, { streamName: `${prefix}:stream`, channelPrefix: `${prefix}:ch`, blockTimeInMs: 200 }, () => undefined));
+    await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
+    cleanups.push(async () => {
+      await new Promise<void>((r) => io.close(() => r()));
+      await client.close().catch(() => client.destroy());
+    });
+    return { io, port: (http.address() as AddressInfo).port };
+  }
+
+  async function member(port: number, room: string, server: Server): Promise<ClientSocket> {
+    const joined = new Promise<void>((resolve) =>
+      server.once("connection", (s) => {
+        void s.join(room);
+        resolve();
+      }),
+    );
+    const socket = connect(`http://127.0.0.1:${port}`, { transports: ["websocket"] });
+    cleanups.push(() => void socket.close());
+    await joined;
+    return socket;
+  }
+
+  /** Resolves with the first `fact` payload, or "none" when none came within `ms`. */
+  const next = (socket: ClientSocket, ms: number) =>
+    new Promise<unknown>((resolve) => {
+      const timer = setTimeout(() => resolve("none"), ms);
+      socket.once("fact", (payload: unknown) => {
+        clearTimeout(timer);
+        resolve(payload);
+      });
+    });
+
+  it("writes a room emit to this node's sockets while Redis has not taken it yet, and the other node gets it once Redis has", async () => {
+    const prefix = `relay-test-${randomBytes(4).toString("hex")}`;
+    const gate = await startGate(new URL(redisUrl));
+    cleanups.push(() => gate.close());
+    const a = await node(gate.url, prefix);
+    const b = await node(redisUrl, prefix);
+    const onA = await member(a.port, "room-1", a.io);
+    const onB = await member(b.port, "room-1", b.io);
+    // both nodes read the stream: an emit before the hold reaches both
+    const warm = [next(onA, 10_000), next(onB, 10_000)];
+    a.io.to("room-1").emit("fact", { n: 0 });
+    expect(await Promise.all(warm)).toEqual([{ n: 0 }, { n: 0 }]);
+
+    gate.hold();
+    const atA = next(onA, 10_000);
+    const atB = next(onB, 1_500);
+    a.io.to("room-1").emit("fact", { n: 1 });
+    // A's own socket has it although the XADD waits in the gate (the adapter used to await it first)
+    expect(await atA).toEqual({ n: 1 });
+    // ...and B cannot have it: nothing reached Redis
+    expect(await atB).toBe("none");
+    const later = next(onB, 10_000);
+    gate.open();
+    expect(await later).toEqual({ n: 1 });
+  });
+
+  it("delivers each emit once and in order, at this node and at the other", async () => {
+    const prefix = `relay-test-${randomBytes(4).toString("hex")}`;
+    const a = await node(redisUrl, prefix);
+    const b = await node(redisUrl, prefix);
+    const onA = await member(a.port, "room-2", a.io);
+    const onB = await member(b.port, "room-2", b.io);
+    // both nodes read the stream (a reader starts at the stream's end when it first reads)
+    const warm = [next(onA, 10_000), next(onB, 10_000)];
+    a.io.to("room-2").emit("fact", { n: 0 });
+    expect(await Promise.all(warm)).toEqual([{ n: 0 }, { n: 0 }]);
+    const seenA: number[] = [];
+    const seenB: number[] = [];
+    onA.on("fact", (p: { n: number }) => seenA.push(p.n));
+    onB.on("fact", (p: { n: number }) => seenB.push(p.n));
+    for (let n = 1; n <= 200; n++) a.io.to("room-2").emit("fact", { n });
+    const deadline = Date.now() + 15_000;
+    while ((seenA.length < 200 || seenB.length < 200) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const expected = Array.from({ length: 200 }, (_, i) => i + 1);
+    // each once, in order: A's own entries, read back from the stream, did not reach its socket again
+    expect(seenA).toEqual(expected);
+    expect(seenB).toEqual(expected);
+  });
+});
