@@ -62,21 +62,30 @@ const notices = async (db: Db, sessionId: string) =>
     (e) => JSON.parse(e.payload) as { phase: string; reason: string },
   );
 
-itOnBothProviders("adoption", "exactly one live node adopts a dead one and settles its sessions", async (db) => {
-  const { owner, editor, session, node, events } = await seed(db);
-  await node("dead", "host-1", t0 - 6_001);
-  await node("alive", "host-2", t0 - 1_000);
-  await node("stopped", "host-1", t0 - 60_000, new Date(t0 - 59_000));
-  // a turn running (its prompt reached the CLI), with a pending approval
+type Seeded = Awaited<ReturnType<typeof seed>>;
+
+/**
+ * On node "dead": a turn running (its prompt reached the CLI) with a pending approval, and a
+ * prompt accepted that no CLI read.
+ */
+async function deadNodeSessions(db: Db, session: Seeded["session"], events: Seeded["events"]) {
   const running = await session("dead", "awaiting-approval", 4242);
   await events(running.id, [
     { kind: "prompt", payload: { text: "go", uuid: "u1" } },
     { kind: "cli", payload: { type: "user", uuid: "u1" } },
   ]);
   const approval = await db.approval.create({ data: { sessionId: running.id, requestId: "r1", toolName: "Bash", input: "{}" } });
-  // a prompt accepted and never read by a CLI
   const unread = await session("dead", "starting");
   await events(unread.id, [{ kind: "prompt", payload: { text: "hi", uuid: "u2" } }]);
+  return { running, approval, unread };
+}
+
+itOnBothProviders("adoption", "exactly one live node adopts a dead one and settles its sessions", async (db) => {
+  const { owner, editor, session, node, events } = await seed(db);
+  await node("dead", "host-1", t0 - 6_001);
+  await node("alive", "host-2", t0 - 1_000);
+  await node("stopped", "host-1", t0 - 60_000, new Date(t0 - 59_000));
+  const { running, approval, unread } = await deadNodeSessions(db, session, events);
   // idle, its turn answered: just stopped
   const idle = await session("dead", "idle", 4343);
   await events(idle.id, [
@@ -159,14 +168,7 @@ itOnBothProviders("adoption", "a dead node's session claimed before the adoption
   const { session, node, events } = await seed(db);
   await node("dead", "host-1", t0 - 6_001);
   await node("slow", "host-1", t0 - 3_000);
-  const running = await session("dead", "awaiting-approval", 4242);
-  await events(running.id, [
-    { kind: "prompt", payload: { text: "go", uuid: "u1" } },
-    { kind: "cli", payload: { type: "user", uuid: "u1" } },
-  ]);
-  const approval = await db.approval.create({ data: { sessionId: running.id, requestId: "r1", toolName: "Bash", input: "{}" } });
-  const unread = await session("dead", "starting");
-  await events(unread.id, [{ kind: "prompt", payload: { text: "hi", uuid: "u2" } }]);
+  const { running, approval, unread } = await deadNodeSessions(db, session, events);
   // a node whose heartbeat is late but not past the lease time: not dead, its session not touched
   const late = await session("slow", "running", 5151);
   await events(late.id, [{ kind: "prompt", payload: { text: "z", uuid: "u5" } }]);
