@@ -656,10 +656,8 @@ const a5: Scenario = {
       `~${mb.toFixed(0)} MB of events sent to a socket that read nothing; sidecar RSS ${rssBefore.toFixed(0)} → ${rssPeak.toFixed(0)} MB after the flood; the slow one held seq ${slow.view(sessionId).last} of ${fast[0]!.view(sessionId).last}`,
     );
     // the sweep looks about every second: on a quiet machine the flood ends sooner than that, so
-    // give it a few looks before the slow one reads again (a cut that never comes fails below).
-    // 15 s: the sweep's timer runs only once the sidecar has written the whole flood out to its
-    // sockets (the final CI of 3f24720 saw no cut within 5 s, with the 34 MB still held)
-    await until(async () => sweepCuts(world.sidecar.logFile) > cutsBefore, 15_000, "the sweep cut the slow socket", 100).catch(
+    // give it a few looks before the slow one reads again (a cut that never comes fails below)
+    await until(async () => sweepCuts(world.sidecar.logFile) > cutsBefore, 5_000, "the sweep cut the slow socket", 100).catch(
       () => undefined,
     );
     raw.resume();

@@ -21,6 +21,7 @@ export interface SlowConsumerOptions {
 
 /** What one socket has waiting to be sent. */
 export interface Backlog {
+  /** Bytes in the WebSocket's send buffer, plus those of the packets engine.io still queues. */
   bufferedBytes: number;
   queuedPackets: number;
 }
@@ -31,12 +32,29 @@ interface EngineConnection {
   close?: () => void;
 }
 
+/**
+ * engine.io hands a batch to the WebSocket and queues every later packet in its own `writeBuffer`
+ * until the socket drains, which a reader that stopped never lets happen: after the first batch
+ * the backlog grows there, a few hundred large packets (under the packet bound) holding hundreds
+ * of MB. So the queued packets' bytes count too (chaos A5 saw 34 MB held and no cut).
+ */
 export function backlogOf(socket: Socket): Backlog {
   const conn = socket.conn as unknown as EngineConnection;
+  const queued = conn.writeBuffer ?? [];
+  let queuedBytes = 0;
+  for (const packet of queued) queuedBytes += packetBytes(packet);
   return {
-    bufferedBytes: conn.transport?.socket?.bufferedAmount ?? 0,
-    queuedPackets: conn.writeBuffer?.length ?? 0,
+    bufferedBytes: (conn.transport?.socket?.bufferedAmount ?? 0) + queuedBytes,
+    queuedPackets: queued.length,
   };
+}
+
+/** The size of an engine.io packet's data (a string or binary), 0 for anything else. */
+function packetBytes(packet: unknown): number {
+  const data = (packet as { data?: unknown } | null)?.data;
+  if (typeof data === "string") return data.length;
+  if (data instanceof ArrayBuffer || ArrayBuffer.isView(data)) return data.byteLength;
+  return 0;
 }
 
 /** Starts the sweep over `io`'s sockets. */
