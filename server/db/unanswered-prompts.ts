@@ -31,13 +31,7 @@ const settles = (alias: string) =>
  * One statement: a session's last prompt through the (sessionId, kind) index, then only the
  * events after it.
  */
-async function sessionsWithUnsettledPrompt(
-  db: Db,
-  sidecarId: string,
-  sessionIds: readonly string[] | undefined,
-): Promise<{ sessionId: string; seq: number }[]> {
-  if (sessionIds !== undefined && sessionIds.length === 0) return [];
-  const only = sessionIds === undefined ? Prisma.empty : Prisma.sql`AND s."id" IN (${Prisma.join([...sessionIds])})`;
+async function sessionsWithUnsettledPrompt(db: Db, sidecarId: string): Promise<{ sessionId: string; seq: number }[]> {
   const rows = await db.$queryRaw<{ sessionId: string; seq: number | bigint }[]>`
     SELECT s."id" AS "sessionId", p."seq" AS "seq"
     FROM "Session" s
@@ -45,7 +39,6 @@ async function sessionsWithUnsettledPrompt(
       AND p."seq" = (SELECT MAX(q."seq") FROM "SessionEvent" q WHERE q."sessionId" = s."id" AND q."kind" = 'prompt')
     WHERE s."deletedAt" IS NULL
       AND (s."sidecarId" = ${sidecarId} OR s."sidecarId" IS NULL)
-      ${only}
       AND NOT EXISTS (SELECT 1 FROM "SessionEvent" e WHERE e."sessionId" = s."id" AND e."seq" > p."seq" AND ${settles("e")})`;
   return rows.map((r) => ({ sessionId: r.sessionId, seq: Number(r.seq) }));
 }
@@ -70,11 +63,10 @@ function uuidOf(payload: string): string | undefined {
 /**
  * Every unsettled prompt of the sessions of `sidecarId` (or of none), oldest first per session.
  * Only meaningful while no CLI of this sidecar runs: call it at start, before sessions load.
- * `sessionIds`: only those sessions (an adopter, or the node taking one session over).
  */
-export async function listUnansweredPrompts(db: Db, sidecarId: string, sessionIds?: readonly string[]): Promise<UnansweredPrompt[]> {
+export async function listUnansweredPrompts(db: Db, sidecarId: string): Promise<UnansweredPrompt[]> {
   const found: UnansweredPrompt[] = [];
-  for (const last of await sessionsWithUnsettledPrompt(db, sidecarId, sessionIds)) {
+  for (const last of await sessionsWithUnsettledPrompt(db, sidecarId)) {
     const from = await lastSettledSeq(db, last.sessionId, last.seq);
     const prompts = await db.sessionEvent.findMany({
       where: { sessionId: last.sessionId, kind: "prompt", seq: { gt: from, lte: last.seq } },

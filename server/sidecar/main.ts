@@ -215,8 +215,6 @@ async function main(): Promise<void> {
     notify: notifyUsersOf(server.io),
     onAdopted: async (ids) => void (await Promise.all(ids.map((id) => hub.dropEntry(id)))),
   });
-  // a dead node's session claimed by a prompt before (or after) its adoption is settled first
-  leases.onTakeOver((id) => adoption.afterClaim(id));
   heartbeat.afterBeat("leases", () => leases.renew());
   heartbeat.afterBeat("adoption", () => adoption.run());
   // REDIS_URL: commands reach the sidecar that runs their session, events reach every sidecar.

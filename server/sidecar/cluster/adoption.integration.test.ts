@@ -163,36 +163,3 @@ itOnBothProviders("adoption", "never reaps children of another host; adopts ids 
   expect((await d.adoption.run()).map((r) => r.nodeId)).toEqual(["old-host"]);
   expect(d.reaped).toEqual([[6161]]);
 });
-
-itOnBothProviders("adoption", "a dead node's session claimed before the adoption is settled on its takeover, once", async (db) => {
-  const { session, node, events } = await seed(db);
-  await node("dead", "host-1", t0 - 6_001);
-  await node("slow", "host-1", t0 - 3_000);
-  const { running, approval, unread } = await deadNodeSessions(db, session, events);
-  // a node whose heartbeat is late but not past the lease time: not dead, its session not touched
-  const late = await session("slow", "running", 5151);
-  await events(late.id, [{ kind: "prompt", payload: { text: "z", uuid: "u5" } }]);
-
-  // node-b's hub claimed the running session's expired lease (a prompt came through it)
-  const b = adopter(db, "node-b", "host-1");
-  await db.sessionLease.create({ data: { sessionId: running.id, ownerId: "node-b", expiresAt: new Date(t0 + 6_000) } });
-  await b.adoption.afterClaim(running.id);
-  expect(await notices(db, running.id)).toEqual([expect.objectContaining({ phase: "turn-interrupted" })]);
-  expect(await db.approval.findUnique({ where: { id: approval.id } })).toMatchObject({ status: "cancelled", message: adoptedApprovalMessage });
-  expect(b.reaped).toEqual([[4242]]);
-  // only that session: the dead node's other one waits for the adoption
-  expect(await notices(db, unread.id)).toEqual([]);
-  expect(await db.session.findUnique({ where: { id: unread.id } })).toMatchObject({ status: "starting" });
-  await b.adoption.afterClaim(late.id);
-  expect(await notices(db, late.id)).toEqual([]);
-  expect(await db.session.findUnique({ where: { id: late.id } })).toMatchObject({ status: "running", pid: 5151 });
-
-  // the adoption (node-c) leaves the claimed session to node-b and settles the other
-  const c = adopter(db, "node-c", "host-1");
-  const [report] = await c.adoption.run();
-  expect(report!.sessions).toEqual([unread.id]);
-  expect(await notices(db, unread.id)).toEqual([expect.objectContaining({ phase: "prompt-refused" })]);
-  // a second takeover of the same session writes nothing again
-  await b.adoption.afterClaim(running.id);
-  expect(await notices(db, running.id)).toHaveLength(1);
-});

@@ -13,13 +13,6 @@
  * - stops its rows that still claim a live child (the next prompt resumes the conversation with
  *   `--resume`, on whichever node takes it), and deletes its leases, so the sessions are free.
  *
- * A session of a dead node may also be taken over one by one, before or after the whole node is
- * adopted: a prompt through any node claims its expired lease at once (the lease is the fence),
- * and the lease keeper then calls {@link Adoption.afterClaim}, which settles that one session the
- * same way (its pid reaped, its approvals cancelled, its unanswered prompts noticed, its row
- * stopped) before the prompt is logged. Settles of one session never overlap on a node, and every
- * step is conditional or looks for what is still unsettled, so each notice is written once.
- *
  * Sidecar ids named by sessions but with no node row at all (releases before node rows) are
  * adopted the same way, once: the adopter inserts their row, already adopted.
  *
@@ -38,7 +31,7 @@ import {
   stopSessionsOfNode,
 } from "@/server/db/node-adoption";
 import { claimSessionLease, deleteLeasesOf, releaseSessionLease, type SessionLeaseRow } from "@/server/db/session-leases";
-import { claimDeadSidecarNode, claimUnknownSidecarId, findSidecarNode, listDeadSidecarNodes, listUnknownSidecarIds } from "@/server/db/sidecar-nodes";
+import { claimDeadSidecarNode, claimUnknownSidecarId, listDeadSidecarNodes, listUnknownSidecarIds } from "@/server/db/sidecar-nodes";
 import { ApprovalFact } from "@/server/shared/wire/approval";
 import { resolvedFactOf, viewOfRow } from "@/server/sidecar/approval/approval-views";
 import type { NotifyUsers } from "@/server/sidecar/approval/approval-service";
@@ -81,10 +74,6 @@ export interface AdoptionReport {
 
 export class Adoption {
   private unknownChecked = false;
-  /** Settles in progress, by session (one at a time per session on this node). */
-  private readonly settling = new Map<string, Promise<unknown>>();
-  /** Sessions a claim of this node's hub is taking over: their entries are the hub's, not dropped. */
-  private readonly claiming = new Set<string>();
   private readonly host: string;
   private readonly now: () => number;
 
@@ -136,68 +125,10 @@ export class Adoption {
     }
     const sessions = held.map((lease) => lease.sessionId);
     try {
-      return await this.exclusive(sessions, () => this.settle(nodeId, host, sessions));
+      return await this.settle(nodeId, host, sessions);
     } finally {
       // the adopter's own hold only: a runner this node started meanwhile claimed a newer generation
       for (const lease of held) await releaseSessionLease(db, lease).catch(() => undefined);
-    }
-  }
-
-  /**
-   * Called by the lease keeper once this node claimed a session it did not hold, before the
-   * command that claimed it logs anything: when the session's last runner was a dead node, its
-   * adoption steps for this session happen now (they may have, or may still, for the whole node:
-   * a settle in progress is waited for). A failure is logged; the command goes on.
-   */
-  async afterClaim(sessionId: string): Promise<void> {
-    const { db } = this.deps;
-    this.claiming.add(sessionId);
-    try {
-      await this.settling.get(sessionId);
-      const row = await db.session.findUnique({ where: { id: sessionId }, select: { sidecarId: true, pid: true } });
-      const from = row?.sidecarId;
-      if (from === null || from === undefined || from === this.deps.selfId) return;
-      const node = await findSidecarNode(db, from);
-      // a node that stopped cleanly settled its own; one without a row is the start-up sweep's
-      const deadBefore = this.now() - (this.deps.leaseMs ?? clusterTimings.leaseMs);
-      if (node === null || node.stoppedAt !== null || (node.adoptedById === null && node.heartbeatAt.getTime() >= deadBefore)) return;
-      await this.exclusive([sessionId], () => this.settleOne(from, node.host, sessionId));
-    } catch (err) {
-      this.deps.log.error({ err, sessionId }, "settling a dead sidecar's session on its takeover failed");
-    } finally {
-      this.claiming.delete(sessionId);
-    }
-  }
-
-  /** Runs `work` once no settle of `sessions` is in progress on this node, holding them meanwhile. */
-  private async exclusive<T>(sessions: readonly string[], work: () => Promise<T>): Promise<T> {
-    for (;;) {
-      const busy = sessions.map((id) => this.settling.get(id)).filter((p) => p !== undefined);
-      if (busy.length === 0) break;
-      await Promise.allSettled(busy);
-    }
-    const done = work();
-    const held = done.catch(() => undefined);
-    for (const id of sessions) this.settling.set(id, held);
-    try {
-      return await done;
-    } finally {
-      for (const id of sessions) if (this.settling.get(id) === held) this.settling.delete(id);
-    }
-  }
-
-  /** One session of a dead node, taken over by a claim (the node's other sessions are not touched). */
-  private async settleOne(nodeId: string, host: string, sessionId: string): Promise<void> {
-    const { db } = this.deps;
-    if (host === this.host) {
-      const row = await db.session.findUnique({ where: { id: sessionId }, select: { sidecarId: true, pid: true } });
-      if (row?.sidecarId === nodeId && row.pid !== null) await this.deps.reap([row.pid]);
-    }
-    const approvalsCancelled = await this.cancelApprovals([sessionId]);
-    const settled = await settleUnansweredPrompts({ db, writer: this.deps.writer, sidecarId: nodeId, log: this.deps.log, cause: "failover", sessionIds: [sessionId] });
-    const stopped = await stopSessionsOfNode(db, nodeId, [sessionId]);
-    if (approvalsCancelled + settled.length + stopped.length > 0) {
-      this.deps.log.info({ nodeId, sessionId, approvalsCancelled, promptsSettled: settled.length, stopped: stopped.length }, "took over a dead sidecar's session");
     }
   }
 
@@ -231,8 +162,7 @@ export class Adoption {
     };
     this.deps.log.info({ ...report, sessions: sessions.length }, "adopted the sessions of a dead sidecar");
     try {
-      // a session this node's hub is claiming is the hub's: it re-reads what it needs itself
-      await this.deps.onAdopted?.(sessions.filter((id) => !this.claiming.has(id)));
+      await this.deps.onAdopted?.(sessions);
     } catch (err) {
       this.deps.log.error({ err, nodeId }, "after-adoption hook failed");
     }

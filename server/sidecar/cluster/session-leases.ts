@@ -49,7 +49,6 @@ export class LeaseKeeper implements SessionLeases {
   /** Claims in flight: their rows change under a renewal, which leaves them to the claim. */
   private readonly claiming = new Set<string>();
   private readonly listeners = new Set<(sessionId: string) => void>();
-  private takeOver: ((sessionId: string) => Promise<void>) | undefined;
   private readonly leaseMs: number;
   private readonly now: () => number;
 
@@ -79,14 +78,6 @@ export class LeaseKeeper implements SessionLeases {
     return () => this.listeners.delete(listener);
   }
 
-  /**
-   * Work to finish after a claim of a session this node did not hold, before `claim` answers
-   * (adoption settles a dead node's session there: `Adoption.afterClaim`).
-   */
-  onTakeOver(work: (sessionId: string) => Promise<void>): void {
-    this.takeOver = work;
-  }
-
   async claim(sessionId: string): Promise<{ heldAlready: boolean }> {
     const now = this.now();
     const before = this.held.get(sessionId);
@@ -106,10 +97,7 @@ export class LeaseKeeper implements SessionLeases {
     this.held.set(sessionId, { generation: lease.generation, expiresAt: now + this.leaseMs });
     // Ours without a break only when the row is the very lease we held, renewed (generation + 1 by this claim).
     const heldAlready = before !== undefined && before.expiresAt > now && lease.generation === before.generation + 1;
-    if (!heldAlready) {
-      this.deps.log.info({ sessionId, generation: lease.generation }, "session lease claimed");
-      await this.takeOver?.(sessionId);
-    }
+    if (!heldAlready) this.deps.log.info({ sessionId, generation: lease.generation }, "session lease claimed");
     return { heldAlready };
   }
 

@@ -71,7 +71,7 @@ export async function settleUnansweredPrompts(deps: {
   sessionIds?: readonly string[];
 }): Promise<UnansweredPromptNotice[]> {
   const only = deps.sessionIds === undefined ? undefined : new Set(deps.sessionIds);
-  const prompts = (await listUnansweredPrompts(deps.db, deps.sidecarId, deps.sessionIds)).filter((p) => only === undefined || only.has(p.sessionId));
+  const prompts = (await listUnansweredPrompts(deps.db, deps.sidecarId)).filter((p) => only === undefined || only.has(p.sessionId));
   const notices: UnansweredPromptNotice[] = [];
   for (const prompt of prompts) {
     const notice = noticeFor(prompt, deps.cause);
