@@ -325,21 +325,31 @@ export class ChaosClient {
       let ack: Ack<SubscribeResult>;
       try {
         const afterSeq = this.fillGaps ? contiguousSeq(view) : view.last;
-        ack = (await this.socket
-          .timeout(10_000)
-          .emitWithAck("session:subscribe", { sessionId, afterSeq })) as Ack<SubscribeResult>;
+        ack = await new Promise<Ack<SubscribeResult>>((resolve, reject) => {
+          this.socket.timeout(10_000).emit("session:subscribe", { sessionId, afterSeq }, (err: Error | null, reply: Ack<SubscribeResult>) => {
+            if (err) return reject(err);
+            // Taken in the ack's own callback, in wire order: the sidecar sends the reply before
+            // any live event of the room it joined, but a websocket chunk holding both delivers
+            // them in one tick, before an `await emitWithAck` would resume.
+            if (reply.ok) this.takeReply(view, reply.data);
+            resolve(reply);
+          });
+        });
       } catch {
         return; // the connection went; the next connect subscribes again
       }
       if (!ack.ok) throw new Error(`${this.name}: subscribe refused: ${ack.error.message}`);
-      if (ack.data.reset) {
-        view.resets += 1;
-        view.events = [];
-        view.last = 0;
-      }
-      for (const event of ack.data.events) this.take(view, event, this.fillGaps);
       if (!ack.data.hasMore) return;
     }
+  }
+
+  private takeReply(view: SessionView, reply: SubscribeResult): void {
+    if (reply.reset) {
+      view.resets += 1;
+      view.events = [];
+      view.last = 0;
+    }
+    for (const event of reply.events) this.take(view, event, this.fillGaps);
   }
 
   private receive(event: WireEvent): void {
