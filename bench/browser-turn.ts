@@ -31,6 +31,7 @@ import { resolveClaudeBinary } from "../server/sidecar/process/claude-binary";
 import { killProcessGroup } from "../server/sidecar/process/cli-process";
 import { printProfile, startCpuProfile, type CpuProfile } from "./support/cpu-profile";
 import { frameTraceCategories, spansBetweenMarks, type MarkedSpan } from "./support/frame-trace";
+import { startProcessCpuSampler } from "./support/process-cpu";
 import { startConduitInstance, type ConduitInstance } from "../e2e/support/conduit-instance";
 
 const TURNS = Number(process.env.BROWSER_TURN_TURNS ?? 8);
@@ -43,7 +44,34 @@ const PROFILE = process.env.BROWSER_TURN_PROFILE === "1";
  * the trace file for DevTools.
  */
 const TRACE = process.env.BROWSER_TURN_TRACE === "ada" || process.env.BROWSER_TURN_TRACE === "bea" ? process.env.BROWSER_TURN_TRACE : undefined;
+/**
+ * `BROWSER_TURN_CPU=1`: samples every 20 ms the CPU time of the processes on the machine (the
+ * pages' renderers and the rest of Chromium, each CLI, each Node part) and prints, per text turn,
+ * who used the cores from the prompt's stdin line to the first delta's line (the CLI's own part of
+ * the turn). The sampler costs the bench process a few per cent of a core.
+ */
+const CPU = process.env.BROWSER_TURN_CPU === "1";
 const TIMEOUT_MS = 30_000;
+
+/** Groups the machine's processes for `BROWSER_TURN_CPU`. */
+function cpuLabel(cmdline: string): string | undefined {
+  if (cmdline.includes("chromium")) {
+    const type = /--type=(\S+)/.exec(cmdline)?.[1];
+    return type === "renderer" ? "Chromium renderers (the two pages)" : type === undefined ? "Chromium browser" : `Chromium ${type}`;
+  }
+  if (cmdline.includes("stream-json") && !/^\S*bwrap /.test(cmdline)) {
+    return / --(session-id|resume) /.test(cmdline) ? "Conduit's CLI" : "bare CLI";
+  }
+  for (const [part, name] of [
+    ["sidecar/main", "sidecar"],
+    ["edge", "edge"],
+    ["model-server", "demo model"],
+    ["next", "web"],
+    ["bench/run", "bench"],
+  ] as const)
+    if (cmdline.includes(part) && (cmdline.includes("node") || cmdline.includes("tsx"))) return name;
+  return undefined;
+}
 
 function median(values: number[]): number {
   const sorted = [...values].filter(Number.isFinite).sort((a, b) => a - b);
@@ -189,7 +217,7 @@ const SENDER_SCRIPT = `(() => {
       window.__bench.reply = now();
       performance.mark("bench:reply");
       // the task after the next frame: the text has been painted (the heavy work of that frame included)
-      requestAnimationFrame(() => afterFrame(() => { window.__bench.painted = now(); performance.mark("bench:painted"); }));
+      requestAnimationFrame(() => afterFrame(() => { window.__bench.painted = now(); performance.mark("bench:painted"); window.__benchPainted?.(); }));
     }
   }).observe(document.body, { childList: true, subtree: true, characterData: true });
 })()`;
@@ -210,7 +238,7 @@ const WATCHER_SCRIPT = `(() => {
     if (window.__bench.seen === 0 && cards() > window.__bench.cards) {
       window.__bench.seen = now();
       performance.mark("bench:card");
-      requestAnimationFrame(() => afterFrame(() => { window.__bench.painted = now(); performance.mark("bench:card-painted"); }));
+      requestAnimationFrame(() => afterFrame(() => { window.__bench.painted = now(); performance.mark("bench:card-painted"); window.__benchPainted?.(); }));
     }
   });
   window.__benchObserver.observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-status"] });
@@ -226,6 +254,27 @@ async function instrumentWatcher(page: Page): Promise<void> {
 
 const until = (page: Page, expression: string) => untilInPage(page, expression, TIMEOUT_MS);
 
+/**
+ * Until the page's instrument has stamped the paint: one call that the page answers when it
+ * happens, so the bench does not poll the very page it times while the turn runs (a poll every
+ * 10 ms cost Ada's renderer and the bench a CDP round trip each, on the CLI's two cores).
+ */
+async function untilPainted(page: Page): Promise<void> {
+  const painted = page.evaluate(`new Promise((resolve) => {
+    if (window.__bench.painted > 0) return resolve(true);
+    window.__benchPainted = () => { window.__benchPainted = undefined; resolve(true); };
+  })`);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no paint stamped within ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([painted, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // the breakdown: the sidecar's trace lines (CONDUIT_LATENCY_TRACE) and the pages' marks
 
@@ -238,6 +287,8 @@ interface TraceLine {
   /** events-inserted: when the insert began, and the seqs of the stage lines it held */
   started?: number;
   seqs?: string;
+  /** proxy-*: the request's path */
+  path?: string;
 }
 
 /** The `conduit-latency` lines the instance printed after `from` (a length of its output). */
@@ -280,12 +331,18 @@ function turnBreakdown(send: number, reply: number, painted: number, trace: Trac
   const insert = delta && trace.find((l) => l.stage === "events-inserted" && l.seqs?.split(",").includes(String(delta.seq)));
   const acked = marks.find((m) => m.name === "prompt-acked");
   const promptReceived = prompt && marks.find((m) => m.name === "event-received" && m.seq === prompt.seq);
+  // the turn's model request through the credential proxy (not the meters' count_tokens)
+  const proxied = (stage: string) => trace.find((l) => l.stage === stage && /^\/v1\/messages(\?|$)/.test(l.path ?? ""));
   const rel = (t: number | undefined) => (t === undefined ? NaN : t - send);
   return {
     "prompt event emitted (sidecar)": rel(prompt?.t),
     "prompt event received (page)": rel(promptReceived?.at),
     "before-turn snapshot waited, to stdin (sidecar)": rel(snapshot?.t),
     "prompt acked (page)": rel(acked?.at),
+    "model request at the credential proxy (sidecar)": rel(proxied("proxy-request")?.t),
+    "… its body sent on to the model": rel(proxied("proxy-request-sent")?.t),
+    "… the model's answer began": rel(proxied("proxy-response")?.t),
+    "… its first chunk written to the CLI": rel(proxied("proxy-first-chunk")?.t),
     "first text delta line arrived (sidecar)": rel(delta?.arrivedAt),
     "… its insert began (sidecar)": rel(insert?.started),
     "… its insert ended (sidecar)": rel(insert?.t),
@@ -361,18 +418,18 @@ async function waitForTurnEnd(page: Page, text: string): Promise<void> {
 }
 
 /** A Conduit turn: Enter → reply text on Ada's screen, ms, and its stages. */
-async function conduitTurn(ada: Page, text: string, output: () => string): Promise<{ ms: number; stages: Stages; busy: number }> {
+async function conduitTurn(ada: Page, text: string, output: () => string): Promise<{ ms: number; stages: Stages; busy: number; send: number }> {
   await takeMarks(ada);
   const from = output().length;
   await prompt(ada, text);
-  await until(ada, "window.__bench.painted > 0").catch(async (error: unknown) => {
+  await untilPainted(ada).catch(async (error: unknown) => {
     console.error(`no reply to "${text}" on the page; the bench's state and rows:`, await ada.evaluate(`JSON.stringify({ bench: window.__bench, rows: [...document.querySelectorAll('ol[aria-label] > *')].map((r) => (r.getAttribute("data-index") || "") + " " + (r.textContent || "").slice(0, 60)) })`));
     throw error;
   });
   const { send, reply, painted, busy } = (await ada.evaluate("window.__bench")) as { send: number; reply: number; painted: number; busy: number };
   await waitForTurnEnd(ada, text);
   const stages = turnBreakdown(send, reply, painted, traceLines(output(), from), await takeMarks(ada));
-  return { ms: painted - send, stages, busy };
+  return { ms: painted - send, stages, busy, send };
 }
 
 /** A Conduit approval: Enter on Ada's page → the pending card on Bea's, ms, and its stages; Bea denies it. */
@@ -381,7 +438,7 @@ async function conduitApproval(ada: Page, bea: Page, text: string, output: () =>
   await takeMarks(bea);
   const from = output().length;
   await prompt(ada, text);
-  await until(bea, "window.__bench.painted > 0");
+  await untilPainted(bea);
   const { send } = (await ada.evaluate("window.__bench")) as { send: number };
   const { seen, painted, busy } = (await bea.evaluate("window.__bench")) as { seen: number; painted: number; busy: number };
   const beaMarks = await takeMarks(bea);
@@ -546,9 +603,16 @@ export async function run(): Promise<BrowserTurnResult> {
     const adaProfile = await startProfile(ada);
     const beaProfile = await startProfile(bea);
     if (TRACE) await browser.startTracing(TRACE === "ada" ? ada : bea, { categories: [...frameTraceCategories, "disabled-by-default-v8.cpu_profiler"] });
+    const sampler = CPU ? startProcessCpuSampler(cpuLabel) : undefined;
+    const cpuWindows: { wallMs: number; cpu: Map<string, number> }[] = [];
     for (let i = 1; i <= TURNS; i++) {
       const turn = await conduitTurn(ada, `hello ${i}`, output);
       turns.push(turn.ms);
+      const stdin = turn.stages["before-turn snapshot waited, to stdin (sidecar)"];
+      const delta = turn.stages["first text delta line arrived (sidecar)"];
+      if (sampler && stdin !== undefined && delta !== undefined && Number.isFinite(stdin + delta)) {
+        cpuWindows.push({ wallMs: delta - stdin, cpu: sampler.between(turn.send + stdin, turn.send + delta) });
+      }
       turnStagesSeen.push({ ...turn.stages, "(Ada's long tasks on the way, total)": turn.busy });
       bareTurns.push(await bare.turn(`hello ${i}`));
       const approval = await conduitApproval(ada, bea, `write ${i}`, output);
@@ -556,6 +620,7 @@ export async function run(): Promise<BrowserTurnResult> {
       approvalStagesSeen.push({ ...approval.stages, "(Bea's long tasks on the way, total)": approval.busy });
       bareApprovals.push(await bare.approval(`write ${i}`));
     }
+    sampler?.stop();
     const adaProfiled = await adaProfile();
     const beaProfiled = await beaProfile();
     const traced = TRACE ? await browser.stopTracing() : undefined;
@@ -583,6 +648,16 @@ export async function run(): Promise<BrowserTurnResult> {
       );
     }
     printBreakdown("turn, Enter → reply text on Ada's screen", turnStagesSeen);
+    if (cpuWindows.length > 0) {
+      const names = [...new Set(cpuWindows.flatMap((w) => [...w.cpu.keys()]))];
+      const rows = names
+        .map((name) => [name, median(cpuWindows.map((w) => w.cpu.get(name) ?? 0))] as const)
+        .sort((a, b) => b[1] - a[1]);
+      console.log(
+        `  CPU from the prompt's stdin line to the first delta's line (median ms per turn; wall ${f(median(cpuWindows.map((w) => w.wallMs)))} ms, two cores):`,
+      );
+      for (const [name, ms] of rows) console.log(`    ${name.padEnd(40)} ${f(ms)}`);
+    }
     printBreakdown("approval, Enter on Ada's page → the card on Bea's", approvalStagesSeen);
     console.log(`  bare CLI, from its stdin line: init ${f(median(bare.inits.slice(2)))} (the warm turns)`);
     const domMedian = (all: Stages[], key: string) => median(all.map((x) => x[key] ?? NaN));

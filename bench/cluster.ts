@@ -27,6 +27,7 @@
  */
 import { randomUUID } from "node:crypto";
 import path from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { WireEvent } from "@/server/shared/wire/session";
 import type { ChaosClient } from "@/test/chaos/rig";
 import { clusterUnavailableReason, startCluster, type Cluster, type ClusterNode } from "@/test/cluster/rig";
@@ -156,7 +157,10 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
     const owned = cluster.nodes.map((n) => ids.filter((id) => owners.get(id) === n).length);
     result.notes.push(`leases per node after warm-up: ${cluster.nodes.map((n, i) => `${n.id}=${owned[i]}`).join(" ")}`);
 
-    // relay: every session streams `lines` lines 100 ms apart, all at once
+    // relay: every session streams `lines` lines 100 ms apart, all at once. The bench's own
+    // event-loop delay over both relay phases is reported: a receipt waits in it too.
+    const benchLag = monitorEventLoopDelay({ resolution: 5 });
+    benchLag.enable();
     result.relayMs.length = 0;
     await Promise.all(
       ids.map((id, i) =>
@@ -188,6 +192,10 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
       () => result.notes.push(`relay spread: ${result.relaySpreadMs.length} of ${expected} receipts`),
     );
     receipts = [];
+    benchLag.disable();
+    result.notes.push(
+      `the bench's own event-loop delay during the relay (its ${watchers.length} watcher sockets): p50 ${fmt(benchLag.percentile(50) / 1e6)} ms p99 ${fmt(benchLag.percentile(99) / 1e6)} ms max ${fmt(benchLag.max / 1e6)} ms`,
+    );
     // the turns' ends (results, cost rows, snapshots) settled first: forwarding is timed on idle sessions
     await until(async () => (await Promise.all(ids.map((id) => resultCount(cluster, id)))).every((n) => n >= 3), 60_000, "the spread streams' results", 200).catch(
       () => result.notes.push("forward: measured before every spread stream had ended"),

@@ -21,7 +21,7 @@ import { LeaseKeeper } from "@/server/sidecar/cluster/session-leases";
 import { Adoption } from "@/server/sidecar/cluster/adoption";
 import { chooseSandbox } from "@/server/sidecar/process/sandbox";
 import { openSessionCgroups } from "@/server/sidecar/process/session-cgroup";
-import { startCredentialProxy } from "@/server/sidecar/credential-proxy/credential-proxy";
+import { startCredentialProxy, type ProxyTraceStage } from "@/server/sidecar/credential-proxy/credential-proxy";
 import { createSessionNetwork } from "@/server/sidecar/network/session-network";
 import { sandboxStatusFile, type SandboxStatus } from "@/server/shared/sandbox-status";
 import { supervisorConfigFromEnv } from "@/server/sidecar/process/supervisor-config";
@@ -77,8 +77,11 @@ async function main(): Promise<void> {
   const { sandbox, warning } = await chooseSandbox(env.CONDUIT_SANDBOX, cliPath);
   if (warning !== undefined) log.warn({ sandbox: "off", setting: env.CONDUIT_SANDBOX }, `SESSIONS ARE NOT ISOLATED: ${warning}`);
   else log.info({ sandbox: sandbox.mode, setting: env.CONDUIT_SANDBOX }, "CLI children sandboxed");
+  // CONDUIT_LATENCY_TRACE: each stage of a turn and an approval as a stderr line (bench/browser-turn).
+  const latency = createLatencyTrace(env.CONDUIT_LATENCY_TRACE);
   // The operator's credential stays in this process; each CLI child gets a token for this proxy.
   const credentialProxy = await startCredentialProxy({
+    ...(latency.enabled ? { trace: (stage: ProxyTraceStage, fields: { sessionId: string; path: string }) => latency.mark(stage, fields) } : {}),
     upstream: env.ANTHROPIC_BASE_URL ?? "https://api.anthropic.com",
     credential: { apiKey: env.ANTHROPIC_API_KEY, authToken: process.env.ANTHROPIC_AUTH_TOKEN || undefined },
     log: (fields, message) => log.warn({ component: "credential-proxy", ...fields }, message),
@@ -158,8 +161,6 @@ async function main(): Promise<void> {
   // Web Push to subscribed browsers: approvals routed to a user, turns finished while away.
   const pushLog = log.child({ component: "push" });
   const push = new PushSender({ db, keys: loadVapidKeys(env.CONDUIT_DATA_DIR), subject: vapidSubjectFor(publicUrlOf(env)), log: pushLog });
-  // CONDUIT_LATENCY_TRACE: each stage of a turn and an approval as a stderr line (bench/browser-turn).
-  const latency = createLatencyTrace(env.CONDUIT_LATENCY_TRACE);
   const approvals = new ApprovalService({
     db,
     log: log.child({ component: "approvals" }),

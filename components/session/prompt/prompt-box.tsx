@@ -90,6 +90,11 @@ export const PromptBox = memo(function PromptBox(props: PromptBoxProps) {
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
+    // Empty (after every send): its rows decide, with no forced layout of the whole page.
+    if (draft === "") {
+      el.style.height = "";
+      return;
+    }
     el.style.height = "auto";
     el.style.height = `${Math.min(el.scrollHeight, Math.round(window.innerHeight / 3))}px`;
   }, [draft]);

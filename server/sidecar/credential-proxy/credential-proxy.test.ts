@@ -80,6 +80,29 @@ describe("the credential proxy", () => {
     expect(usage.bytesDown).toBe(first.length + rest.length);
   });
 
+  it("stamps each stage of a forwarded exchange for the latency trace, once each, in order", async () => {
+    upstream = await startUpstream();
+    const stages: string[] = [];
+    proxy = await startCredentialProxy({
+      upstream: upstream.url,
+      credential: { apiKey: "sk-ant-operator-real" },
+      trace: (stage, fields) => stages.push(`${stage} ${fields.sessionId} ${fields.path}`),
+    });
+    const grant = proxy.issue("session-7");
+    const response = await fetch(`${proxy.url}/v1/messages?beta=true`, {
+      method: "POST",
+      headers: { "x-api-key": grant.token, "content-type": "application/json" },
+      body: JSON.stringify({ model: "m" }),
+    });
+    const reader = response.body!.getReader();
+    await reader.read();
+    upstream.release();
+    while (!(await reader.read()).done);
+    expect(stages).toEqual(
+      ["proxy-request", "proxy-request-sent", "proxy-response", "proxy-first-chunk"].map((s) => `${s} session-7 /v1/messages?beta=true`),
+    );
+  });
+
   it("accepts the token as a bearer token too, and sends an auth token upstream as one", async () => {
     upstream = await startUpstream();
     proxy = await startCredentialProxy({ upstream: upstream.url, credential: { authToken: "gw-secret" } });

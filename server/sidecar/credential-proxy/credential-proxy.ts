@@ -34,7 +34,14 @@ export interface CredentialProxyOptions {
   port?: number;
   /** Called for each request that is refused or fails upstream; never given a credential. */
   log?: (fields: Record<string, unknown>, message: string) => void;
+  /**
+   * Timestamps of each forwarded exchange (`CONDUIT_LATENCY_TRACE`): the request's head from the
+   * CLI, its body sent on, the upstream's answer, the first body chunk written back.
+   */
+  trace?: (stage: ProxyTraceStage, fields: { sessionId: string; path: string }) => void;
 }
+
+export type ProxyTraceStage = "proxy-request" | "proxy-request-sent" | "proxy-response" | "proxy-first-chunk";
 
 /** What a session's proxy traffic amounted to. */
 export interface ProxyUsage {
@@ -168,7 +175,12 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
     if (options.credential.apiKey !== undefined) headers["x-api-key"] = options.credential.apiKey;
     if (options.credential.authToken !== undefined) headers.authorization = `Bearer ${options.credential.authToken}`;
     const target = upstreamUrl(upstream, req.url ?? "/");
+    const traced = { sessionId, path: req.url ?? "/" };
+    const trace = options.trace;
+    trace?.("proxy-request", traced);
+    if (trace) req.once("end", () => trace("proxy-request-sent", traced));
     const outgoing = client.request(target, { method: req.method, headers, agent }, (answer) => {
+      trace?.("proxy-response", traced);
       const responseHeaders: http.OutgoingHttpHeaders = {};
       for (const [name, value] of Object.entries(answer.headers)) {
         if (value !== undefined && !droppedResponseHeaders.has(name)) responseHeaders[name] = value;
@@ -176,8 +188,13 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
       res.writeHead(answer.statusCode ?? 502, responseHeaders);
       // SSE: the CLI must see headers (and each event) as soon as the upstream sends them.
       res.flushHeaders();
+      let first = true;
       answer.on("data", (chunk: Buffer) => {
         counts.bytesDown += chunk.length;
+        if (first) {
+          first = false;
+          trace?.("proxy-first-chunk", traced);
+        }
         if (!res.write(chunk)) {
           answer.pause();
           res.once("drain", () => answer.resume());

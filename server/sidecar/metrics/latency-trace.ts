@@ -21,7 +21,12 @@ export type LatencyStage =
   /** the prompt's wait for the before-turn snapshot ended: it goes to the CLI's stdin now */
   | "before-snapshot-waited"
   /** an event-log insert holding a stage's line ended (`started`: when it began) */
-  | "events-inserted";
+  | "events-inserted"
+  /** the credential proxy's side of a model request (`ProxyTraceStage`) */
+  | "proxy-request"
+  | "proxy-request-sent"
+  | "proxy-response"
+  | "proxy-first-chunk";
 
 export interface LatencyTrace {
   readonly enabled: boolean;

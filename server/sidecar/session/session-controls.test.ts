@@ -1,6 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { decodePromptImages, sniffImageType } from "./prompt-images";
-import { toContextUsage, toModelOptions, toSlashCommands } from "./session-controls";
+import type { WireEvent } from "@/server/shared/wire/session";
+import { contextAnswerMaxAgeMs, SessionControls, toContextUsage, toModelOptions, toSlashCommands, type SessionControlsDeps } from "./session-controls";
 
 describe("the CLI's answers as browsers get them", () => {
   it("keeps the model list's values and names, drops entries without a value", () => {
@@ -77,5 +78,91 @@ describe("prompt images", () => {
     expect(() => decodePromptImages([{ mediaType: "image/png", data: Buffer.from("<svg/>").toString("base64") }])).toThrow(
       "Image 1 is not a PNG, JPEG, GIF or WebP image.",
     );
+  });
+});
+
+describe("context usage asked by every viewer", () => {
+  function rig() {
+    let listener: ((event: WireEvent) => void) | undefined;
+    const asks: { resolve: (answer: Record<string, unknown>) => void; reject: (err: Error) => void }[] = [];
+    const runner = {
+      control: (request: { subtype: string }) => {
+        expect(request.subtype).toBe("get_context_usage");
+        return new Promise<Record<string, unknown>>((resolve, reject) => asks.push({ resolve, reject }));
+      },
+    };
+    const hub = {
+      onDidEmitEvent: (l: (event: WireEvent) => void) => {
+        listener = l;
+        return () => undefined;
+      },
+      liveRunner: async () => runner,
+    };
+    const controls = new SessionControls({ hub, db: {}, log: { warn: () => undefined } } as unknown as SessionControlsDeps);
+    let seq = 0;
+    const emit = (kind: WireEvent["kind"], payload: unknown) =>
+      listener!({ sessionId: "s1", seq: ++seq, kind, payload, at: new Date().toISOString() } as WireEvent);
+    const settle = () => new Promise((r) => setTimeout(r, 0));
+    return { controls, asks, emit, settle };
+  }
+  const answer = (totalTokens: number) => ({ totalTokens, maxTokens: 1000, categories: [] });
+
+  it("asks the CLI once for asks that come together, and again only after the log moved on", async () => {
+    const { controls, asks, emit, settle } = rig();
+    const first = controls.contextUsage("s1");
+    const second = controls.contextUsage("s1");
+    await settle();
+    expect(asks).toHaveLength(1);
+    asks[0]!.resolve(answer(100));
+    expect((await first).totalTokens).toBe(100);
+    expect(await second).toBe(await first);
+    // the CLI's answer is logged too (a control_response): that changes no conversation
+    emit("cli", { type: "control_response", response: { subtype: "success" } });
+    expect((await controls.contextUsage("s1")).totalTokens).toBe(100);
+    await settle();
+    expect(asks).toHaveLength(1);
+    // a turn ended: the next ask goes to the CLI
+    emit("cli", { type: "result", subtype: "success" });
+    const third = controls.contextUsage("s1");
+    await settle();
+    expect(asks).toHaveLength(2);
+    asks[1]!.resolve(answer(250));
+    expect((await third).totalTokens).toBe(250);
+  });
+
+  it("counts again once the answer is old, with no event (a memory file edited, an MCP server connected)", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const { controls, asks, settle } = rig();
+      const first = controls.contextUsage("s1");
+      await settle();
+      asks[0]!.resolve(answer(100));
+      await first;
+      vi.setSystemTime(Date.now() + contextAnswerMaxAgeMs - 1);
+      expect((await controls.contextUsage("s1")).totalTokens).toBe(100);
+      await settle();
+      expect(asks).toHaveLength(1);
+      vi.setSystemTime(Date.now() + 2);
+      const later = controls.contextUsage("s1");
+      await settle();
+      expect(asks).toHaveLength(2);
+      asks[1]!.resolve(answer(120));
+      expect((await later).totalTokens).toBe(120);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("keeps no failed answer: the next ask tries again", async () => {
+    const { controls, asks, settle } = rig();
+    const failed = controls.contextUsage("s1");
+    await settle();
+    asks[0]!.reject(new Error("the CLI went away"));
+    await expect(failed).rejects.toThrow("the CLI went away");
+    const again = controls.contextUsage("s1");
+    await settle();
+    expect(asks).toHaveLength(2);
+    asks[1]!.resolve(answer(7));
+    expect((await again).totalTokens).toBe(7);
   });
 });

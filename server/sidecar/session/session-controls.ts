@@ -33,6 +33,8 @@ export interface SessionControlsDeps {
 
 /** Longest description kept per slash command (some skills describe themselves in pages). */
 const maxDescriptionChars = 240;
+/** How long one context-usage answer serves every ask while the session's log stays still. */
+export const contextAnswerMaxAgeMs = 10_000;
 /** Most suggestions handed to a browser per query. */
 const maxSuggestions = 50;
 
@@ -44,6 +46,10 @@ export class SessionControls {
   private readonly commands = new Map<string, SlashCommandInfo[]>();
   /** Per session: the thinking budget a person set, applied again to every new child. */
   private readonly thinking = new Map<string, number | null>();
+  /** Per session: events logged that may change what fills the context (control exchanges aside). */
+  private readonly contextVersion = new Map<string, number>();
+  /** Per session: the last context-usage ask, answered or in flight, and the version it was asked at. */
+  private readonly contextAsked = new Map<string, { version: number; answer: Promise<ContextUsage>; at: number }>();
   private readonly detach: () => void;
 
   constructor(private readonly deps: SessionControlsDeps) {
@@ -54,6 +60,8 @@ export class SessionControls {
     this.detach();
     this.commands.clear();
     this.thinking.clear();
+    this.contextVersion.clear();
+    this.contextAsked.clear();
   }
 
   /** The models the session's CLI offers (`list_models`); without a live child, the last list known. */
@@ -67,10 +75,26 @@ export class SessionControls {
     return this.modelsFrom(this.deps.hub.someLiveRunner());
   }
 
-  /** How full the context window is (`get_context_usage`, summary), by category. */
+  /**
+   * How full the context window is (`get_context_usage`, summary), by category. Every viewer's
+   * meter asks after each turn, and the CLI counts tokens for each ask (a few dozen
+   * `count_tokens` calls to the API), so one answer serves all asks until the session's log
+   * moves on (the control exchanges themselves aside) or it is {@link contextAnswerMaxAgeMs} old
+   * (what fills the context can change without an event: a memory file edited, an MCP server
+   * connected; the meter's refresh then counts again).
+   */
   async contextUsage(sessionId: string): Promise<ContextUsage> {
-    const answer = await (await this.requireLive(sessionId)).control({ subtype: "get_context_usage" });
-    return toContextUsage(answer);
+    const version = this.contextVersion.get(sessionId) ?? 0;
+    const asked = this.contextAsked.get(sessionId);
+    if (asked?.version === version && Date.now() - asked.at < contextAnswerMaxAgeMs) return asked.answer;
+    const answer = this.requireLive(sessionId)
+      .then((runner) => runner.control({ subtype: "get_context_usage" }))
+      .then(toContextUsage);
+    this.contextAsked.set(sessionId, { version, answer, at: Date.now() });
+    answer.catch(() => {
+      if (this.contextAsked.get(sessionId)?.answer === answer) this.contextAsked.delete(sessionId);
+    });
+    return answer;
   }
 
   /** File and folder names under the workspace matching `query` (the CLI's fuzzy `file_suggestions`). */
@@ -155,8 +179,13 @@ export class SessionControls {
 
   /** A new child knows nothing of the last one's settings: its commands are asked again, its thinking budget set again. */
   private onEvent(event: WireEvent): void {
+    if (!isControlExchange(event)) this.contextVersion.set(event.sessionId, (this.contextVersion.get(event.sessionId) ?? 0) + 1);
     if (event.kind !== "process") return;
     const phase = (event.payload as { phase?: unknown } | null)?.phase;
+    if (phase === "exited") {
+      this.contextVersion.delete(event.sessionId);
+      this.contextAsked.delete(event.sessionId);
+    }
     if (phase !== "spawned") return;
     this.commands.delete(event.sessionId);
     const budget = this.thinking.get(event.sessionId);
@@ -171,6 +200,13 @@ export class SessionControls {
         this.deps.log.warn({ err, sessionId: event.sessionId }, "setting the thinking budget of a new CLI failed"),
       );
   }
+}
+
+/** A control request or answer between the sidecar and the CLI: it changes no conversation. */
+function isControlExchange(event: WireEvent): boolean {
+  if (event.kind !== "cli") return false;
+  const type = (event.payload as { type?: unknown } | null)?.type;
+  return type === "control_request" || type === "control_response" || type === "control_cancel_request";
 }
 
 function notRunning(): AppError {
