@@ -338,6 +338,12 @@ export class ChaosClient {
       } catch {
         return; // the connection went; the next connect subscribes again
       }
+      if (!ack.ok && ack.error.code === "rate_limited") {
+        // the tab's 8 commands at once were taken (a reconnect resubscribing to every session it
+        // watches, beside other commands): the browser's command queue waits and asks again
+        await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+        continue;
+      }
       if (!ack.ok) throw new Error(`${this.name}: subscribe refused: ${ack.error.message}`);
       if (!ack.data.hasMore) return;
     }
