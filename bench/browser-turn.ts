@@ -167,7 +167,8 @@ async function startBareCli(modelUrl: string): Promise<BareCli> {
 async function signedIn(browser: Browser, base: string, email: string, name: string): Promise<Page> {
   const context = await browser.newContext({ baseURL: base });
   // the page keeps its latency marks (components/session/latency-marks.ts) for the breakdown
-  await context.addInitScript("window.__conduitLatencyMarks = true");
+  // a traced run wants the marks in the trace too (components/session/latency-marks.ts)
+  await context.addInitScript(`window.__conduitLatencyMarks = ${TRACE ? '"trace"' : "true"}`);
   return signUpAndSignIn(context, base, email, name);
 }
 
@@ -205,6 +206,7 @@ const SENDER_SCRIPT = `(() => {
   document.addEventListener("keydown", (e) => {
     if (e.key === "Enter" && e.target.matches('[data-testid="prompt-input"]')) {
       window.__bench.send = now();
+      performance.mark("bench:send");
       window.__bench.reply = 0;
       window.__bench.painted = 0;
       window.__bench.busy = 0;
@@ -281,6 +283,8 @@ async function untilPainted(page: Page): Promise<void> {
 interface TraceLine {
   stage: string;
   t: number;
+  /** CLOCK_MONOTONIC, µs, when `t` was taken */
+  mono?: number;
   seq?: number;
   line?: string;
   arrivedAt?: number;
@@ -291,12 +295,48 @@ interface TraceLine {
   path?: string;
 }
 
-/** The `conduit-latency` lines the instance printed after `from` (a length of its output). */
-function traceLines(output: string, from: number): TraceLine[] {
+/**
+ * Where a page's clock stands: its epoch time (`performance.timeOrigin + performance.now()`)
+ * minus CLOCK_MONOTONIC, ms, from the quickest of a few round trips. Two processes' epoch clocks
+ * are each fixed to the monotonic clock when the process (the sidecar) or the page started, and
+ * had drifted ~40 ms apart here: stages of the sidecar and the page are lined up on the monotonic
+ * clock instead (the sidecar's lines carry it as `mono`).
+ */
+async function pageClock(page: Page): Promise<number> {
+  let best = { rtt: Infinity, offset: 0 };
+  for (let i = 0; i < 7; i++) {
+    const before = Number(process.hrtime.bigint()) / 1e6;
+    const epoch = (await page.evaluate("performance.timeOrigin + performance.now()")) as number;
+    const after = Number(process.hrtime.bigint()) / 1e6;
+    if (after - before < best.rtt) best = { rtt: after - before, offset: epoch - (before + after) / 2 };
+  }
+  return best.offset;
+}
+
+/** Each clock's epoch time minus CLOCK_MONOTONIC, ms: the two pages' ({@link pageClock}) and the bench's own. */
+interface Clocks {
+  ada: number;
+  bea: number;
+  bench: number;
+}
+
+/**
+ * The `conduit-latency` lines the instance printed after `from` (a length of its output), their
+ * times (`t`, `arrivedAt`, `started`: the sidecar's epoch clock) moved to the clock of the page
+ * whose {@link pageClock} is `clock`.
+ */
+function traceLines(output: string, from: number, clock: number): TraceLine[] {
   const lines: TraceLine[] = [];
   for (const match of output.slice(from).matchAll(/conduit-latency (\{.*\})/g)) {
     try {
-      lines.push(JSON.parse(match[1]!) as TraceLine);
+      const line = JSON.parse(match[1]!) as TraceLine;
+      if (line.mono !== undefined) {
+        const shift = clock - (line.t - line.mono / 1000);
+        line.t += shift;
+        if (line.arrivedAt !== undefined) line.arrivedAt += shift;
+        if (line.started !== undefined) line.started += shift;
+      }
+      lines.push(line);
     } catch {
       // a line cut by a chunk boundary: the next read has it whole
     }
@@ -313,9 +353,8 @@ interface PageMark {
 /** The page's latency marks since the last call (epoch ms), then forgets them. */
 async function takeMarks(page: Page): Promise<PageMark[]> {
   return (await page.evaluate(`(() => {
-    const marks = performance.getEntriesByType("mark").filter((m) => m.name.startsWith("conduit:"))
-      .map((m) => ({ name: m.name.slice(8), at: performance.timeOrigin + m.startTime, seq: m.detail && m.detail.seq }));
-    performance.clearMarks();
+    const marks = (window.__conduitLatencyLog || []).map((m) => ({ name: m.name, at: performance.timeOrigin + m.at, seq: m.seq }));
+    window.__conduitLatencyLog = [];
     return marks;
   })()`)) as PageMark[];
 }
@@ -418,7 +457,7 @@ async function waitForTurnEnd(page: Page, text: string): Promise<void> {
 }
 
 /** A Conduit turn: Enter → reply text on Ada's screen, ms, and its stages. */
-async function conduitTurn(ada: Page, text: string, output: () => string): Promise<{ ms: number; stages: Stages; busy: number; send: number }> {
+async function conduitTurn(ada: Page, text: string, output: () => string, clocks: Clocks): Promise<{ ms: number; stages: Stages; busy: number; send: number; end: number }> {
   await takeMarks(ada);
   const from = output().length;
   await prompt(ada, text);
@@ -428,23 +467,28 @@ async function conduitTurn(ada: Page, text: string, output: () => string): Promi
   });
   const { send, reply, painted, busy } = (await ada.evaluate("window.__bench")) as { send: number; reply: number; painted: number; busy: number };
   await waitForTurnEnd(ada, text);
-  const stages = turnBreakdown(send, reply, painted, traceLines(output(), from), await takeMarks(ada));
-  return { ms: painted - send, stages, busy, send };
+  // on the bench's clock
+  const end = performance.timeOrigin + performance.now();
+  const stages = turnBreakdown(send, reply, painted, traceLines(output(), from, clocks.ada), await takeMarks(ada));
+  return { ms: painted - send, stages, busy, send, end };
 }
 
 /** A Conduit approval: Enter on Ada's page → the pending card on Bea's, ms, and its stages; Bea denies it. */
-async function conduitApproval(ada: Page, bea: Page, text: string, output: () => string): Promise<{ ms: number; stages: Stages; busy: number }> {
+async function conduitApproval(ada: Page, bea: Page, text: string, output: () => string, clocks: Clocks): Promise<{ ms: number; stages: Stages; busy: number }> {
   await instrumentWatcher(bea);
   await takeMarks(bea);
   const from = output().length;
   await prompt(ada, text);
   await untilPainted(bea);
   const { send } = (await ada.evaluate("window.__bench")) as { send: number };
-  const { seen, painted, busy } = (await bea.evaluate("window.__bench")) as { seen: number; painted: number; busy: number };
-  const beaMarks = await takeMarks(bea);
+  const onBea = (await bea.evaluate("window.__bench")) as { seen: number; painted: number; busy: number };
+  // Bea's page clock read on Ada's
+  const toAda = (t: number) => t - clocks.bea + clocks.ada;
+  const [seen, painted, busy] = [toAda(onBea.seen), toAda(onBea.painted), onBea.busy];
+  const beaMarks = (await takeMarks(bea)).map((m) => ({ ...m, at: toAda(m.at) }));
   await bea.locator('[data-testid="approval-card"][data-status="pending"]').last().getByTestId("deny-button").click();
   await waitForTurnEnd(ada, text);
-  return { ms: painted - send, stages: approvalBreakdown(send, seen, painted, traceLines(output(), from), beaMarks), busy };
+  return { ms: painted - send, stages: approvalBreakdown(send, seen, painted, traceLines(output(), from, clocks.ada), beaMarks), busy };
 }
 
 /** The session page's scripts (not Monaco's) as sent and as decoded, KB, from a fresh load. */
@@ -589,9 +633,12 @@ export async function run(): Promise<BrowserTurnResult> {
     bare = await startBareCli(modelUrl);
     // warm: both CLIs started, both pages connected, the code paths run once
     const output = conduit.output;
-    await conduitTurn(ada, "hello warm-up", output);
+    const clocks: Clocks = { ada: await pageClock(ada), bea: await pageClock(bea), bench: performance.timeOrigin + performance.now() - Number(process.hrtime.bigint()) / 1e6 };
+    // a page's epoch time on the bench's clock (the CPU sampler's)
+    const onBench = (t: number) => t - clocks.ada + clocks.bench;
+    await conduitTurn(ada, "hello warm-up", output, clocks);
     await bare.turn("hello warm-up");
-    await conduitApproval(ada, bea, "write warm-up", output);
+    await conduitApproval(ada, bea, "write warm-up", output, clocks);
     await bare.approval("write warm-up");
 
     const turns: number[] = [];
@@ -605,17 +652,20 @@ export async function run(): Promise<BrowserTurnResult> {
     if (TRACE) await browser.startTracing(TRACE === "ada" ? ada : bea, { categories: [...frameTraceCategories, "disabled-by-default-v8.cpu_profiler"] });
     const sampler = CPU ? startProcessCpuSampler(cpuLabel) : undefined;
     const cpuWindows: { wallMs: number; cpu: Map<string, number> }[] = [];
+    // the whole text turn, Enter → its end on Ada's page: the work a turn costs each part, whatever its timing
+    const cpuTurns: { wallMs: number; cpu: Map<string, number> }[] = [];
     for (let i = 1; i <= TURNS; i++) {
-      const turn = await conduitTurn(ada, `hello ${i}`, output);
+      const turn = await conduitTurn(ada, `hello ${i}`, output, clocks);
       turns.push(turn.ms);
       const stdin = turn.stages["before-turn snapshot waited, to stdin (sidecar)"];
       const delta = turn.stages["first text delta line arrived (sidecar)"];
       if (sampler && stdin !== undefined && delta !== undefined && Number.isFinite(stdin + delta)) {
-        cpuWindows.push({ wallMs: delta - stdin, cpu: sampler.between(turn.send + stdin, turn.send + delta) });
+        cpuWindows.push({ wallMs: delta - stdin, cpu: sampler.between(onBench(turn.send + stdin), onBench(turn.send + delta)) });
       }
+      if (sampler) cpuTurns.push({ wallMs: turn.end - onBench(turn.send), cpu: sampler.between(onBench(turn.send), turn.end) });
       turnStagesSeen.push({ ...turn.stages, "(Ada's long tasks on the way, total)": turn.busy });
       bareTurns.push(await bare.turn(`hello ${i}`));
-      const approval = await conduitApproval(ada, bea, `write ${i}`, output);
+      const approval = await conduitApproval(ada, bea, `write ${i}`, output, clocks);
       approvals.push(approval.ms);
       approvalStagesSeen.push({ ...approval.stages, "(Bea's long tasks on the way, total)": approval.busy });
       bareApprovals.push(await bare.approval(`write ${i}`));
@@ -624,6 +674,8 @@ export async function run(): Promise<BrowserTurnResult> {
     const adaProfiled = await adaProfile();
     const beaProfiled = await beaProfile();
     const traced = TRACE ? await browser.stopTracing() : undefined;
+    // the sidecar's latency lines beside the trace: their `mono` stamps are the trace's clock
+    if (traced) await writeFile(path.join("test-results", `browser-turn-sidecar-${TRACE}.log`), output());
     const js = await pageJavaScript(browser, base, adaEmail, sessionUrl);
     const stages = turnStages(conduit.databaseFile);
     const stage = (prefix: string, key: keyof TurnStages) =>
@@ -648,17 +700,25 @@ export async function run(): Promise<BrowserTurnResult> {
       );
     }
     printBreakdown("turn, Enter → reply text on Ada's screen", turnStagesSeen);
-    if (cpuWindows.length > 0) {
-      const names = [...new Set(cpuWindows.flatMap((w) => [...w.cpu.keys()]))];
-      const rows = names
-        .map((name) => [name, median(cpuWindows.map((w) => w.cpu.get(name) ?? 0))] as const)
-        .sort((a, b) => b[1] - a[1]);
-      console.log(
-        `  CPU from the prompt's stdin line to the first delta's line (median ms per turn; wall ${f(median(cpuWindows.map((w) => w.wallMs)))} ms, two cores):`,
-      );
+    const printCpu = (title: string, windows: typeof cpuWindows) => {
+      if (windows.length === 0) return;
+      const names = [...new Set(windows.flatMap((w) => [...w.cpu.keys()]))];
+      const rows = names.map((name) => [name, median(windows.map((w) => w.cpu.get(name) ?? 0))] as const).sort((a, b) => b[1] - a[1]);
+      console.log(`  CPU ${title} (median ms per turn; wall ${f(median(windows.map((w) => w.wallMs)))} ms, two cores):`);
       for (const [name, ms] of rows) console.log(`    ${name.padEnd(40)} ${f(ms)}`);
-    }
+    };
+    printCpu("from the prompt's stdin line to the first delta's line", cpuWindows);
+    printCpu("of the whole text turn, Enter to its result on Ada's page", cpuTurns);
     printBreakdown("approval, Enter on Ada's page → the card on Bea's", approvalStagesSeen);
+    const raw = /conduit-latency (\{[^\n]*"mono"[^\n]*\})/.exec(output())?.[1];
+    if (raw) {
+      // the sidecar's epoch clock minus the monotonic one (the stages above are lined up on the monotonic clock)
+      const stamp = JSON.parse(raw) as TraceLine;
+      const sidecarClock = stamp.t - (stamp.mono ?? 0) / 1000;
+      console.log(
+        `  clocks (epoch − monotonic, lined up above): the sidecar's ${f(sidecarClock - clocks.ada)} ms from Ada's page, Bea's page ${f(clocks.bea - clocks.ada)} ms from Ada's`,
+      );
+    }
     console.log(`  bare CLI, from its stdin line: init ${f(median(bare.inits.slice(2)))} (the warm turns)`);
     const domMedian = (all: Stages[], key: string) => median(all.map((x) => x[key] ?? NaN));
     console.log(

@@ -56,7 +56,7 @@ function attach(): () => void {
   const onConnect = () => void refresh();
   const onRequested = (approval: ApprovalView) => {
     if (!isApprovalView(approval)) return;
-    markLatency("approval-requested", { id: approval.id });
+    markLatency("approval-requested");
     const isNew = !state.approvals.some((a) => a.id === approval.id);
     dispatch({ type: "requested", approval });
     if (isNew && approval.status === "pending") notifyIfHidden(approval);

@@ -6,7 +6,7 @@
  * `session:events-before` (`server/shared/wire/session-pages.ts`). One read at a time; a failed
  * read says why and can be retried.
  */
-import { useCallback, useRef, useState, type Dispatch } from "react";
+import { useCallback, useMemo, useRef, useState, type Dispatch } from "react";
 import type { Socket } from "socket.io-client";
 import type { SessionPageCommand, EventsBeforeResult, tailEvents as TailEvents } from "@/server/shared/wire/session-pages";
 import { hasEarlier, type SessionLog, type SessionLogAction } from "./session-log";
@@ -60,5 +60,5 @@ export function useEarlierPages(options: {
       }
     });
   }, [socket, more, sessionId, baseSeq, dispatch]);
-  return { more, loading, error, load };
+  return useMemo(() => ({ more, loading, error, load }), [more, loading, error, load]);
 }

@@ -1,6 +1,6 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
-import { Markdown, safeHref } from "./markdown";
+import { Markdown, safeHref, streamingBlocks } from "./markdown";
 
 const html = (text: string) => renderToStaticMarkup(<Markdown text={text} />);
 
@@ -85,5 +85,56 @@ describe("Markdown", () => {
   it("leaves snake_case and lone asterisks alone", () => {
     const out = html("use my_var_name and 2 * 3 * 4");
     expect(out).not.toContain("<em>");
+  });
+
+  describe("while streaming", () => {
+    it("cuts finished blocks at blank lines, and not inside a code fence, an indented continuation or a list", () => {
+      const text = [
+        "# Plan",
+        "",
+        "First paragraph",
+        "still the first.",
+        "",
+        "```ts",
+        "const a = 1;",
+        "",
+        "const b = 2;",
+        "```",
+        "",
+        "- one",
+        "",
+        "  more of one",
+        "",
+        "- two",
+        "",
+        "1. first",
+        "",
+        "Growing para",
+      ].join("\n");
+      const { done, rest } = streamingBlocks(text);
+      expect(done).toEqual([
+        "# Plan",
+        "First paragraph\nstill the first.",
+        "```ts\nconst a = 1;\n\nconst b = 2;\n```",
+        "- one\n\n  more of one\n\n- two\n\n1. first",
+      ]);
+      expect(rest).toBe("Growing para");
+    });
+
+    it("keeps an open fence in the growing block, blank lines and all", () => {
+      const { done, rest } = streamingBlocks("Intro\n\n~~~\nline\n\nNot a block\n");
+      expect(done).toEqual(["Intro"]);
+      expect(rest).toBe("~~~\nline\n\nNot a block\n");
+      // a blank line with no block after it yet leaves the text growing
+      expect(streamingBlocks("One\n\n")).toEqual({ done: [], rest: "One\n\n" });
+    });
+
+    it("renders the same blocks as the finished text", () => {
+      const text = "# Title\n\nSome **bold** text.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```js\nx()\n\ny()\n```\n\nlast <b>words</b>";
+      const streamed = renderToStaticMarkup(<Markdown text={text} streaming />);
+      // the same elements; only the newlines react-markdown puts between blocks (not shown) differ
+      expect(streamed).toBe(html(text).replace(/>\n</g, "><"));
+      expect(streamed).not.toContain("<b>");
+    });
   });
 });

@@ -7,7 +7,7 @@
  * text (an open code fence, half a table) renders as far as it goes. Code blocks are
  * highlighted by shiki, loaded only when a code block appears (`./highlight`).
  */
-import { memo, type ReactElement, type ReactNode } from "react";
+import { Fragment, memo, type ReactElement, type ReactNode } from "react";
 import ReactMarkdown, { type Components } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { CodeBlock } from "./highlight";
@@ -183,7 +183,60 @@ function markdownElements(text: string, keep: boolean): ReactElement {
   return tree;
 }
 
-/** Assistant text rendered as Markdown; `streaming` text is parsed on every change and not kept. */
+const fenceOpen = /^ {0,3}(`{3,}|~{3,})/;
+const listItem = /^([-*+]|\d{1,9}[.)])[ \t]/;
+
+/**
+ * Streaming text cut where a later delta can no longer change what came before: at blank lines
+ * outside code fences that are followed by an unindented line (so an indented list continuation
+ * or code block stays whole), and never between two list items (a list stays one list). `done`
+ * are the finished blocks, `rest` the block still growing. Each block parses on its own; a link
+ * reference defined further down shows as text until the stream ends and the whole text is
+ * parsed once more.
+ */
+export function streamingBlocks(text: string): { done: string[]; rest: string } {
+  const lines = text.split("\n");
+  const done: string[] = [];
+  let start = 0;
+  let fence: { char: string; length: number } | undefined;
+  let blankBefore = false;
+  let blockHead = "";
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const marker = fenceOpen.exec(line)?.[1];
+    if (fence) {
+      if (marker && marker[0] === fence.char && marker.length >= fence.length && line.trim() === marker) fence = undefined;
+      continue;
+    }
+    if (line.trim() === "") {
+      blankBefore = i > start;
+      continue;
+    }
+    if (blankBefore && !/^[ \t]/.test(line) && !(listItem.test(blockHead) && listItem.test(line))) {
+      done.push(lines.slice(start, i).join("\n").trimEnd());
+      start = i;
+    }
+    if (i === start) blockHead = line;
+    blankBefore = false;
+    if (marker) fence = { char: marker[0]!, length: marker.length };
+  }
+  return { done, rest: lines.slice(start).join("\n") };
+}
+
+/**
+ * Assistant text rendered as Markdown. `streaming` text is parsed block by block
+ * ({@link streamingBlocks}): the finished blocks once each, the growing one on every change, so
+ * a long reply costs each delta its last paragraph rather than the whole text so far.
+ */
 export const Markdown = memo(function Markdown({ text, streaming = false }: { text: string; streaming?: boolean }) {
-  return <div className="space-y-2 text-sm leading-relaxed break-words">{markdownElements(text, !streaming)}</div>;
+  if (!streaming) return <div className="space-y-2 text-sm leading-relaxed break-words">{markdownElements(text, true)}</div>;
+  const { done, rest } = streamingBlocks(text);
+  return (
+    <div className="space-y-2 text-sm leading-relaxed break-words">
+      {done.map((block, i) => (
+        <Fragment key={i}>{markdownElements(block, true)}</Fragment>
+      ))}
+      <Fragment key={done.length}>{markdownElements(rest, false)}</Fragment>
+    </div>
+  );
 });

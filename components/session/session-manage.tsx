@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useEffect, useId, useRef, useState, type FormEvent } from "react";
+import { memo, useEffect, useId, useRef, useState, type FormEvent } from "react";
 import type { Ack } from "@/server/shared/wire/ack";
 import type { ArchiveResult, RenameResult, SessionRemoved } from "@/server/shared/wire/session-manage";
 
@@ -19,7 +19,7 @@ const errorTip =
  * interrupting a turn: the process ends, the next prompt resumes the conversation), archive or
  * unarchive, and for owners delete (asked in a dialog, typed to confirm).
  */
-export function SessionManage(props: {
+export const SessionManage = memo(function SessionManage(props: {
   sessionId: string;
   slug: string;
   title: string;
@@ -65,7 +65,7 @@ export function SessionManage(props: {
       {role === "owner" && <DeleteControl sessionId={sessionId} slug={slug} title={title} send={send} />}
     </div>
   );
-}
+});
 
 function ActionButton(props: {
   testId: string;

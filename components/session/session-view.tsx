@@ -123,7 +123,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
     const onDisconnect = () => setSubscribed(false);
     const onEvent = (event: WireEvent) => {
       if (event.sessionId !== sessionId) return;
-      markLatency("event-received", { seq: event.seq });
+      markLatency("event-received", event.seq);
       dispatch({ type: "event", event });
     };
     const onStatus = (payload: StatusFact) => {
@@ -234,9 +234,33 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
     conversation.tokens.cacheRead +
     conversation.tokens.cacheWrite;
   const tokens = infoTokens >= convTokens ? info.tokens : conversation.tokens;
-  const others = viewers.filter(
-    (v, i, all) => v.userId !== currentUser.id && all.findIndex((w) => w.userId === v.userId) === i,
+  const others = useMemo(
+    () => viewers.filter((v, i, all) => v.userId !== currentUser.id && all.findIndex((w) => w.userId === v.userId) === i),
+    [viewers, currentUser.id],
   );
+  // The header's controls and the panes are memoized, and most events change none of their
+  // props (a status line, a stream's start): their handlers keep their identity across renders.
+  const switchMode = useCallback(
+    async (next: PermissionModeChoice) => {
+      const ack = await send<SetModeResult>(command.setMode, { mode: next });
+      if (ack.ok) {
+        const confirmed = ack.data.mode || next;
+        setMode((m) => ({
+          value: confirmed,
+          seq: Math.max(m.seq, ack.data.seq, logRef.current.events.at(-1)?.seq ?? 0),
+        }));
+      }
+      return ackMessage(ack);
+    },
+    [send],
+  );
+  const { loadModels, refreshContext } = controls;
+  const openModels = useCallback(() => void loadModels(), [loadModels]);
+  const pickModel = useCallback(async (model: string) => ackMessage(await send<SetModelResult>(command.setModel, { model })), [send]);
+  const refreshMeter = useCallback(() => void refreshContext(), [refreshContext]);
+  const compact = useMemo(() => (canWrite && !dead ? () => onPrompt("/compact") : undefined), [canWrite, dead, onPrompt]);
+  const interrupt = useCallback(async () => ackMessage(await send(command.interrupt, {})), [send]);
+  const stopTask = useCallback(async (taskId: string) => ackMessage(await send(manageCommand.stopTask, { taskId })), [send]);
 
   return (
     <div
@@ -274,24 +298,14 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
               mode={mode.value}
               bypassAvailable={info.bypassAvailable}
               disabledReason={!canWrite ? "Viewers cannot change the mode." : dead ? "The session is dead." : undefined}
-              onSwitch={async (next) => {
-                const ack = await send<SetModeResult>(command.setMode, { mode: next });
-                if (ack.ok) {
-                  const confirmed = ack.data.mode || next;
-                  setMode((m) => ({
-                    value: confirmed,
-                    seq: Math.max(m.seq, ack.data.seq, logRef.current.events.at(-1)?.seq ?? 0),
-                  }));
-                }
-                return ackMessage(ack);
-              }}
+              onSwitch={switchMode}
             />
             <ModelPicker
               current={controls.currentModel ?? info.model}
               list={controls.models}
               disabledReason={!canWrite ? "Viewers cannot change the model." : dead ? "The session is dead." : undefined}
-              onOpen={() => void controls.loadModels()}
-              onPick={async (model) => ackMessage(await send<SetModelResult>(command.setModel, { model }))}
+              onOpen={openModels}
+              onPick={pickModel}
             />
             <ThinkingSelect
               budget={controls.thinking}
@@ -303,13 +317,13 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
               usage={controls.context.usage}
               error={controls.context.error}
               loading={controls.context.loading}
-              onRefresh={() => void controls.refreshContext()}
-              onCompact={canWrite && !dead ? () => onPrompt("/compact") : undefined}
+              onRefresh={refreshMeter}
+              onCompact={compact}
             />
             <StopButton
               canWrite={canWrite}
               active={activeStatuses.has(info.status)}
-              onStop={async () => ackMessage(await send(command.interrupt, {}))}
+              onStop={interrupt}
             />
             <SessionManage
               sessionId={sessionId}
@@ -456,7 +470,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
         <SessionExtras
           conversation={conversation}
           canWrite={canWrite}
-          onStopTask={async (taskId) => ackMessage(await send(manageCommand.stopTask, { taskId }))}
+          onStopTask={stopTask}
         />
         <PromptBox
           sessionId={sessionId}
@@ -508,7 +522,7 @@ function TabButton({
   );
 }
 
-function Presence({ others }: { others: Viewer[] }) {
+const Presence = memo(function Presence({ others }: { others: Viewer[] }) {
   return (
     <div
       data-testid="presence"
@@ -539,7 +553,7 @@ function Presence({ others }: { others: Viewer[] }) {
       )}
     </div>
   );
-}
+});
 
 const avatarColours = [
   "bg-indigo-600 text-white",
@@ -567,7 +581,7 @@ function initials(name: string): string {
   return ((parts[0]?.[0] ?? "?") + (parts[1]?.[0] ?? "")).toUpperCase();
 }
 
-function ModeSwitcher(props: {
+const ModeSwitcher = memo(function ModeSwitcher(props: {
   mode: string;
   bypassAvailable: boolean;
   disabledReason?: string;
@@ -626,9 +640,9 @@ function ModeSwitcher(props: {
       )}
     </div>
   );
-}
+});
 
-function StopButton({
+const StopButton = memo(function StopButton({
   canWrite,
   active,
   onStop,
@@ -671,10 +685,10 @@ function StopButton({
       )}
     </div>
   );
-}
+});
 
 /** The latest checklist and the background tasks, pinned above the prompt box. */
-function SessionExtras({
+const SessionExtras = memo(function SessionExtras({
   conversation,
   canWrite,
   onStopTask,
@@ -691,9 +705,9 @@ function SessionExtras({
       <BackgroundTasks tasks={tasks} canStop={canWrite} onStop={onStopTask} />
     </>
   );
-}
+});
 
-function ConversationPane(props: {
+const ConversationPane = memo(function ConversationPane(props: {
   imageBase: string;
   conversation: Conversation;
   rootPath: string;
@@ -762,7 +776,7 @@ function ConversationPane(props: {
       />
     </SubagentContext.Provider>
   );
-}
+});
 
 function AssistantBubble({
   children,

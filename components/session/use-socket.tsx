@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { memo, useEffect, useState } from "react";
 import type { Socket } from "socket.io-client";
 import { getSocket } from "./wire-client";
 
@@ -41,7 +41,7 @@ export function useSocket(): SocketState {
 }
 
 /** A small pill showing the socket's state; nothing while connected. */
-export function ConnectionNotice({ state }: { state: SocketState }) {
+export const ConnectionNotice = memo(function ConnectionNotice({ state }: { state: SocketState }) {
   if (!state.socket || state.connected) return null;
   return (
     <span
@@ -53,4 +53,4 @@ export function ConnectionNotice({ state }: { state: SocketState }) {
       {state.problem ?? "Connecting…"}
     </span>
   );
-}
+});

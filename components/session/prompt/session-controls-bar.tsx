@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useId, useRef, useState } from "react";
+import { memo, useEffect, useId, useRef, useState } from "react";
 import type { ContextUsage, ModelList, ModelOption } from "@/server/shared/wire/session-controls";
 import { formatCompactCount } from "@/components/format/money";
 
@@ -8,7 +8,7 @@ import { formatCompactCount } from "@/components/format/money";
  * The model picker: the CLI's `list_models`, switched with `set_model`. A choice shows as
  * pending until the CLI confirms it (the ack comes after the CLI's answer), like the mode.
  */
-export function ModelPicker(props: {
+export const ModelPicker = memo(function ModelPicker(props: {
   current: string | null | undefined;
   list: ModelList | undefined;
   disabledReason?: string | undefined;
@@ -139,7 +139,7 @@ export function ModelPicker(props: {
       )}
     </div>
   );
-}
+});
 
 const thinkingChoices: { value: string; label: string; budget: number | null }[] = [
   { value: "default", label: "CLI default", budget: null },
@@ -151,7 +151,7 @@ const thinkingChoices: { value: string; label: string; budget: number | null }[]
 ];
 
 /** The thinking budget (`set_max_thinking_tokens`); kept for the session's later CLI children. */
-export function ThinkingSelect(props: {
+export const ThinkingSelect = memo(function ThinkingSelect(props: {
   budget: number | null | undefined;
   /** The model in force thinks adaptively: the CLI does not pass a budget to it. */
   adaptive: boolean;
@@ -210,13 +210,13 @@ export function ThinkingSelect(props: {
       )}
     </div>
   );
-}
+});
 
 /**
  * How full the context window is (`get_context_usage`), with its categories on demand and a
  * compact action (sends `/compact`, as typed in the terminal).
  */
-export function ContextMeter(props: {
+export const ContextMeter = memo(function ContextMeter(props: {
   usage: ContextUsage | undefined;
   error?: string | undefined;
   loading: boolean;
@@ -311,4 +311,4 @@ export function ContextMeter(props: {
       )}
     </div>
   );
-}
+});

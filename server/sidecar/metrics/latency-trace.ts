@@ -45,7 +45,9 @@ export function createLatencyTrace(
     mark(stage, fields) {
       if (!enabled) return;
       const t = performance.timeOrigin + performance.now();
-      write(`${LATENCY_TRACE_PREFIX}${JSON.stringify({ stage, t, ...fields })}\n`);
+      // mono: CLOCK_MONOTONIC in µs, the clock of Chromium's traces (epoch clocks of two processes can drift apart)
+      const mono = Number(process.hrtime.bigint() / 1000n);
+      write(`${LATENCY_TRACE_PREFIX}${JSON.stringify({ stage, t, mono, ...fields })}\n`);
     },
   };
 }
