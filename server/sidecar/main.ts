@@ -41,6 +41,8 @@ import { ApprovalService } from "@/server/sidecar/approval/approval-service";
 import { attachApprovalSockets, notifyUsersOf } from "@/server/sidecar/socket/approval-socket";
 import { RevocationSweep } from "@/server/sidecar/socket/revocation-sweep";
 import { TurnSnapshots } from "@/server/sidecar/session/turn-snapshots";
+import { createExecHelper } from "@/server/sidecar/process/exec-helper";
+import { setExecFileRunner } from "@/server/workspace-fs/exec-file";
 import { attachChangesSockets } from "@/server/sidecar/socket/changes-socket";
 import { PushSender, vapidSubjectFor } from "@/server/push/push-sender";
 import { armFaults } from "@/server/sidecar/fault-injection";
@@ -77,6 +79,10 @@ async function main(): Promise<void> {
   const { sandbox, warning } = await chooseSandbox(env.CONDUIT_SANDBOX, cliPath);
   if (warning !== undefined) log.warn({ sandbox: "off", setting: env.CONDUIT_SANDBOX }, `SESSIONS ARE NOT ISOLATED: ${warning}`);
   else log.info({ sandbox: sandbox.mode, setting: env.CONDUIT_SANDBOX }, "CLI children sandboxed");
+  // git and other short-lived children are spawned by a small helper process: a spawn from this
+  // process blocks its loop ~25 ms while the kernel copies its page tables (exec-helper.ts).
+  const execHelper = createExecHelper({ onFallback: (reason) => log.warn({ reason }, "exec helper unavailable: children are spawned by the sidecar itself") });
+  setExecFileRunner(execHelper.run);
   // CONDUIT_LATENCY_TRACE: each stage of a turn and an approval as a stderr line (bench/browser-turn).
   const latency = createLatencyTrace(env.CONDUIT_LATENCY_TRACE);
   // The operator's credential stays in this process; each CLI child gets a token for this proxy.
@@ -270,6 +276,7 @@ async function main(): Promise<void> {
       .then(() => push.close())
       .then(() => credentialProxy.close())
       .then(() => checkpointer.close())
+      .then(() => execHelper.close())
       .then(() => db.$disconnect())
       .finally(() => process.exit(0));
   };

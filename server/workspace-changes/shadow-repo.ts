@@ -5,14 +5,15 @@
  * `.gitignore`d paths excluded); two snapshots give exactly what changed between them, whoever
  * changed it (a file tool, Bash, a person).
  *
- * Git is run with `execFile` (no shell), with a fixed environment: no system or global config,
+ * Git is run with `execFile` (no shell; through `execFileBuffered`, so the sidecar spawns it from its
+ * exec helper), with a fixed environment: no system or global config,
  * no hooks, no pager, no prompts. Writers (snapshots, restores) run one at a time per repository
  * in this process: git's index lock would otherwise fail the second.
  */
-import { execFile } from "node:child_process";
 import { lstat, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { heavyDirectoryNames } from "@/server/workspace-fs/list-directory";
+import { execFileBuffered } from "@/server/workspace-fs/exec-file";
 import { maxDiffedFileBytes, type ChangedFile } from "@/server/shared/wire/changes";
 import { maxChangedPaths, type DirtyTracker, type WorkTreeWatchers } from "./change-watcher";
 
@@ -374,23 +375,14 @@ export class ShadowRepo {
       : options.noWorkTree
         ? ["--git-dir", this.gitDir, ...args]
         : ["--git-dir", this.gitDir, "--work-tree", this.workTree, ...args];
-    return new Promise((resolve, reject) => {
-      const child = execFile(
-        "git",
-        ["-c", "core.hooksPath=/dev/null", ...full],
-        { cwd: this.workTree, env: gitEnv() as NodeJS.ProcessEnv, encoding: "buffer", maxBuffer: options.maxBuffer ?? 64 * 1024 * 1024 },
-        (err, stdout, stderr) => {
-          const code = err ? (typeof err.code === "number" ? err.code : -1) : 0;
-          const result = { stdout, stderr: stderr.toString("utf8"), code };
-          if (err && !options.allowFailure) {
-            reject(new Error(`git ${args[0]} failed: ${result.stderr.trim() || err.message}`));
-            return;
-          }
-          resolve(result);
-        },
-      );
-      if (options.input !== undefined) child.stdin?.end(options.input);
-    });
+    return execFileBuffered("git", ["-c", "core.hooksPath=/dev/null", ...full], { cwd: this.workTree, env: gitEnv() as NodeJS.ProcessEnv, maxBuffer: options.maxBuffer ?? 64 * 1024 * 1024 }, options.input).then(
+      ({ error, stdout, stderr }) => {
+        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+        const result = { stdout, stderr: stderr.toString("utf8"), code };
+        if (error && !options.allowFailure) throw new Error(`git ${args[0]} failed: ${result.stderr.trim() || error.message}`);
+        return result;
+      },
+    );
   }
 }
 

@@ -6,7 +6,7 @@
  * git, so the commands its keys could run (filters, textconv, diff and merge drivers) are
  * neutralised per call by `guardOverrides` (`git-config-guard.ts`).
  */
-import { execFile } from "node:child_process";
+import { execFileBuffered } from "@/server/workspace-fs/exec-file";
 import path from "node:path";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 
@@ -88,31 +88,21 @@ export function gitEnv(ceiling: string, extra: Readonly<Record<string, string>> 
 export function runGit(run: GitRun): Promise<GitOutput> {
   const argv = [...[...fixedGitConfig, ...(run.config ?? [])].flatMap((c) => ["-c", c]), ...run.args];
   const maxBuffer = run.maxOutputBytes ?? gitMaxOutputBytes;
-  return new Promise((resolve, reject) => {
-    execFile(
-      "git",
-      argv,
-      {
-        cwd: run.cwd,
-        env: gitEnv(run.ceiling, run.env),
-        encoding: "buffer",
-        timeout: run.timeoutMs ?? gitTimeoutMs,
-        killSignal: "SIGKILL",
-        maxBuffer,
-        windowsHide: true,
-      },
-      (error, stdout, stderr) => {
-        const err = error as (NodeJS.ErrnoException & { code?: number | string; killed?: boolean }) | null;
-        if (!err) return resolve({ code: 0, stdout, stderr: stderr.toString("utf8") });
-        if (err.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") {
-          return reject(new AppError(ErrorCode.conflict, "git produced more output than Conduit reads; the repository is too large for this view."));
-        }
-        if (err.killed) return reject(new AppError(ErrorCode.unavailable, "git took too long and was stopped."));
-        if (err.code === "ENOENT") return reject(new AppError(ErrorCode.unavailable, "git is not installed on the server."));
-        if (typeof err.code === "number") return resolve({ code: err.code, stdout, stderr: stderr.toString("utf8") });
-        reject(new AppError(ErrorCode.internal, "git could not be run."));
-      },
-    );
+  return execFileBuffered("git", argv, {
+    cwd: run.cwd,
+    env: gitEnv(run.ceiling, run.env),
+    timeout: run.timeoutMs ?? gitTimeoutMs,
+    killSignal: "SIGKILL",
+    maxBuffer,
+  }).then(({ error: err, stdout, stderr }) => {
+    if (!err) return { code: 0, stdout, stderr: stderr.toString("utf8") };
+    if (err.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") {
+      throw new AppError(ErrorCode.conflict, "git produced more output than Conduit reads; the repository is too large for this view.");
+    }
+    if (err.killed) throw new AppError(ErrorCode.unavailable, "git took too long and was stopped.");
+    if (err.code === "ENOENT") throw new AppError(ErrorCode.unavailable, "git is not installed on the server.");
+    if (typeof err.code === "number") return { code: err.code, stdout, stderr: stderr.toString("utf8") };
+    throw new AppError(ErrorCode.internal, "git could not be run.");
   });
 }
 
