@@ -166,8 +166,8 @@ async function startBareCli(modelUrl: string): Promise<BareCli> {
 
 async function signedIn(browser: Browser, base: string, email: string, name: string): Promise<Page> {
   const context = await browser.newContext({ baseURL: base });
-  // the page keeps its latency marks (components/session/latency-marks.ts) for the breakdown
-  // a traced run wants the marks in the trace too (components/session/latency-marks.ts)
+  // the page keeps its latency marks for the breakdown (components/session/latency-marks.ts),
+  // a traced run as User Timing marks in the trace as well
   await context.addInitScript(`window.__conduitLatencyMarks = ${TRACE ? '"trace"' : "true"}`);
   return signUpAndSignIn(context, base, email, name);
 }
@@ -297,10 +297,11 @@ interface TraceLine {
 
 /**
  * Where a page's clock stands: its epoch time (`performance.timeOrigin + performance.now()`)
- * minus CLOCK_MONOTONIC, ms, from the quickest of a few round trips. Two processes' epoch clocks
- * are each fixed to the monotonic clock when the process (the sidecar) or the page started, and
- * had drifted ~40 ms apart here: stages of the sidecar and the page are lined up on the monotonic
- * clock instead (the sidecar's lines carry it as `mono`).
+ * minus CLOCK_MONOTONIC, ms, from the quickest of a few round trips. Each process's epoch clock
+ * is fixed to the monotonic one when the process (the sidecar) or the page starts, so two of them
+ * can stand apart by whatever the wall clock was adjusted between those starts: stages of the
+ * sidecar and the page are lined up on the monotonic clock instead (the sidecar's lines carry it
+ * as `mono`). Measured here: 0.3–1.5 ms apart.
  */
 async function pageClock(page: Page): Promise<number> {
   let best = { rtt: Infinity, offset: 0 };
@@ -320,6 +321,9 @@ interface Clocks {
   bench: number;
 }
 
+/** A sidecar line's epoch clock minus CLOCK_MONOTONIC, ms. */
+const sidecarClockOf = (line: TraceLine & { mono: number }) => line.t - line.mono / 1000;
+
 /**
  * The `conduit-latency` lines the instance printed after `from` (a length of its output), their
  * times (`t`, `arrivedAt`, `started`: the sidecar's epoch clock) moved to the clock of the page
@@ -331,7 +335,7 @@ function traceLines(output: string, from: number, clock: number): TraceLine[] {
     try {
       const line = JSON.parse(match[1]!) as TraceLine;
       if (line.mono !== undefined) {
-        const shift = clock - (line.t - line.mono / 1000);
+        const shift = clock - sidecarClockOf(line as TraceLine & { mono: number });
         line.t += shift;
         if (line.arrivedAt !== undefined) line.arrivedAt += shift;
         if (line.started !== undefined) line.started += shift;
@@ -713,8 +717,7 @@ export async function run(): Promise<BrowserTurnResult> {
     const raw = /conduit-latency (\{[^\n]*"mono"[^\n]*\})/.exec(output())?.[1];
     if (raw) {
       // the sidecar's epoch clock minus the monotonic one (the stages above are lined up on the monotonic clock)
-      const stamp = JSON.parse(raw) as TraceLine;
-      const sidecarClock = stamp.t - (stamp.mono ?? 0) / 1000;
+      const sidecarClock = sidecarClockOf(JSON.parse(raw) as TraceLine & { mono: number });
       console.log(
         `  clocks (epoch − monotonic, lined up above): the sidecar's ${f(sidecarClock - clocks.ada)} ms from Ada's page, Bea's page ${f(clocks.bea - clocks.ada)} ms from Ada's`,
       );

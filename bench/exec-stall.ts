@@ -77,6 +77,7 @@ export async function run(): Promise<void> {
       `exec-stall: rss_mb=${rss.toFixed(0)} here_delay_max_ms=${here.max.toFixed(1)} helper_delay_max_ms=${viaHelper.max.toFixed(1)} ` +
         `here_delay_p99_ms=${median(here.p99).toFixed(1)} helper_delay_p99_ms=${median(viaHelper.p99).toFixed(1)} here_ms=${median(here.ms).toFixed(1)} helper_ms=${median(viaHelper.ms).toFixed(1)}`,
     );
+    // the ballast is used here, so it stays allocated through every round
     ballast.length = 0;
   } finally {
     helper.close();

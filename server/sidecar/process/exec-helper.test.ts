@@ -51,4 +51,20 @@ describe("exec helper", () => {
     const after = await helper.run("sh", ["-c", "echo $PPID"], { env });
     expect(Number(after.stdout.toString().trim())).toBe(process.pid);
   });
+
+  it("spawns here, and says so once, when the helper cannot be started", async () => {
+    const reasons: string[] = [];
+    helper = createExecHelper({ execPath: "/nonexistent/conduit-no-node", onFallback: (reason) => reasons.push(reason) });
+    const [first, second] = await Promise.all([
+      helper.run("sh", ["-c", "echo $PPID"], { env }),
+      helper.run("sh", ["-c", "echo $PPID"], { env }),
+    ]);
+    expect(first.error).toBeNull();
+    expect(Number(first.stdout.toString().trim())).toBe(process.pid);
+    expect(Number(second.stdout.toString().trim())).toBe(process.pid);
+    const later = await helper.run("sh", ["-c", "echo $PPID"], { env });
+    expect(Number(later.stdout.toString().trim())).toBe(process.pid);
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]).toMatch(/ENOENT/);
+  });
 });

@@ -29,18 +29,24 @@ export interface ExecHelper {
   close(): void;
 }
 
-export function createExecHelper(options: { onFallback?: (reason: string) => void } = {}): ExecHelper {
+export function createExecHelper(options: { onFallback?: (reason: string) => void; /** the Node binary (tests) */ execPath?: string } = {}): ExecHelper {
   let helper: ChildProcess | undefined;
   let unavailable = false;
   let nextId = 1;
-  const pending = new Map<number, (result: ExecFileResult) => void>();
+  /** Requests sent to the helper and not answered yet, with what they asked (a helper that never started runs them here). */
+  const pending = new Map<number, { resolve: (result: ExecFileResult) => void; request: Parameters<ExecFileRunner> }>();
 
   const failAll = (message: string) => {
-    for (const [id, resolve] of pending) {
+    for (const [id, { resolve }] of pending) {
       pending.delete(id);
       const error: ExecFileError = Object.assign(new Error(message), { code: "ECHILD" });
       resolve({ error, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0) });
     }
+  };
+
+  const giveUp = (reason: string) => {
+    unavailable = true;
+    options.onFallback?.(reason);
   };
 
   const start = (): ChildProcess | undefined => {
@@ -52,9 +58,10 @@ export function createExecHelper(options: { onFallback?: (reason: string) => voi
         stdio: ["ignore", "ignore", "inherit", "ipc"],
         env: { NODE_ENV: "production", PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin" },
         execArgv: [],
+        ...(options.execPath ? { execPath: options.execPath } : {}),
       });
       child.on("message", (message: Answer) => {
-        const resolve = pending.get(message.id);
+        const resolve = pending.get(message.id)?.resolve;
         if (!resolve) return;
         pending.delete(message.id);
         const error = message.error ? (Object.assign(new Error(message.error.message), message.error) as ExecFileError) : null;
@@ -63,6 +70,15 @@ export function createExecHelper(options: { onFallback?: (reason: string) => voi
       });
       child.on("error", (err) => {
         if (helper === child) helper = undefined;
+        if (child.pid === undefined) {
+          // it was never started (fork failed): nothing it was asked has run, so all of it runs here
+          giveUp(err.message);
+          for (const [id, { resolve, request }] of pending) {
+            pending.delete(id);
+            void execFileHere(...request).then(resolve);
+          }
+          return;
+        }
         failAll(`the exec helper failed: ${err.message}`);
       });
       child.on("exit", (code, signal) => {
@@ -73,8 +89,7 @@ export function createExecHelper(options: { onFallback?: (reason: string) => voi
       idle(child);
       return child;
     } catch (err) {
-      unavailable = true;
-      options.onFallback?.(err instanceof Error ? err.message : String(err));
+      giveUp(err instanceof Error ? err.message : String(err));
       return undefined;
     }
   };
@@ -94,7 +109,7 @@ export function createExecHelper(options: { onFallback?: (reason: string) => voi
     if (!child) return execFileHere(file, args, execOptions, input);
     const id = nextId++;
     return new Promise<ExecFileResult>((resolve) => {
-      pending.set(id, resolve);
+      pending.set(id, { resolve, request: [file, args, execOptions, input] });
       busy(child);
       const sent = child.send({ id, file, args: [...args], options: execOptions, input }, (err) => {
         if (err && pending.delete(id)) {
