@@ -177,15 +177,34 @@ async function signedIn(browser: Browser, base: string, email: string, name: str
 // (`performance.timeOrigin + performance.now()`), comparable between the pages of one machine.
 
 /**
+ * Both pages' instruments: `afterPaint(f)` runs `f` in the task after the first frame that draws
+ * the DOM as it is now. A change made inside a frame's rAF callbacks (the session view renders
+ * live events there) is drawn by that same frame: a task posted now runs after its paint. A change
+ * made in any other task is drawn by the next frame: the task posted from that frame's rAF runs
+ * after its paint. `requestAnimationFrame` is wrapped to tell the two apart: a MutationObserver's
+ * callback, queued during a rAF callback, runs before the microtask that ends `inFrame`.
+ */
+const AFTER_PAINT = `
+  const afterFrame = (f) => { const c = new MessageChannel(); c.port1.onmessage = f; c.port2.postMessage(0); };
+  if (!window.__benchFrames) {
+    window.__benchFrames = { inFrame: false };
+    const raf = window.requestAnimationFrame.bind(window);
+    window.requestAnimationFrame = (callback) => raf((time) => {
+      window.__benchFrames.inFrame = true;
+      try { callback(time); } finally { queueMicrotask(() => { window.__benchFrames.inFrame = false; }); }
+    });
+  }
+  const afterPaint = (f) => (window.__benchFrames.inFrame ? afterFrame(f) : requestAnimationFrame(() => afterFrame(f)));
+`;
+
+/**
  * Ada's page: the time of each Enter in the prompt box, and of this prompt's reply text appearing:
  * text in a reply bubble after the last prompt shown, which is the one sent. Nothing is counted:
  * the conversation is virtualized, so old rows leave the DOM as new ones come.
  */
 const SENDER_SCRIPT = `(() => {
   const now = () => performance.timeOrigin + performance.now();
-  // a message task posted from the frame's rAF runs right after that frame (its paint included),
-  // before work the page itself queued later (React's own renders are message tasks too)
-  const afterFrame = (f) => { const c = new MessageChannel(); c.port1.onmessage = f; c.port2.postMessage(0); };
+  ${AFTER_PAINT}
   const replied = () => {
     const prompts = document.querySelectorAll('[data-testid="message-user"]');
     const last = prompts[prompts.length - 1];
@@ -218,8 +237,8 @@ const SENDER_SCRIPT = `(() => {
     if (replied()) {
       window.__bench.reply = now();
       performance.mark("bench:reply");
-      // the task after the next frame: the text has been painted (the heavy work of that frame included)
-      requestAnimationFrame(() => afterFrame(() => { window.__bench.painted = now(); performance.mark("bench:painted"); window.__benchPainted?.(); }));
+      // the task after the frame that draws it: the text has been painted (that frame's work included)
+      afterPaint(() => { window.__bench.painted = now(); performance.mark("bench:painted"); window.__benchPainted?.(); });
     }
   }).observe(document.body, { childList: true, subtree: true, characterData: true });
 })()`;
@@ -227,7 +246,7 @@ const SENDER_SCRIPT = `(() => {
 /** Bea's page: the time a new pending approval card appears. */
 const WATCHER_SCRIPT = `(() => {
   const now = () => performance.timeOrigin + performance.now();
-  const afterFrame = (f) => { const c = new MessageChannel(); c.port1.onmessage = f; c.port2.postMessage(0); };
+  ${AFTER_PAINT}
   const cards = () => document.querySelectorAll('[data-testid="approval-card"][data-status="pending"]').length;
   if (window.__benchObserver) window.__benchObserver.disconnect();
   window.__bench = { seen: 0, painted: 0, cards: cards(), busy: 0, since: now() };
@@ -240,7 +259,7 @@ const WATCHER_SCRIPT = `(() => {
     if (window.__bench.seen === 0 && cards() > window.__bench.cards) {
       window.__bench.seen = now();
       performance.mark("bench:card");
-      requestAnimationFrame(() => afterFrame(() => { window.__bench.painted = now(); performance.mark("bench:card-painted"); window.__benchPainted?.(); }));
+      afterPaint(() => { window.__bench.painted = now(); performance.mark("bench:card-painted"); window.__benchPainted?.(); });
     }
   });
   window.__benchObserver.observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-status"] });

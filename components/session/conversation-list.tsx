@@ -8,7 +8,17 @@
  * adds go above without moving what is on screen (`firstItemIndex` counts down by the rows that
  * appeared before the old first one).
  */
-import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode, type Ref } from "react";
+import {
+  memo,
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+  type ReactNode,
+  type Ref,
+} from "react";
 import { Virtuoso, type Components } from "react-virtuoso";
 import type { EarlierPages } from "./conversation-pages";
 import { isScrollIntent } from "./scroll-intent";
@@ -88,7 +98,10 @@ export function ConversationList({
 }) {
   // Adjusted while rendering (React's "state from props" pattern), so Virtuoso sees the new
   // first index together with the rows that caused it.
-  const [anchor, setAnchor] = useState(() => ({ keys: rows.slice(0, anchorKeys).map((r) => r.key), first: firstIndexStart }));
+  const [anchor, setAnchor] = useState(() => ({
+    keys: rows.slice(0, anchorKeys).map((r) => r.key),
+    first: firstIndexStart,
+  }));
   if (anchor.keys[0] !== rows[0]?.key) {
     const added = rowsAddedAbove(anchor.keys, rows);
     setAnchor({ keys: rows.slice(0, anchorKeys).map((r) => r.key), first: Math.max(1, anchor.first - added) });
@@ -124,7 +137,11 @@ export function ConversationList({
       const y = window.scrollY;
       const height = document.documentElement.scrollHeight;
       if (atPageBottom()) stick.current = true;
-      else if (y < lastY && (performance.now() - userAt < 1000 || (lastY - y > window.innerHeight / 2 && height === lastHeight))) stick.current = false;
+      else if (
+        y < lastY &&
+        (performance.now() - userAt < 1000 || (lastY - y > window.innerHeight / 2 && height === lastHeight))
+      )
+        stick.current = false;
       else if (stick.current) scrollToPageBottom();
       lastY = y;
       lastHeight = height;
@@ -198,7 +215,11 @@ export function ConversationList({
   const Header = useCallback(
     () =>
       more || error ? (
-        <div data-testid="conversation-earlier" data-state={error ? "error" : loading ? "loading" : "more"} className="py-2 text-center text-xs text-zinc-500">
+        <div
+          data-testid="conversation-earlier"
+          data-state={error ? "error" : loading ? "loading" : "more"}
+          className="py-2 text-center text-xs text-zinc-500"
+        >
           {error ? (
             <span role="alert">
               Could not load earlier messages: {error}{" "}
@@ -230,9 +251,12 @@ export function ConversationList({
     [Header],
   );
   const context = useMemo(() => ({ streaming }), [streaming]);
+  const viewport = opened ? viewportOpened : viewportOpening;
 
-  return (
-    <div ref={listRef} className="relative">
+  // The same element while its props are the same: the streamed tail below changes with every
+  // delta, and each render of Virtuoso republishes all its props and works out its range again.
+  const list = useMemo(
+    () => (
       <Virtuoso
         useWindowScroll
         data={rows}
@@ -241,7 +265,7 @@ export function ConversationList({
         computeItemKey={rowKey}
         itemContent={rowContent}
         startReached={startReached}
-        increaseViewportBy={opened ? viewportOpened : viewportOpening}
+        increaseViewportBy={viewport}
         defaultItemHeight={rowHeightGuess}
         // Rows are measured in the ResizeObserver's own callback, right after the layout that sized
         // them, rather than in the next frame's rAF, where the measurement forced a second layout
@@ -251,6 +275,13 @@ export function ConversationList({
         context={context}
         components={components}
       />
+    ),
+    [rows, anchor.first, startReached, viewport, context, components],
+  );
+
+  return (
+    <div ref={listRef} className="relative">
+      {list}
       {tail}
       {away && (
         <button
@@ -289,7 +320,13 @@ interface ListContext {
 }
 
 /** The list element: new messages are read out once they have finished streaming. */
-const ConversationOl: Components<ConversationRow, ListContext>["List"] = ({ style, children, context, ref, ...rest }) => (
+const ConversationOl: Components<ConversationRow, ListContext>["List"] = ({
+  style,
+  children,
+  context,
+  ref,
+  ...rest
+}) => (
   <ol
     {...rest}
     ref={ref as Ref<HTMLOListElement>}
@@ -304,7 +341,12 @@ const ConversationOl: Components<ConversationRow, ListContext>["List"] = ({ styl
 );
 
 /** One row; the gap between rows is padding inside it, so Virtuoso measures it with the row. */
-const ConversationLi: Components<ConversationRow, ListContext>["Item"] = ({ children, context: _context, item: _item, ...rest }) => (
+const ConversationLi: Components<ConversationRow, ListContext>["Item"] = ({
+  children,
+  context: _context,
+  item: _item,
+  ...rest
+}) => (
   <li {...rest} className="pb-3">
     {children}
   </li>

@@ -134,3 +134,41 @@ describe("reduceSessionLog on random arrivals", () => {
     }
   });
 });
+
+describe("a batch of live facts", () => {
+  const one = (log: SessionLog, events: WireEvent[]) => events.reduce((held, event) => reduceSessionLog(held, { type: "event", event }), log);
+  const batch = (log: SessionLog, events: WireEvent[]) => reduceSessionLog(log, { type: "events", events });
+  const start = run([{ type: "snapshot", events: [ev(1), ev(2), ev(3)], reset: false }]);
+
+  it("appends a batch that follows the log in one step", () => {
+    const log = batch(start, [ev(4), ev(5), ev(6)]);
+    expect(seqs(log)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(log.contiguousSeq).toBe(6);
+    expect(log).toEqual(one(start, [ev(4), ev(5), ev(6)]));
+  });
+
+  it("is the log the same facts give one by one, whatever their order, gaps and repeats", () => {
+    const cases: number[][] = [
+      [4, 6, 5],
+      [3, 4, 4, 5],
+      [6, 7],
+      [2, 9, 4],
+      [],
+    ];
+    for (const seqList of cases) {
+      const events = seqList.map((s) => ev(s));
+      expect(batch(start, events), `batch ${seqList.join(",")}`).toEqual(one(start, events));
+    }
+    // into an empty log and into a log that starts at a later base
+    const tail = run([{ type: "snapshot", events: [ev(11), ev(12)], reset: false, from: 10 }]);
+    for (const seqList of [[13, 14], [14, 13], [1, 2], [12, 13]]) {
+      const events = seqList.map((s) => ev(s));
+      expect(batch(emptySessionLog, events)).toEqual(one(emptySessionLog, events));
+      expect(batch(tail, events)).toEqual(one(tail, events));
+    }
+  });
+
+  it("leaves the log as it was for an empty batch", () => {
+    expect(batch(start, [])).toBe(start);
+  });
+});

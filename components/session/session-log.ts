@@ -26,6 +26,8 @@ export type SessionLogAction =
   /** A page of events before the log's base: every seq in (fromSeq, baseSeq] (`session:events-before`). */
   | { type: "earlier"; events: readonly WireEvent[]; fromSeq: number }
   | { type: "event"; event: WireEvent }
+  /** Live facts that arrived together (one frame's worth): the same log as one `event` each, in order. */
+  | { type: "events"; events: readonly WireEvent[] }
   /** A trimmed event replaced by its whole payload (`session:fetch-event`). */
   | { type: "replace"; event: WireEvent };
 
@@ -62,6 +64,19 @@ export function reduceSessionLog(log: SessionLog, action: SessionLogAction): Ses
       if (action.event.seq === last + 1 && log.contiguousSeq === last && (log.events.length > 0 || last === log.baseSeq))
         return { ...log, events: [...log.events, action.event], contiguousSeq: action.event.seq };
       return withEvents(mergeEvents(log.events, [action.event]), log.baseSeq, log.generation);
+    }
+    case "events": {
+      // The live stream's common case: the batch follows the log seq by seq. One copy of the log
+      // for the whole batch instead of one per event.
+      const last = lastSeqOf(log);
+      const batch = action.events;
+      const follows =
+        batch.length > 0 &&
+        log.contiguousSeq === last &&
+        (log.events.length > 0 || last === log.baseSeq) &&
+        batch.every((e, i) => e.seq === last + 1 + i);
+      if (follows) return { ...log, events: [...log.events, ...batch], contiguousSeq: batch.at(-1)!.seq };
+      return batch.reduce((held, event) => reduceSessionLog(held, { type: "event", event }), log);
     }
     case "replace": {
       const events = log.events.map((e) => (e.seq === action.event.seq ? action.event : e));

@@ -1,6 +1,7 @@
 "use client";
 
 import Link from "next/link";
+import { flushSync } from "react-dom";
 import { memo, useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from "react";
 import type { Ack } from "@/server/shared/wire/ack";
 import type {
@@ -24,6 +25,7 @@ import { PromptBox, type DemoScenarioHint, type OutgoingImage } from "./prompt/p
 import { ContextMeter, ModelPicker, ThinkingSelect } from "./prompt/session-controls-bar";
 import { useSessionControls } from "./prompt/use-session-controls";
 import { SessionMcpStatus } from "./session-mcp-status";
+import { createFrameBatcher } from "./frame-batcher";
 import { emptySessionLog, hasGap, reduceSessionLog } from "./session-log";
 import { StatusBadge } from "./status-badge";
 import { SessionManage } from "./session-manage";
@@ -85,6 +87,10 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
     let alive = true;
     let inFlight = false;
     let again = false;
+    // Live facts are applied once per frame (a streamed reply is a message per delta), rendered
+    // at once in the frame's rAF, so that frame draws them: a plain dispatch there would render
+    // in a task after the frame and show a frame later.
+    const live = createFrameBatcher<WireEvent>((events) => flushSync(() => dispatch({ type: "events", events })));
     const subscribe = async () => {
       if (inFlight) {
         again = true;
@@ -105,6 +111,8 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
             setSubscribeError(ackMessage(ack));
             break;
           }
+          // the facts held so far go first, as they came first
+          live.flush();
           dispatch({ type: "snapshot", events: ack.data.events, reset: ack.data.reset, from });
           setInfo(ack.data.session);
           setViewers(ack.data.viewers);
@@ -124,7 +132,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
     const onEvent = (event: WireEvent) => {
       if (event.sessionId !== sessionId) return;
       markLatency("event-received", event.seq);
-      dispatch({ type: "event", event });
+      live.push(event);
     };
     const onStatus = (payload: StatusFact) => {
       const id = payload.id ?? payload.sessionId;
@@ -147,6 +155,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
     if (socket.connected) void subscribe();
     return () => {
       alive = false;
+      live.cancel();
       resubscribe.current = () => undefined;
       socket.off("connect", onConnect);
       socket.off("disconnect", onDisconnect);

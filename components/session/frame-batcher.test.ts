@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { batchTimeoutMs, createFrameBatcher, type FrameScheduler } from "./frame-batcher";
+
+/** A scheduler the test drives: frames and timers run when the test says. */
+function manualScheduler() {
+  let next = 1;
+  const frames = new Map<number, () => void>();
+  const timers = new Map<number, { run: () => void; ms: number }>();
+  const scheduler: FrameScheduler = {
+    requestFrame: (run) => (frames.set(next, run), next++),
+    cancelFrame: (handle) => void frames.delete(handle),
+    setTimer: (run, ms) => (timers.set(next, { run, ms }), next++) as unknown as ReturnType<typeof setTimeout>,
+    clearTimer: (handle) => void timers.delete(handle as unknown as number),
+  };
+  return {
+    scheduler,
+    frame() {
+      const due = [...frames.values()];
+      frames.clear();
+      for (const run of due) run();
+    },
+    timeout() {
+      const due = [...timers.values()];
+      timers.clear();
+      for (const { run } of due) run();
+    },
+    pending: () => ({ frames: frames.size, timers: [...timers.values()].map((t) => t.ms) }),
+  };
+}
+
+describe("createFrameBatcher", () => {
+  it("hands over everything pushed between two frames at once, in order, at the frame", () => {
+    const clock = manualScheduler();
+    const batches: number[][] = [];
+    const batcher = createFrameBatcher<number>((items) => batches.push(items), clock.scheduler);
+    batcher.push(1);
+    batcher.push(2);
+    batcher.push(3);
+    expect(batches).toEqual([]);
+    expect(clock.pending()).toEqual({ frames: 1, timers: [batchTimeoutMs] });
+    clock.frame();
+    expect(batches).toEqual([[1, 2, 3]]);
+    // the frame's handover cancelled the fallback timer
+    expect(clock.pending()).toEqual({ frames: 0, timers: [] });
+    batcher.push(4);
+    clock.frame();
+    expect(batches).toEqual([[1, 2, 3], [4]]);
+  });
+
+  it("hands over on the timer when no frame comes (a hidden tab)", () => {
+    const clock = manualScheduler();
+    const batches: string[][] = [];
+    const batcher = createFrameBatcher<string>((items) => batches.push(items), clock.scheduler);
+    batcher.push("a");
+    batcher.push("b");
+    clock.timeout();
+    expect(batches).toEqual([["a", "b"]]);
+    expect(clock.pending()).toEqual({ frames: 0, timers: [] });
+    // a frame that comes later finds nothing to hand over
+    clock.frame();
+    expect(batches).toEqual([["a", "b"]]);
+  });
+
+  it("flushes on demand and then waits for the next push", () => {
+    const clock = manualScheduler();
+    const batches: number[][] = [];
+    const batcher = createFrameBatcher<number>((items) => batches.push(items), clock.scheduler);
+    batcher.flush();
+    expect(batches).toEqual([]);
+    batcher.push(1);
+    batcher.flush();
+    expect(batches).toEqual([[1]]);
+    expect(clock.pending()).toEqual({ frames: 0, timers: [] });
+    batcher.push(2);
+    expect(clock.pending().frames).toBe(1);
+  });
+
+  it("drops what it holds when cancelled and ignores later pushes", () => {
+    const clock = manualScheduler();
+    const batches: number[][] = [];
+    const batcher = createFrameBatcher<number>((items) => batches.push(items), clock.scheduler);
+    batcher.push(1);
+    batcher.cancel();
+    expect(clock.pending()).toEqual({ frames: 0, timers: [] });
+    batcher.push(2);
+    clock.frame();
+    clock.timeout();
+    batcher.flush();
+    expect(batches).toEqual([]);
+  });
+});

@@ -1,0 +1,67 @@
+/**
+ * Collects what arrives between two frames and hands it over once, just before the next frame
+ * draws. A streamed reply comes as one socket message per text delta, often several per frame;
+ * applying each on its own rendered the session view (and its Markdown) once per message, on the
+ * cores the CLI needs, when only the last render of each frame can reach the screen.
+ *
+ * A hidden tab runs no frames: a timer hands the batch over then, so the view stays current.
+ */
+export interface FrameBatcher<T> {
+  push(item: T): void;
+  /** Hands over what is held now (before something that must follow it, such as a snapshot). */
+  flush(): void;
+  /** Drops what is held and stops; later pushes are ignored. */
+  cancel(): void;
+}
+
+export interface FrameScheduler {
+  requestFrame(run: () => void): number;
+  cancelFrame(handle: number): void;
+  setTimer(run: () => void, ms: number): ReturnType<typeof setTimeout>;
+  clearTimer(handle: ReturnType<typeof setTimeout>): void;
+}
+
+/** The longest a batch waits when no frame comes (a hidden tab), ms. */
+export const batchTimeoutMs = 100;
+
+const browserScheduler: FrameScheduler = {
+  requestFrame: (run) => requestAnimationFrame(run),
+  cancelFrame: (handle) => cancelAnimationFrame(handle),
+  setTimer: (run, ms) => setTimeout(run, ms),
+  clearTimer: (handle) => clearTimeout(handle),
+};
+
+export function createFrameBatcher<T>(apply: (items: T[]) => void, scheduler: FrameScheduler = browserScheduler): FrameBatcher<T> {
+  let held: T[] = [];
+  let frame: number | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  const unschedule = () => {
+    if (frame !== undefined) scheduler.cancelFrame(frame);
+    if (timer !== undefined) scheduler.clearTimer(timer);
+    frame = undefined;
+    timer = undefined;
+  };
+  const flush = () => {
+    unschedule();
+    if (held.length === 0) return;
+    const items = held;
+    held = [];
+    apply(items);
+  };
+  return {
+    push(item) {
+      if (stopped) return;
+      held.push(item);
+      if (held.length > 1) return;
+      frame = scheduler.requestFrame(flush);
+      timer = scheduler.setTimer(flush, batchTimeoutMs);
+    },
+    flush,
+    cancel() {
+      stopped = true;
+      unschedule();
+      held = [];
+    },
+  };
+}
