@@ -87,6 +87,8 @@ interface BareCli {
   turn(text: string): Promise<number>;
   /** stdin line → `system/init` of each turn so far, ms. */
   inits: number[];
+  /** Each turn's stdin line, first `assistant` line and result, on the bench's epoch clock (for the CPU sampler). */
+  spans: { start: number; first: number; end: number }[];
   /** stdin line → can_use_tool request, ms; denies it and waits for the result. */
   approval(text: string): Promise<number>;
   close(): Promise<void>;
@@ -114,6 +116,8 @@ async function startBareCli(modelUrl: string): Promise<BareCli> {
   child.stderr.resume();
   let onMessage: ((message: { type?: string; subtype?: string; request_id?: string; request?: { subtype?: string } }) => void) | undefined;
   const inits: number[] = [];
+  const spans: BareCli["spans"] = [];
+  const epoch = () => performance.timeOrigin + performance.now();
   createInterface({ input: child.stdout }).on("line", (line) => {
     try {
       onMessage?.(JSON.parse(line) as never);
@@ -144,12 +148,14 @@ async function startBareCli(modelUrl: string): Promise<BareCli> {
         clearTimeout(timer);
         onMessage = undefined;
         inits.push(init ?? NaN);
+        if (until === "assistant" && mark !== undefined) spans.push({ start: performance.timeOrigin + start, first: performance.timeOrigin + start + mark, end: epoch() });
         resolve(mark ?? NaN);
       };
       send(text);
     });
   return {
     inits,
+    spans,
     turn: (text) => run(text, "assistant"),
     approval: (text) => run(text, "approval"),
     async close() {
@@ -732,6 +738,15 @@ export async function run(): Promise<BrowserTurnResult> {
     };
     printCpu("from the prompt's stdin line to the first delta's line", cpuWindows);
     printCpu("of the whole text turn, Enter to its result on Ada's page", cpuTurns);
+    if (sampler) {
+      // the same turns of the bare CLI (the pages idle): what its own work costs it without company
+      const measured = bare.spans.slice(-TURNS);
+      printCpu(
+        "of the bare CLI's text turn, its stdin line to its first assistant line",
+        measured.map((span) => ({ wallMs: span.first - span.start, cpu: sampler.between(span.start, span.first) })),
+      );
+      printCpu("of the bare CLI's whole text turn, its stdin line to its result", measured.map((span) => ({ wallMs: span.end - span.start, cpu: sampler.between(span.start, span.end) })));
+    }
     printBreakdown("approval, Enter on Ada's page → the card on Bea's", approvalStagesSeen);
     const raw = /conduit-latency (\{[^\n]*"mono"[^\n]*\})/.exec(output())?.[1];
     if (raw) {

@@ -16,12 +16,16 @@
  *   conduit       argv + env + sandbox + proxy: what the sidecar spawns
  *
  * Timed per warm turn, from the stdin line: to the model's `messages` request (`request_ms`), to
- * the first `assistant` line (`assistant_ms`). Medians; prints one line per variant, then
+ * the first `assistant` line (`assistant_ms`); and the CPU the child's process tree used from the
+ * stdin line to the turn's result (`cpu_ms`, every thread, bwrap and the CLI's own children
+ * included): wall times hide work a second core absorbs while the machine is otherwise idle, and
+ * in Conduit the pages and the sidecar want those cores. Medians; prints one line per variant, then
  * `turn-factors: bare_request_ms=… conduit_request_ms=… extra_request_ms=…`.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
+import { readdirSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { buildCliArgs, settingSourceFlags, streamJsonFlags } from "../server/sidecar/process/build-cli-args";
@@ -45,6 +49,42 @@ interface Factors {
 interface Timing {
   requestMs: number;
   assistantMs: number;
+  cpuMs: number;
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU ms used so far by `root` and its descendants, every thread (`schedstat`, ns). */
+function treeCpuMs(root: number): number {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readText(`/proc/${entry}/stat`);
+    // the fields after the command's closing parenthesis: state, ppid, …
+    const ppid = stat === undefined ? NaN : Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    if (!Number.isFinite(ppid)) continue;
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+  }
+  let ns = 0;
+  const pending = [root];
+  while (pending.length > 0) {
+    const pid = pending.pop()!;
+    pending.push(...(children.get(pid) ?? []));
+    let tasks: string[] = [];
+    try {
+      tasks = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue;
+    }
+    for (const tid of tasks) ns += Number(readText(`/proc/${pid}/task/${tid}/schedstat`)?.split(" ")[0] ?? 0);
+  }
+  return ns / 1e6;
 }
 
 interface Cli {
@@ -111,6 +151,7 @@ async function startCli(
       const timer = setTimeout(() => reject(new Error(`no result within ${TURN_TIMEOUT_MS} ms`)), TURN_TIMEOUT_MS);
       let request: number | undefined;
       let assistant: number | undefined;
+      const cpuBefore = treeCpuMs(child.pid!);
       const start = performance.now();
       void deps.requests.next().then((at) => (request = at));
       onLine = (type) => {
@@ -118,7 +159,7 @@ async function startCli(
         if (type !== "result") return;
         clearTimeout(timer);
         onLine = undefined;
-        resolve({ requestMs: (request ?? NaN) - start, assistantMs: (assistant ?? NaN) - start });
+        resolve({ requestMs: (request ?? NaN) - start, assistantMs: (assistant ?? NaN) - start, cpuMs: treeCpuMs(child.pid!) - cpuBefore });
       };
       child.stdin.write(
         `${JSON.stringify({ type: "user", message: { role: "user", content: text }, parent_tool_use_id: null, session_id: "", uuid: randomUUID() })}\n`,
@@ -143,6 +184,7 @@ export interface FactorResult {
   name: string;
   requestMs: number;
   assistantMs: number;
+  cpuMs: number;
 }
 
 /** Runs the benchmark and prints its figures; the last line is the headline. */
@@ -188,14 +230,16 @@ export async function run(): Promise<FactorResult[]> {
     name,
     requestMs: median(timings[i]!.map((t) => t.requestMs)),
     assistantMs: median(timings[i]!.map((t) => t.assistantMs)),
+    cpuMs: median(timings[i]!.map((t) => t.cpuMs)),
   }));
   console.log(`turn-factors: ${WARM_TURNS} warm turns per variant, interleaved; medians in ms from the stdin line (sandbox: ${sandbox.mode})`);
-  for (const r of results) console.log(`  ${r.name.padEnd(13)} request_ms=${r.requestMs.toFixed(1)} assistant_ms=${r.assistantMs.toFixed(1)}`);
+  for (const r of results)
+    console.log(`  ${r.name.padEnd(13)} request_ms=${r.requestMs.toFixed(1)} assistant_ms=${r.assistantMs.toFixed(1)} cpu_ms=${r.cpuMs.toFixed(1)}`);
   const bare = results[0]!;
   const conduit = results.at(-1)!;
   console.log(
     `turn-factors: bare_request_ms=${bare.requestMs.toFixed(1)} conduit_request_ms=${conduit.requestMs.toFixed(1)} ` +
-      `extra_request_ms=${(conduit.requestMs - bare.requestMs).toFixed(1)}`,
+      `extra_request_ms=${(conduit.requestMs - bare.requestMs).toFixed(1)} bare_cpu_ms=${bare.cpuMs.toFixed(1)} conduit_cpu_ms=${conduit.cpuMs.toFixed(1)}`,
   );
   return results;
 }
