@@ -4,8 +4,8 @@
  * flags on the same scripted model, warm, zero model latency, the two interleaved turn by turn.
  *
  *   turn_ms          Ada presses Enter in the prompt box → the reply's text is painted in her page
- *                    (a MutationObserver sees it in the DOM, then the task after the next animation
- *                    frame; in-page clocks). The breakdown shows the DOM time too.
+ *                    (a MutationObserver sees it in the DOM, then the task after the frame that
+ *                    draws it: `afterPaint`; in-page clocks). The breakdown shows the DOM time too.
  *   bare_turn_ms     the bare CLI: its stdin line → its first `assistant` line
  *   approval_ms      Ada presses Enter on a prompt that writes a file → the approval card is painted
  *                    in Bea's page (another member, another browser context), measured the same way

@@ -8,17 +8,7 @@
  * adds go above without moving what is on screen (`firstItemIndex` counts down by the rows that
  * appeared before the old first one).
  */
-import {
-  memo,
-  useCallback,
-  useEffect,
-  useLayoutEffect,
-  useMemo,
-  useRef,
-  useState,
-  type ReactNode,
-  type Ref,
-} from "react";
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode, type Ref } from "react";
 import { Virtuoso, type Components } from "react-virtuoso";
 import type { EarlierPages } from "./conversation-pages";
 import { isScrollIntent } from "./scroll-intent";
@@ -98,10 +88,7 @@ export function ConversationList({
 }) {
   // Adjusted while rendering (React's "state from props" pattern), so Virtuoso sees the new
   // first index together with the rows that caused it.
-  const [anchor, setAnchor] = useState(() => ({
-    keys: rows.slice(0, anchorKeys).map((r) => r.key),
-    first: firstIndexStart,
-  }));
+  const [anchor, setAnchor] = useState(() => ({ keys: rows.slice(0, anchorKeys).map((r) => r.key), first: firstIndexStart }));
   if (anchor.keys[0] !== rows[0]?.key) {
     const added = rowsAddedAbove(anchor.keys, rows);
     setAnchor({ keys: rows.slice(0, anchorKeys).map((r) => r.key), first: Math.max(1, anchor.first - added) });
@@ -137,11 +124,7 @@ export function ConversationList({
       const y = window.scrollY;
       const height = document.documentElement.scrollHeight;
       if (atPageBottom()) stick.current = true;
-      else if (
-        y < lastY &&
-        (performance.now() - userAt < 1000 || (lastY - y > window.innerHeight / 2 && height === lastHeight))
-      )
-        stick.current = false;
+      else if (y < lastY && (performance.now() - userAt < 1000 || (lastY - y > window.innerHeight / 2 && height === lastHeight))) stick.current = false;
       else if (stick.current) scrollToPageBottom();
       lastY = y;
       lastHeight = height;
@@ -215,11 +198,7 @@ export function ConversationList({
   const Header = useCallback(
     () =>
       more || error ? (
-        <div
-          data-testid="conversation-earlier"
-          data-state={error ? "error" : loading ? "loading" : "more"}
-          className="py-2 text-center text-xs text-zinc-500"
-        >
+        <div data-testid="conversation-earlier" data-state={error ? "error" : loading ? "loading" : "more"} className="py-2 text-center text-xs text-zinc-500">
           {error ? (
             <span role="alert">
               Could not load earlier messages: {error}{" "}
@@ -320,13 +299,7 @@ interface ListContext {
 }
 
 /** The list element: new messages are read out once they have finished streaming. */
-const ConversationOl: Components<ConversationRow, ListContext>["List"] = ({
-  style,
-  children,
-  context,
-  ref,
-  ...rest
-}) => (
+const ConversationOl: Components<ConversationRow, ListContext>["List"] = ({ style, children, context, ref, ...rest }) => (
   <ol
     {...rest}
     ref={ref as Ref<HTMLOListElement>}
@@ -341,12 +314,7 @@ const ConversationOl: Components<ConversationRow, ListContext>["List"] = ({
 );
 
 /** One row; the gap between rows is padding inside it, so Virtuoso measures it with the row. */
-const ConversationLi: Components<ConversationRow, ListContext>["Item"] = ({
-  children,
-  context: _context,
-  item: _item,
-  ...rest
-}) => (
+const ConversationLi: Components<ConversationRow, ListContext>["Item"] = ({ children, context: _context, item: _item, ...rest }) => (
   <li {...rest} className="pb-3">
     {children}
   </li>
