@@ -4,6 +4,7 @@ import { batchTimeoutMs, createFrameBatcher, type FrameScheduler } from "./frame
 /** A scheduler the test drives: frames and timers run when the test says. */
 function manualScheduler() {
   let next = 1;
+  let hidden = false;
   const frames = new Map<number, () => void>();
   const timers = new Map<number, { run: () => void; ms: number }>();
   const scheduler: FrameScheduler = {
@@ -11,6 +12,7 @@ function manualScheduler() {
     cancelFrame: (handle) => void frames.delete(handle),
     setTimer: (run, ms) => (timers.set(next, { run, ms }), next++) as unknown as ReturnType<typeof setTimeout>,
     clearTimer: (handle) => void timers.delete(handle as unknown as number),
+    hidden: () => hidden,
   };
   return {
     scheduler,
@@ -25,6 +27,9 @@ function manualScheduler() {
       for (const { run } of due) run();
     },
     pending: () => ({ frames: frames.size, timers: [...timers.values()].map((t) => t.ms) }),
+    hide(value: boolean) {
+      hidden = value;
+    },
   };
 }
 
@@ -47,7 +52,25 @@ describe("createFrameBatcher", () => {
     expect(batches).toEqual([[1, 2, 3], [4]]);
   });
 
-  it("hands over on the timer when no frame comes (a hidden tab)", () => {
+  it("hands over each item as it comes while the tab is hidden, what it held first", () => {
+    const clock = manualScheduler();
+    const batches: number[][] = [];
+    const batcher = createFrameBatcher<number>((items) => batches.push(items), clock.scheduler);
+    batcher.push(1);
+    clock.hide(true);
+    batcher.push(2);
+    expect(batches).toEqual([[1, 2]]);
+    batcher.push(3);
+    expect(batches).toEqual([[1, 2], [3]]);
+    expect(clock.pending()).toEqual({ frames: 0, timers: [] });
+    clock.hide(false);
+    batcher.push(4);
+    expect(batches).toEqual([[1, 2], [3]]);
+    clock.frame();
+    expect(batches).toEqual([[1, 2], [3], [4]]);
+  });
+
+  it("hands over on the timer when no frame comes", () => {
     const clock = manualScheduler();
     const batches: string[][] = [];
     const batcher = createFrameBatcher<string>((items) => batches.push(items), clock.scheduler);

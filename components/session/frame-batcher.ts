@@ -4,7 +4,9 @@
  * applying each on its own rendered the session view (and its Markdown) once per message, on the
  * cores the CLI needs, when only the last render of each frame can reach the screen.
  *
- * A hidden tab runs no frames: a timer hands the batch over then, so the view stays current.
+ * A hidden tab runs no frames, and throttles timers (to one a minute after a while): there each
+ * item is handed over as it comes, as before batching. A timer covers a frame that does not come
+ * while the tab looks visible.
  */
 export interface FrameBatcher<T> {
   push(item: T): void;
@@ -19,9 +21,11 @@ export interface FrameScheduler {
   cancelFrame(handle: number): void;
   setTimer(run: () => void, ms: number): ReturnType<typeof setTimeout>;
   clearTimer(handle: ReturnType<typeof setTimeout>): void;
+  /** The page draws no frames now (a hidden tab). */
+  hidden(): boolean;
 }
 
-/** The longest a batch waits when no frame comes (a hidden tab), ms. */
+/** The longest a batch waits when no frame comes, ms. */
 export const batchTimeoutMs = 100;
 
 const browserScheduler: FrameScheduler = {
@@ -29,6 +33,7 @@ const browserScheduler: FrameScheduler = {
   cancelFrame: (handle) => cancelAnimationFrame(handle),
   setTimer: (run, ms) => setTimeout(run, ms),
   clearTimer: (handle) => clearTimeout(handle),
+  hidden: () => document.visibilityState === "hidden",
 };
 
 export function createFrameBatcher<T>(apply: (items: T[]) => void, scheduler: FrameScheduler = browserScheduler): FrameBatcher<T> {
@@ -53,6 +58,7 @@ export function createFrameBatcher<T>(apply: (items: T[]) => void, scheduler: Fr
     push(item) {
       if (stopped) return;
       held.push(item);
+      if (scheduler.hidden()) return flush();
       if (held.length > 1) return;
       frame = scheduler.requestFrame(flush);
       timer = scheduler.setTimer(flush, batchTimeoutMs);
