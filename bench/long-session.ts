@@ -48,9 +48,24 @@ async function signedInContext(browser: Browser, base: string, email: string): P
 const until = (page: Page, expression: string) => untilInPage(page, expression, TIMEOUT_MS, 20);
 
 // Strings, not functions: tsx would wrap functions in helpers the page does not have.
-/** From the document's start: the first frame in which the marker's reply is inside the viewport. */
+/**
+ * From the document's start: the first frame in which the marker's reply is inside the viewport,
+ * and on the way (for the breakdown) when the page's WebSocket was opened and answered its first
+ * large message (the subscribe reply with the log's tail: over 20 KB).
+ */
 const firstPaintProbe = (marker: string) => `(() => {
-  window.__long = { seen: 0 };
+  window.__long = { seen: 0, wsCreated: 0, wsOpen: 0, tail: 0 };
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      if (!window.__long.wsCreated) window.__long.wsCreated = performance.now();
+      this.addEventListener("open", () => { if (!window.__long.wsOpen) window.__long.wsOpen = performance.now(); });
+      this.addEventListener("message", (e) => {
+        if (!window.__long.tail && typeof e.data === "string" && e.data.length > 20000) window.__long.tail = performance.now();
+      });
+    }
+  };
   const look = () => {
     const hit = Array.from(document.querySelectorAll('[data-testid="message-assistant"]'))
       .find((e) => (e.textContent || "").includes(${JSON.stringify(marker)}));
@@ -71,14 +86,36 @@ const FRAME_RECORDER = `(() => {
   requestAnimationFrame((t) => { last = t; requestAnimationFrame(tick); });
 })()`;
 
+/** Where an open's time went, ms from navigation. */
+interface OpenStages {
+  "the page's first byte": number;
+  "its HTML read": number;
+  "scripts run (DOMContentLoaded done)": number;
+  "the WebSocket created": number;
+  "the WebSocket open": number;
+  "the log's tail received": number;
+  "the last reply on screen": number;
+}
+
 /** Opens the session in a fresh page of `context`; ms from navigation to the last reply on screen. */
-async function openOnce(context: BrowserContext, url: string, marker: string): Promise<{ page: Page; firstPaintMs: number }> {
+async function openOnce(context: BrowserContext, url: string, marker: string): Promise<{ page: Page; firstPaintMs: number; stages: OpenStages }> {
   const page = await context.newPage();
   await page.addInitScript({ content: firstPaintProbe(marker) });
   await page.goto(url);
   await until(page, "window.__long && window.__long.seen > 0");
-  const firstPaintMs = (await page.evaluate("window.__long.seen")) as number;
-  return { page, firstPaintMs };
+  const probe = (await page.evaluate(
+    `(() => { const n = performance.getEntriesByType("navigation")[0]; return { ...window.__long, ttfb: n.responseStart, html: n.responseEnd, dcl: n.domContentLoadedEventEnd }; })()`,
+  )) as { seen: number; wsCreated: number; wsOpen: number; tail: number; ttfb: number; html: number; dcl: number };
+  const stages: OpenStages = {
+    "the page's first byte": probe.ttfb,
+    "its HTML read": probe.html,
+    "scripts run (DOMContentLoaded done)": probe.dcl,
+    "the WebSocket created": probe.wsCreated || NaN,
+    "the WebSocket open": probe.wsOpen || NaN,
+    "the log's tail received": probe.tail || NaN,
+    "the last reply on screen": probe.seen,
+  };
+  return { page, firstPaintMs: probe.seen, stages };
 }
 
 /** Starts tracing `page` when the bench traces; the stop function returns its frames (none untraced). */
@@ -200,9 +237,11 @@ export async function run(): Promise<LongSessionResult> {
     const warm = await openOnce(context, url, marker);
     await warm.page.close();
     const paints: number[] = [];
+    const openStages: OpenStages[] = [];
     for (let i = 0; i < OPENS; i++) {
       const opened = await openOnce(context, url, marker);
       paints.push(opened.firstPaintMs);
+      openStages.push(opened.stages);
       await opened.page.close();
     }
     const openHeap = await (async () => {
@@ -236,6 +275,9 @@ export async function run(): Promise<LongSessionResult> {
     const f = (n: number) => n.toFixed(1);
     console.log(`long-session: ${seed.events} events (${seed.turns} turns), ${OPENS} warm opens`);
     console.log(`  first paint of the last screen, ms: median ${f(result.firstPaintMs)} (all: ${paints.map(f).join(" ")})`);
+    console.log("  an open, median ms from navigation:");
+    for (const stage of Object.keys(openStages[0] ?? {}) as (keyof OpenStages)[])
+      console.log(`    ${stage.padEnd(40)} ${f(percentile(openStages.map((o) => o[stage]), 50))}`);
     console.log(`  JS heap: ${f(openHeap)} MB after opening, ${f(heap)} MB after scrolling to the start`);
     console.log(
       `  scroll up to the first event: ${scroll.steps} wheel steps in ${scroll.ms} ms, ${scroll.frames.length} frames, ` +
