@@ -117,7 +117,6 @@ async function startBareCli(modelUrl: string): Promise<BareCli> {
   let onMessage: ((message: { type?: string; subtype?: string; request_id?: string; request?: { subtype?: string } }) => void) | undefined;
   const inits: number[] = [];
   const spans: BareCli["spans"] = [];
-  const epoch = () => performance.timeOrigin + performance.now();
   createInterface({ input: child.stdout }).on("line", (line) => {
     try {
       onMessage?.(JSON.parse(line) as never);
@@ -148,7 +147,7 @@ async function startBareCli(modelUrl: string): Promise<BareCli> {
         clearTimeout(timer);
         onMessage = undefined;
         inits.push(init ?? NaN);
-        if (until === "assistant" && mark !== undefined) spans.push({ start: performance.timeOrigin + start, first: performance.timeOrigin + start + mark, end: epoch() });
+        if (until === "assistant" && mark !== undefined) spans.push({ start: performance.timeOrigin + start, first: performance.timeOrigin + start + mark, end: performance.timeOrigin + performance.now() });
         resolve(mark ?? NaN);
       };
       send(text);

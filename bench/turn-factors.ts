@@ -25,7 +25,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { readdirSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { buildCliArgs, settingSourceFlags, streamJsonFlags } from "../server/sidecar/process/build-cli-args";
@@ -34,6 +33,7 @@ import { killProcessGroup } from "../server/sidecar/process/cli-process";
 import { startCredentialProxy, type CredentialProxy } from "../server/sidecar/credential-proxy/credential-proxy";
 import { chooseSandbox, noSandbox, type CliSandbox } from "../server/sidecar/process/sandbox";
 import { startCliEnv, type CliEnv } from "../test/cli-env";
+import { processTreeCpuMs } from "./support/process-cpu";
 
 const WARM_TURNS = Number(process.env.TURN_FACTORS_TURNS ?? 12);
 const TURN_TIMEOUT_MS = 30_000;
@@ -50,41 +50,6 @@ interface Timing {
   requestMs: number;
   assistantMs: number;
   cpuMs: number;
-}
-
-function readText(file: string): string | undefined {
-  try {
-    return readFileSync(file, "utf8");
-  } catch {
-    return undefined;
-  }
-}
-
-/** CPU ms used so far by `root` and its descendants, every thread (`schedstat`, ns). */
-function treeCpuMs(root: number): number {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = readText(`/proc/${entry}/stat`);
-    // the fields after the command's closing parenthesis: state, ppid, …
-    const ppid = stat === undefined ? NaN : Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-    if (!Number.isFinite(ppid)) continue;
-    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-  }
-  let ns = 0;
-  const pending = [root];
-  while (pending.length > 0) {
-    const pid = pending.pop()!;
-    pending.push(...(children.get(pid) ?? []));
-    let tasks: string[] = [];
-    try {
-      tasks = readdirSync(`/proc/${pid}/task`);
-    } catch {
-      continue;
-    }
-    for (const tid of tasks) ns += Number(readText(`/proc/${pid}/task/${tid}/schedstat`)?.split(" ")[0] ?? 0);
-  }
-  return ns / 1e6;
 }
 
 interface Cli {
@@ -151,7 +116,7 @@ async function startCli(
       const timer = setTimeout(() => reject(new Error(`no result within ${TURN_TIMEOUT_MS} ms`)), TURN_TIMEOUT_MS);
       let request: number | undefined;
       let assistant: number | undefined;
-      const cpuBefore = treeCpuMs(child.pid!);
+      const cpuBefore = processTreeCpuMs(child.pid!);
       const start = performance.now();
       void deps.requests.next().then((at) => (request = at));
       onLine = (type) => {
@@ -159,7 +124,7 @@ async function startCli(
         if (type !== "result") return;
         clearTimeout(timer);
         onLine = undefined;
-        resolve({ requestMs: (request ?? NaN) - start, assistantMs: (assistant ?? NaN) - start, cpuMs: treeCpuMs(child.pid!) - cpuBefore });
+        resolve({ requestMs: (request ?? NaN) - start, assistantMs: (assistant ?? NaN) - start, cpuMs: processTreeCpuMs(child.pid!) - cpuBefore });
       };
       child.stdin.write(
         `${JSON.stringify({ type: "user", message: { role: "user", content: text }, parent_tool_use_id: null, session_id: "", uuid: randomUUID() })}\n`,

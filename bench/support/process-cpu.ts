@@ -37,6 +37,32 @@ function tasksOf(pid: string): string[] | undefined {
   }
 }
 
+/** The CPU a thread has run, ns (`schedstat`'s first field); 0 once it is gone. */
+function threadNs(pid: string, tid: string): number {
+  return Number(readText(`/proc/${pid}/task/${tid}/schedstat`)?.split(" ")[0] ?? 0);
+}
+
+/** CPU ms `root` and its descendants have used so far, every thread of each (a one-off read, no sampler). */
+export function processTreeCpuMs(root: number): number {
+  const children = new Map<string, string[]>();
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    const stat = readText(`/proc/${pid}/stat`);
+    if (stat === undefined) continue;
+    // the fields after the command's closing parenthesis: state, ppid, …
+    const ppid = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]!;
+    children.set(ppid, [...(children.get(ppid) ?? []), pid]);
+  }
+  let ns = 0;
+  const pending = [String(root)];
+  while (pending.length > 0) {
+    const pid = pending.pop()!;
+    pending.push(...(children.get(pid) ?? []));
+    for (const tid of tasksOf(pid) ?? []) ns += threadNs(pid, tid);
+  }
+  return ns / 1e6;
+}
+
 export function startProcessCpuSampler(label: ProcessLabeler, intervalMs = 20): ProcessCpuSampler {
   const labels = new Map<string, string>();
   // each process's threads, listed again at every scan (a tick reads only their schedstat files)
@@ -66,7 +92,7 @@ export function startProcessCpuSampler(label: ProcessLabeler, intervalMs = 20): 
     const ns = new Map<string, number>();
     for (const [pid, name] of labels) {
       let run = 0;
-      for (const tid of tasks.get(pid) ?? []) run += Number(readText(`/proc/${pid}/task/${tid}/schedstat`)?.split(" ")[0] ?? 0);
+      for (const tid of tasks.get(pid) ?? []) run += threadNs(pid, tid);
       ns.set(`${name}\0${pid}`, run);
     }
     samples.push({ t, ns });

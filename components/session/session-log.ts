@@ -56,33 +56,35 @@ export function reduceSessionLog(log: SessionLog, action: SessionLogAction): Ses
       // A page for an older base (a reset came in meanwhile) or one that does not reach it is dropped.
       if (action.fromSeq >= log.baseSeq || action.events.some((e) => e.seq > log.baseSeq)) return log;
       return withEvents(mergeEvents(log.events, action.events), action.fromSeq, log.generation);
-    case "event": {
-      const last = lastSeqOf(log);
-      if (log.events.length > 0 && action.event.seq <= last && hasSeq(log.events, action.event.seq)) return log;
-      // The live stream's common case: the next seq after a log without a gap. Only the append,
-      // not a pass over the whole log to find its first gap again.
-      if (action.event.seq === last + 1 && log.contiguousSeq === last && (log.events.length > 0 || last === log.baseSeq))
-        return { ...log, events: [...log.events, action.event], contiguousSeq: action.event.seq };
-      return withEvents(mergeEvents(log.events, [action.event]), log.baseSeq, log.generation);
-    }
-    case "events": {
-      // The live stream's common case: the batch follows the log seq by seq. One copy of the log
-      // for the whole batch instead of one per event.
-      const last = lastSeqOf(log);
-      const batch = action.events;
-      const follows =
-        batch.length > 0 &&
-        log.contiguousSeq === last &&
-        (log.events.length > 0 || last === log.baseSeq) &&
-        batch.every((e, i) => e.seq === last + 1 + i);
-      if (follows) return { ...log, events: [...log.events, ...batch], contiguousSeq: batch.at(-1)!.seq };
-      return batch.reduce((held, event) => reduceSessionLog(held, { type: "event", event }), log);
-    }
+    case "event":
+      return appendLive(log, [action.event]);
+    case "events":
+      return appendLive(log, action.events);
     case "replace": {
       const events = log.events.map((e) => (e.seq === action.event.seq ? action.event : e));
       return { ...log, events };
     }
   }
+}
+
+/**
+ * Live facts, in the order they came. The live stream's common case, facts that follow a log
+ * without a gap seq by seq, is one append (one copy of the log for the whole batch), without a pass
+ * over the log to find its first gap again; anything else goes fact by fact: one already held is
+ * dropped, the others merged in seq order.
+ */
+function appendLive(log: SessionLog, facts: readonly WireEvent[]): SessionLog {
+  const last = lastSeqOf(log);
+  const follows =
+    facts.length > 0 &&
+    log.contiguousSeq === last &&
+    (log.events.length > 0 || last === log.baseSeq) &&
+    facts.every((e, i) => e.seq === last + 1 + i);
+  if (follows) return { ...log, events: [...log.events, ...facts], contiguousSeq: facts.at(-1)!.seq };
+  if (facts.length !== 1) return facts.reduce((held, fact) => appendLive(held, [fact]), log);
+  const fact = facts[0]!;
+  if (log.events.length > 0 && fact.seq <= last && hasSeq(log.events, fact.seq)) return log;
+  return withEvents(mergeEvents(log.events, [fact]), log.baseSeq, log.generation);
 }
 
 /** The highest seq held, gaps or not. */
