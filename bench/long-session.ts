@@ -4,7 +4,9 @@
  * Bash or Read with its result, the result) written straight into its database, and Chromium.
  *
  *   first_paint_ms       navigation → the last turn's reply is on screen (an in-page rAF probe
- *                        from the document's start; the page opens at the log's tail)
+ *                        from the document's start; the page opens at the log's tail), whether in
+ *                        the server-rendered picture of the last screen or in the live list; the
+ *                        open's stages also give when the live list showed it
  *   js_heap_mb           the page's used JS heap after scrolling up through every page (CDP)
  *   scroll_frame_p95_ms  p95 of the frame intervals (rAF deltas) while wheeling up from the end
  *                        to the session's first event, earlier pages loading on the way
@@ -20,6 +22,7 @@
  * page JS ≤ 300 KB). Figures, never assertions. The scroll is traced (`LONG_SESSION_TRACE=0` turns the
  * trace off; the trace costs the page a little, the blank page pays the same).
  */
+import { writeFile } from "node:fs/promises";
 import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { loadedScripts, scriptKb, signUpAndSignIn, untilInPage } from "./support/bench-pages";
 import { printProfile, startCpuProfile } from "./support/cpu-profile";
@@ -32,6 +35,11 @@ const OPENS = Number(process.env.LONG_SESSION_OPENS ?? 5);
 const TRACE = process.env.LONG_SESSION_TRACE !== "0";
 /** `LONG_SESSION_PROFILE=1`: a CPU profile of the scroll instead of the trace; prints where script time went. */
 const PROFILE = process.env.LONG_SESSION_PROFILE === "1";
+/**
+ * `LONG_SESSION_OPEN_TRACE=<file>`: one more warm open, traced from before its navigation (frames,
+ * and V8's sampled stacks), written to `<file>` for an analysis of where the open's time went.
+ */
+const OPEN_TRACE = process.env.LONG_SESSION_OPEN_TRACE;
 const TIMEOUT_MS = 60_000;
 
 function percentile(values: number[], p: number): number {
@@ -54,7 +62,7 @@ const until = (page: Page, expression: string) => untilInPage(page, expression, 
  * large message (the subscribe reply with the log's tail: over 20 KB).
  */
 const firstPaintProbe = (marker: string) => `(() => {
-  window.__long = { seen: 0, wsCreated: 0, wsOpen: 0, tail: 0 };
+  window.__long = { seen: 0, live: 0, wsCreated: 0, wsOpen: 0, tail: 0 };
   const Native = window.WebSocket;
   window.WebSocket = class extends Native {
     constructor(...args) {
@@ -66,13 +74,12 @@ const firstPaintProbe = (marker: string) => `(() => {
       });
     }
   };
+  const inView = (e) => { const r = e.getBoundingClientRect(); return r.bottom > 0 && r.top < window.innerHeight && r.height > 0; };
   const look = () => {
-    const hit = Array.from(document.querySelectorAll('[data-testid="message-assistant"]'))
-      .find((e) => (e.textContent || "").includes(${JSON.stringify(marker)}));
-    if (hit) {
-      const r = hit.getBoundingClientRect();
-      if (r.bottom > 0 && r.top < window.innerHeight && r.height > 0) { window.__long.seen = performance.now(); return; }
-    }
+    const hits = Array.from(document.querySelectorAll('[data-testid="message-assistant"]'))
+      .filter((e) => (e.textContent || "").includes(${JSON.stringify(marker)}) && inView(e));
+    if (hits.length > 0 && !window.__long.seen) window.__long.seen = performance.now();
+    if (hits.some((e) => !e.closest('[data-testid="conversation-preview"]'))) { window.__long.live = performance.now(); return; }
     requestAnimationFrame(look);
   };
   requestAnimationFrame(look);
@@ -95,6 +102,7 @@ interface OpenStages {
   "the WebSocket open": number;
   "the log's tail received": number;
   "the last reply on screen": number;
+  "the live list on screen": number;
 }
 
 /** Opens the session in a fresh page of `context`; ms from navigation to the last reply on screen. */
@@ -102,10 +110,10 @@ async function openOnce(context: BrowserContext, url: string, marker: string): P
   const page = await context.newPage();
   await page.addInitScript({ content: firstPaintProbe(marker) });
   await page.goto(url);
-  await until(page, "window.__long && window.__long.seen > 0");
+  await until(page, "window.__long && window.__long.live > 0");
   const probe = (await page.evaluate(
     `(() => { const n = performance.getEntriesByType("navigation")[0]; return { ...window.__long, ttfb: n.responseStart, html: n.responseEnd, dcl: n.domContentLoadedEventEnd }; })()`,
-  )) as { seen: number; wsCreated: number; wsOpen: number; tail: number; ttfb: number; html: number; dcl: number };
+  )) as { seen: number; live: number; wsCreated: number; wsOpen: number; tail: number; ttfb: number; html: number; dcl: number };
   const stages: OpenStages = {
     "the page's first byte": probe.ttfb,
     "its HTML read": probe.html,
@@ -114,6 +122,7 @@ async function openOnce(context: BrowserContext, url: string, marker: string): P
     "the WebSocket open": probe.wsOpen || NaN,
     "the log's tail received": probe.tail || NaN,
     "the last reply on screen": probe.seen,
+    "the live list on screen": probe.live,
   };
   return { page, firstPaintMs: probe.seen, stages };
 }
@@ -192,7 +201,7 @@ async function pageJavaScript(context: BrowserContext, url: string, marker: stri
     await cdp.send("Network.clearBrowserCache");
     await page.addInitScript({ content: firstPaintProbe(marker) });
     await page.goto(url);
-    await until(page, "window.__long && window.__long.seen > 0");
+    await until(page, "window.__long && window.__long.live > 0");
     await page.waitForLoadState("networkidle");
     const sizes = await loadedScripts(page);
     const largest = [...sizes].sort((a, b) => b.decoded - a.decoded).slice(0, 6);
@@ -243,6 +252,18 @@ export async function run(): Promise<LongSessionResult> {
       paints.push(opened.firstPaintMs);
       openStages.push(opened.stages);
       await opened.page.close();
+    }
+    if (OPEN_TRACE) {
+      const page = await context.newPage();
+      await page.addInitScript({ content: firstPaintProbe(marker) });
+      await browser.startTracing(page, { categories: [...frameTraceCategories, "disabled-by-default-v8.cpu_profiler"] });
+      await page.goto(url);
+      await until(page, "window.__long && window.__long.live > 0");
+      await new Promise((r) => setTimeout(r, 500));
+      await writeFile(OPEN_TRACE, await browser.stopTracing());
+      const seen = (await page.evaluate("window.__long.seen")) as number;
+      console.log(`  traced open: the last reply on screen at ${seen.toFixed(1)} ms; trace in ${OPEN_TRACE}`);
+      await page.close();
     }
     const openHeap = await (async () => {
       const opened = await openOnce(context, url, marker);

@@ -61,3 +61,39 @@ test("a long session opens at its end, reads earlier pages on scroll up, and sti
   await expect(final).toBeInViewport();
   await expect(newPrompt).toHaveCount(1);
 });
+
+test("a session's last screen is in the page's HTML before any script runs, and the live list takes its place", async ({ page, browser }) => {
+  test.setTimeout(120_000);
+  const email = uniqueEmail("preview");
+  await signUpViaApi(page.request, email, "Petra Preview");
+  await signInViaUi(page, email);
+  const created = await page.request.post("/api/workspaces", { headers: sameOrigin, data: { name: `Preview ${Date.now().toString(36)}` } });
+  const ws = ((await created.json()) as { data: { id: string; slug: string } }).data;
+  const seed = seedLongSession(dbFile, { workspaceId: ws.id, userEmail: email, events: 400, startsFresh: true });
+  const url = `/w/${ws.slug}/s/${seed.sessionId}`;
+  const lastReply = turnMarker(seed.turns);
+
+  // Scripts off: what the server sent is all there is.
+  const bare = await browser.newContext({ javaScriptEnabled: false, storageState: await page.context().storageState() });
+  try {
+    const still = await bare.newPage();
+    await still.goto(url);
+    const preview = still.getByTestId("conversation-preview");
+    await expect(preview).toBeVisible();
+    await expect(preview.getByTestId("message-assistant").filter({ hasText: lastReply })).toBeInViewport();
+    await expect(preview.getByTestId("message-user").last()).toContainText(`step ${seed.turns} of the refactor`);
+    // a picture: nothing in it takes a click or the focus, and no earlier turn is in the page
+    expect(await preview.getAttribute("inert")).not.toBeNull();
+    await expect(still.getByTestId("message-user").filter({ hasText: "Please do step 1 of the refactor" })).toHaveCount(0);
+    await expect(still.getByText("Loading the conversation")).toHaveCount(0);
+  } finally {
+    await bare.close();
+  }
+
+  // With scripts, the live list replaces the picture: the same last reply, once, in a list that works.
+  await page.goto(url);
+  await expect(page.getByTestId("conversation-earlier")).toBeAttached();
+  await expect(page.getByTestId("conversation-preview")).toHaveCount(0);
+  await expect(page.getByTestId("message-assistant").filter({ hasText: lastReply })).toHaveCount(1);
+  await expect(page.getByTestId("message-assistant").filter({ hasText: lastReply })).toBeInViewport();
+});

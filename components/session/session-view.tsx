@@ -14,7 +14,8 @@ import type {
   Viewer,
   WireEvent,
 } from "@/server/shared/wire/session";
-import { type Conversation, type ConversationItem } from "./conversation";
+import { buildConversation, type Conversation, type ConversationItem } from "./conversation";
+import { ConversationPreview } from "./conversation-preview";
 import { IncrementalConversation } from "./incremental-conversation";
 import { ConversationList, type ConversationRow } from "./conversation-list";
 import { tailAfterSeq, useEarlierPages, type EarlierPages } from "./conversation-pages";
@@ -46,6 +47,11 @@ export interface SessionViewProps {
   workspace: { slug: string; name: string; role: "owner" | "editor" | "viewer"; rootPath: string; network?: { label: string; detail: string } };
   /** The session as the database had it when the page was rendered; the subscribe reply replaces it. */
   initialSession: SessionInfo;
+  /**
+   * The end of the log as the server read it for the page: shown as the conversation's last
+   * screen (`ConversationPreview`) until the live log arrives. Absent or empty: "Loading".
+   */
+  initialTail?: readonly WireEvent[];
   currentUser: { id: string; name: string };
   demoScenarios?: readonly DemoScenarioHint[];
   /** Shown under the session's Changes: the repository's git panel and the session's worktree panel. */
@@ -57,7 +63,7 @@ type StatusFact = Partial<SessionInfo> & { sessionId?: string };
 const activeStatuses = new Set(["running", "awaiting-approval", "stalled", "starting"]);
 
 /** One live session: conversation, prompt box, controls, presence and the raw log. */
-export function SessionView({ workspace, initialSession, currentUser, demoScenarios, changesAside }: SessionViewProps) {
+export function SessionView({ workspace, initialSession, initialTail, currentUser, demoScenarios, changesAside }: SessionViewProps) {
   const sessionId = initialSession.id;
   const state = useSocket();
   const { socket } = state;
@@ -178,6 +184,8 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
   // only the events appended since the last render are folded; unchanged items keep their identity
   const [incremental] = useState(() => new IncrementalConversation());
   const conversation = useMemo(() => incremental.update(log.events), [incremental, log.events]);
+  // folded once: the picture never changes, and is dropped for good once the live log shows
+  const [preview] = useState(() => (initialTail && initialTail.length > 0 ? buildConversation(initialTail) : undefined));
   const earlier = useEarlierPages({ socket, sessionId, log, dispatch });
   // the Changes tab reloads when a turn's changes, a revert or a rewind is logged
   const changesKey = useMemo(
@@ -235,6 +243,8 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
   const controls = useSessionControls({ socket, sessionId, events: log.events, ready: subscribed });
   const imageBase = `/api/workspaces/${encodeURIComponent(workspace.slug)}/sessions/${encodeURIComponent(sessionId)}/images`;
 
+  const loading = !subscribed && log.events.length === 0 && !subscribeError;
+  const previewing = loading && preview !== undefined && tab === "conversation";
   const cost = Math.max(info.costUsd, conversation.costUsd);
   const infoTokens = info.tokens.input + info.tokens.output + info.tokens.cacheRead + info.tokens.cacheWrite;
   const convTokens =
@@ -275,7 +285,9 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
     <div
       data-testid="session-view"
       data-session-id={sessionId}
-      className="flex min-h-[calc(100vh-8rem)] flex-col gap-3"
+      // while the picture of the last screen shows, the page is one screen tall: the picture
+      // takes what the header and the prompt box leave, its end right above the prompt box
+      className={`flex flex-col gap-3 ${previewing ? "h-[calc(100vh-8rem)]" : "min-h-[calc(100vh-8rem)]"}`}
     >
       <header className="space-y-2">
         <nav aria-label="Breadcrumb" className="text-xs text-zinc-500">
@@ -430,7 +442,7 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
         </TabButton>
       </div>
 
-      <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="flex-1">
+      <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className={previewing ? "flex min-h-0 flex-1 flex-col" : "flex-1"}>
         {tab === "conversation" ? (
           <ConversationPane
             imageBase={imageBase}
@@ -438,7 +450,8 @@ export function SessionView({ workspace, initialSession, currentUser, demoScenar
             rootPath={workspace.rootPath}
             onRewind={canWrite ? setRewindSeq : undefined}
             pages={earlier}
-            loading={!subscribed && log.events.length === 0 && !subscribeError}
+            preview={previewing ? preview : undefined}
+            loading={loading}
             failed={subscribeError !== undefined && log.events.length === 0}
             onLoadFull={loadFull}
           />
@@ -716,18 +729,25 @@ const SessionExtras = memo(function SessionExtras({
   );
 });
 
+/** The picture of the last screen shows at most this many messages and tool calls: a tall screen's worth. */
+const previewItems = 16;
+
 const ConversationPane = memo(function ConversationPane(props: {
   imageBase: string;
   conversation: Conversation;
   rootPath: string;
   onRewind?: (promptSeq: number) => void;
+  /** While loading: the server's picture of the last screen, shown instead of "Loading", one screen tall. */
+  preview?: Conversation;
   loading: boolean;
   failed: boolean;
   onLoadFull: (seq: number) => void;
   pages: EarlierPages;
 }) {
-  const { conversation, rootPath, loading, failed, onLoadFull, onRewind, imageBase, pages } = props;
-  const nested = useMemo(() => nestSubagents(conversation.items), [conversation.items]);
+  const { conversation, rootPath, loading, failed, onLoadFull, onRewind, imageBase, pages, preview } = props;
+  const previewing = loading && preview !== undefined;
+  const items = previewing ? preview.items : conversation.items;
+  const nested = useMemo(() => nestSubagents(items), [items]);
   const subagents = useMemo(
     () => ({
       children: nested.children,
@@ -749,6 +769,18 @@ const ConversationPane = memo(function ConversationPane(props: {
     [nested, rootPath, onLoadFull, onRewind, imageBase],
   );
 
+  if (previewing)
+    return (
+      <SubagentContext.Provider value={subagents}>
+        <ConversationPreview>
+          {nested.top.slice(-previewItems).map((item) => (
+            <li key={item.key} className="pb-3">
+              <ConversationItemView item={item} rootPath={rootPath} onLoadFull={onLoadFull} imageBase={imageBase} />
+            </li>
+          ))}
+        </ConversationPreview>
+      </SubagentContext.Provider>
+    );
   if (loading) return <p className="py-10 text-center text-sm text-zinc-500">Loading the conversation…</p>;
   if (failed)
     return (

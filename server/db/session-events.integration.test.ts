@@ -8,6 +8,7 @@ import {
   listResultCandidates,
   listSessionEventPage,
   listSessionEvents,
+  listSessionEventTail,
   sessionEventSize,
   type SessionEventRecord,
 } from "./session-events";
@@ -80,3 +81,46 @@ async function exerciseEventLog(db: Db): Promise<void> {
 }
 
 itOnBothProviders("event log store", "inserts, reads and refuses clashes", exerciseEventLog);
+
+/** The end of a log for the page's picture of its last screen. */
+async function exerciseEventTail(db: Db): Promise<void> {
+  const user = await db.user.create({ data: { email: "t@example.test", name: "T" } });
+  const workspace = await db.workspace.create({ data: { name: "W", slug: "w", rootPath: "/w" } });
+  const session = await db.session.create({ data: { workspaceId: workspace.id, createdById: user.id } });
+  const other = await db.session.create({ data: { workspaceId: workspace.id, createdById: user.id } });
+  const limits = { maxEvents: 60, maxChars: 1_000_000, maxRowChars: 1_000 };
+  expect(await listSessionEventTail(db, session.id, limits)).toEqual([]);
+  const at = new Date("2026-05-06T07:08:09.123Z");
+  const payloads = [
+    '{"text":"do it"}',
+    '{"type":"system","subtype":"init"}',
+    '{"type":"stream_event","event":{"type":"message_start"}}',
+    '{"type":"stream_event","event":{"type":"content_block_delta"}}',
+    '{"type":"assistant","message":{"content":[{"type":"text","text":"done"}]}}',
+    JSON.stringify({ type: "user", big: "x".repeat(2_000) }),
+    '{"type":"result","subtype":"success"}',
+  ];
+  const rows = payloads.map((payload, i) => ({
+    sessionId: session.id,
+    seq: i + 1,
+    kind: i === 0 ? "prompt" : "cli",
+    payload,
+    commandId: i === 0 ? "cmd-tail-0001" : null,
+    userId: i === 0 ? user.id : null,
+    createdAt: at,
+  }));
+  await insertSessionEvents(db, rows);
+  await insertSessionEvents(db, [{ ...rows[4]!, sessionId: other.id, seq: 1 }]);
+
+  // in seq order; no streamed delta, no row over maxRowChars, nothing of another session
+  const seqs = async (l: typeof limits) => (await listSessionEventTail(db, session.id, l)).map((r) => r.seq);
+  expect(await listSessionEventTail(db, session.id, limits)).toEqual([rows[0], rows[1], rows[4], rows[6]]);
+  // the last maxEvents rows looked at (deltas never count), and maxChars counted back from the end
+  expect(await seqs({ ...limits, maxEvents: 2 })).toEqual([7]);
+  expect(await seqs({ ...limits, maxEvents: 3 })).toEqual([5, 7]);
+  expect(await seqs({ ...limits, maxChars: payloads[6]!.length + payloads[4]!.length })).toEqual([5, 7]);
+  expect(await seqs({ ...limits, maxChars: payloads[6]!.length - 1 })).toEqual([]);
+  expect(await seqs({ ...limits, maxRowChars: 10_000 })).toEqual([1, 2, 5, 6, 7]);
+}
+
+itOnBothProviders("event log store", "reads the end of a log for the last screen's picture", exerciseEventTail);

@@ -362,3 +362,37 @@ export async function listSessionEventPageBefore(
   });
   return { rows, more: count < sizes.length };
 }
+
+/** Limits of {@link listSessionEventTail}. */
+export interface EventTailLimits {
+  /** Rows looked at, from the end of the log. */
+  maxEvents: number;
+  /** Characters of payload in all, the last row included. */
+  maxChars: number;
+  /** A row longer than this is left out (a 64 MB tool result is not read for a preview). */
+  maxRowChars: number;
+}
+
+/**
+ * The end of a session's log for a picture of its last screen, in seq order: of the last
+ * `maxEvents` rows, those that fit `maxChars` counting back from the end. Left out: streamed
+ * deltas (the message they build follows them in the log) and rows over `maxRowChars`, so the
+ * rows need not be consecutive. Sizes are read first, then only the chosen rows.
+ */
+export async function listSessionEventTail(db: Db, sessionId: string, limits: EventTailLimits): Promise<SessionEventRecord[]> {
+  const sizes = await db.$queryRaw<{ seq: number | bigint; size: number | bigint | null }[]>`
+    SELECT "seq", length("payload") AS "size" FROM "SessionEvent"
+    WHERE "sessionId" = ${sessionId} AND "payload" NOT LIKE ${'{"type":"stream_event"%'}
+    ORDER BY "seq" DESC LIMIT ${limits.maxEvents}`;
+  const chosen: number[] = [];
+  let chars = 0;
+  for (const row of sizes) {
+    const size = Number(row.size ?? 0);
+    if (size > limits.maxRowChars) continue;
+    if (chars + size > limits.maxChars) break;
+    chars += size;
+    chosen.push(Number(row.seq));
+  }
+  if (chosen.length === 0) return [];
+  return db.sessionEvent.findMany({ where: { sessionId, seq: { in: chosen } }, orderBy: { seq: "asc" }, select: columns });
+}

@@ -6,8 +6,9 @@
  * Live state (status changes, presence, new events) comes from the sidecar over the socket;
  * these reads give the first paint and the raw log download.
  */
-import { getDb } from "@/server/db/client";
-import { listSessionEventPage } from "@/server/db/session-events";
+import { getDb, type Db } from "@/server/db/client";
+import { listSessionEventPage, listSessionEventTail } from "@/server/db/session-events";
+import { toWireEvent } from "@/server/db/session-wire-event";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import {
   subscribePage as eventPage,
@@ -17,6 +18,7 @@ import {
   type WireEvent,
   type WireEventKind,
 } from "@/server/shared/wire/session";
+import { logger } from "@/server/web/logger";
 import { requireWorkspaceAccess, type WorkspaceSummary } from "@/server/web/workspaces";
 import { encodeHistoryCursor } from "@/server/db/session-history";
 import { sessionListWhere, sessionListPageSize, type SessionListQuery } from "@/server/web/session-list-query";
@@ -128,11 +130,7 @@ export async function streamSessionEvents(
           maxEvents: Math.min(eventPage.maxEvents, left),
           maxChars: eventPage.maxChars,
         });
-        const unknown = [...new Set(page.rows.flatMap((r) => (r.userId && !names.has(r.userId) ? [r.userId] : [])))];
-        if (unknown.length > 0) {
-          const users = await db.user.findMany({ where: { id: { in: unknown } }, select: { id: true, name: true } });
-          for (const u of users) names.set(u.id, u.name);
-        }
+        await addUserNames(db, page.rows, names);
         for (const r of page.rows) {
           const name = r.userId ? names.get(r.userId) : undefined;
           const event: WireEvent = {
@@ -170,25 +168,59 @@ export async function readSessionEvents(
     orderBy: { seq: "asc" },
     take: Math.min(options.limit ?? 50_000, 50_000),
   });
-  const userIds = [...new Set(rows.map((r) => r.userId).filter((id): id is string => id !== null))];
-  const users = new Map(
-    (await db.user.findMany({ where: { id: { in: userIds } }, select: { id: true, name: true } })).map((u) => [
-      u.id,
-      u,
-    ]),
-  );
+  const names = await addUserNames(db, rows, new Map());
   return rows.map((r) => {
-    const user = r.userId ? users.get(r.userId) : undefined;
+    const name = r.userId ? names.get(r.userId) : undefined;
     return {
       sessionId: r.sessionId,
       seq: r.seq,
       kind: r.kind as WireEventKind,
       payload: parseJson(r.payload),
       trimmed: false,
-      ...(user ? { user: { id: user.id, name: user.name } } : {}),
+      ...(r.userId && name !== undefined ? { user: { id: r.userId, name } } : {}),
       at: r.createdAt.toISOString(),
     };
   });
+}
+
+/** Most of a log's end read for {@link readSessionPreview}: a screen's worth, with room to spare. */
+const previewTail = { maxEvents: 60, maxChars: 512 * 1024, maxRowChars: 256 * 1024 };
+/** Each preview event's payload is cut to this many bytes (long tool output shows its start). */
+const previewPayloadBytes = 16 * 1024;
+
+/**
+ * The end of the session's log as the server-rendered picture of its last screen
+ * (`SessionView`'s `initialTail`): shown while the page's scripts load and the live log arrives,
+ * so a long session's last screen is on screen before any script has run. Streamed deltas and
+ * very long rows are left out, long payloads cut ({@link listSessionEventTail}). The caller has
+ * checked membership ({@link findSession}). A failed read costs only the picture.
+ */
+export async function readSessionPreview(sessionId: string): Promise<WireEvent[]> {
+  try {
+    const db = getDb();
+    const rows = await listSessionEventTail(db, sessionId, previewTail);
+    const names = await addUserNames(db, rows, new Map());
+    return rows.map((r) =>
+      toWireEvent(r, { maxBytes: previewPayloadBytes, userName: r.userId ? names.get(r.userId) : undefined }),
+    );
+  } catch (err) {
+    logger.warn({ err, sessionId }, "the session's preview could not be read; the page opens without it");
+    return [];
+  }
+}
+
+/** Adds the display names of the rows' users not yet in `names` (one query); returns `names`. */
+async function addUserNames(
+  db: Db,
+  rows: readonly { userId: string | null }[],
+  names: Map<string, string>,
+): Promise<Map<string, string>> {
+  const unknown = [...new Set(rows.flatMap((r) => (r.userId && !names.has(r.userId) ? [r.userId] : [])))];
+  if (unknown.length > 0) {
+    const users = await db.user.findMany({ where: { id: { in: unknown } }, select: { id: true, name: true } });
+    for (const u of users) names.set(u.id, u.name);
+  }
+  return names;
 }
 
 async function readSettings(workspaceId: string): Promise<WorkspaceSessionSettings> {

@@ -15,7 +15,7 @@ import type { Ack } from "@/server/shared/wire/ack";
 import type { ApprovalView } from "@/server/shared/wire/approval";
 import type { PresenceChanged, SessionView, SubscribeResult, WireEvent } from "@/server/shared/wire/session";
 import { createSessionRunner } from "@/server/sidecar/session/session-runner";
-import { toWireEvent } from "@/server/sidecar/session/session-wire-event";
+import { toWireEvent } from "@/server/db/session-wire-event";
 import { startCliEnv, type CliEnv } from "@/test/cli-env";
 import { createSessionFixtures, type SessionFixtures, type TestUser } from "@/test/session-fixtures";
 import { startTestSidecar, type TestSidecar } from "@/test/sidecar-fixture";

@@ -15,7 +15,7 @@ import { lastSessionSeq, listSessionEventPage, type EventPageLimits } from "@/se
 import { findUserNames } from "@/server/db/sessions";
 import { subscribePage, type SessionView, type WireEvent } from "@/server/shared/wire/session";
 import type { SubscribeSnapshot } from "@/server/sidecar/session/session-hub-types";
-import { toWireEvent } from "@/server/sidecar/session/session-wire-event";
+import { toWireEvent } from "@/server/db/session-wire-event";
 import type { ClusterDirectory } from "./cluster-directory";
 
 export interface RemoteSubscribeDeps {

@@ -7,7 +7,7 @@ import type { Db } from "@/server/db/client";
 import { listSessionEventPageBefore, type EventPageLimits } from "@/server/db/session-events";
 import { subscribePage } from "@/server/shared/wire/session";
 import type { EventsBeforeResult } from "@/server/shared/wire/session-pages";
-import { toWireEvent } from "./session-wire-event";
+import { toWireEvent } from "@/server/db/session-wire-event";
 
 /** The page of events just before `beforeSeq`: consecutive rows, trimmed for the wire, with their senders' names. */
 export async function readEventsBefore(

@@ -20,7 +20,7 @@ import { viewOf, type SessionEntry } from "./session-entry";
 import type { SessionEventLog } from "./session-event-log";
 import type { StoredEvent } from "./session-event-writer";
 import type { SubscribeSnapshot } from "./session-hub-types";
-import { toWireEvent } from "./session-wire-event";
+import { toWireEvent } from "@/server/db/session-wire-event";
 
 export interface SessionSubscriptionsDeps {
   db: Db;

@@ -13,7 +13,7 @@ import {
 } from "@/server/shared/wire/session";
 import type { CreateRunner } from "@/server/sidecar/session/session-hub";
 import { createSessionRunner } from "@/server/sidecar/session/session-runner";
-import { toWireEvent } from "@/server/sidecar/session/session-wire-event";
+import { toWireEvent } from "@/server/db/session-wire-event";
 import { startCliEnv, type CliEnv } from "@/test/cli-env";
 import { fakeRunnerFactory, type FakeSessionRunner } from "@/test/fake-session-runner";
 import { createSessionFixtures, type SessionFixtures, type TestUser } from "@/test/session-fixtures";

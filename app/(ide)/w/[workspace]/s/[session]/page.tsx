@@ -8,7 +8,7 @@ import { demoScenarioList } from "@/server/model-server/demo-scenarios";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import { requirePageUser } from "@/server/web/auth";
 import { isDemoModel } from "@/server/web/demo";
-import { findSession } from "@/server/web/sessions";
+import { findSession, readSessionPreview } from "@/server/web/sessions";
 import { readNetworkPolicy } from "@/server/web/network-policy";
 import { describeNetworkPolicy } from "@/server/domain/workspace/network-policy";
 
@@ -21,7 +21,7 @@ export default async function SessionPage({ params }: { params: Promise<{ worksp
     if (err instanceof AppError && err.code === ErrorCode.notFound) notFound();
     throw err;
   });
-  const network = await readNetworkPolicy(user.id, workspace.slug);
+  const [network, initialTail] = await Promise.all([readNetworkPolicy(user.id, workspace.slug), readSessionPreview(session.id)]);
   const networkDetail =
     network.mode === "open"
       ? "Tools in this session reach the network as the server does."
@@ -34,6 +34,7 @@ export default async function SessionPage({ params }: { params: Promise<{ worksp
         key={session.id}
         workspace={{ slug: workspace.slug, name: workspace.name, role: workspace.role, rootPath: workspace.rootPath, network: { label: describeNetworkPolicy(network), detail: networkDetail } }}
         initialSession={session}
+        initialTail={initialTail}
         currentUser={{ id: user.id, name: user.name }}
         changesAside={
           // git belongs with the session's changes: the worktree's branch, then the repository's status and commit

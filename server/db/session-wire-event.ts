@@ -4,7 +4,7 @@
  * of every long text) so a trimmed tool result still renders as its card, and
  * `session:fetch-event` returns the rest.
  */
-import type { SessionEventRecord } from "@/server/db/session-events";
+import type { SessionEventRecord } from "./session-events";
 import { maxWirePayloadBytes, type WireEvent, type WireEventKind } from "@/server/shared/wire/session";
 
 /** Options of {@link toWireEvent}. */
