@@ -40,6 +40,8 @@ const PROFILE = process.env.LONG_SESSION_PROFILE === "1";
  * and V8's sampled stacks), written to `<file>` for an analysis of where the open's time went.
  */
 const OPEN_TRACE = process.env.LONG_SESSION_OPEN_TRACE;
+/** `LONG_SESSION_SCROLL_TRACE=<file>`: the session scroll's trace, with V8's sampled stacks, written to `<file>`. */
+const SCROLL_TRACE = process.env.LONG_SESSION_SCROLL_TRACE;
 const TIMEOUT_MS = 60_000;
 
 function percentile(values: number[], p: number): number {
@@ -128,7 +130,7 @@ async function openOnce(context: BrowserContext, url: string, marker: string): P
 }
 
 /** Starts tracing `page` when the bench traces; the stop function returns its frames (none untraced). */
-async function traceFrames(page: Page): Promise<() => Promise<TracedFrame[]>> {
+async function traceFrames(page: Page, saveTo?: string): Promise<() => Promise<TracedFrame[]>> {
   if (PROFILE) {
     const stop = await startCpuProfile(page);
     return async () => {
@@ -138,8 +140,12 @@ async function traceFrames(page: Page): Promise<() => Promise<TracedFrame[]>> {
   }
   if (!TRACE) return async () => [];
   const browser = page.context().browser()!;
-  await browser.startTracing(page, { categories: frameTraceCategories });
-  return async () => framesOfTrace(await browser.stopTracing());
+  await browser.startTracing(page, { categories: saveTo ? [...frameTraceCategories, "disabled-by-default-v8.cpu_profiler"] : frameTraceCategories });
+  return async () => {
+    const trace = await browser.stopTracing();
+    if (saveTo) await writeFile(saveTo, trace);
+    return framesOfTrace(trace);
+  };
 }
 
 const atStart = `document.querySelector('[data-testid="conversation-start"]') !== null && window.scrollY < 5`;
@@ -148,9 +154,9 @@ const atStart = `document.querySelector('[data-testid="conversation-start"]') !=
  * Wheels up (1200 px a step, 16 ms apart) until `done` holds in the page or `maxSteps` were taken;
  * the frame intervals meanwhile (rAF deltas) and, traced, what the main thread did per frame.
  */
-async function wheelUp(page: Page, done: string, maxSteps: number): Promise<{ frames: number[]; traced: TracedFrame[]; steps: number; ms: number }> {
+async function wheelUp(page: Page, done: string, maxSteps: number, saveTraceTo?: string): Promise<{ frames: number[]; traced: TracedFrame[]; steps: number; ms: number }> {
   await page.mouse.move(640, 400);
-  const stopTrace = await traceFrames(page);
+  const stopTrace = await traceFrames(page, saveTraceTo);
   await page.evaluate(FRAME_RECORDER);
   const started = Date.now();
   let steps = 0;
@@ -170,7 +176,7 @@ async function wheelUp(page: Page, done: string, maxSteps: number): Promise<{ fr
 }
 
 /** Wheels up from the end to the session's first event. */
-const scrollToStart = (page: Page) => wheelUp(page, atStart, Infinity);
+const scrollToStart = (page: Page) => wheelUp(page, atStart, Infinity, SCROLL_TRACE);
 
 /** The same wheel loop, `steps` steps, on a blank page `height` px tall scrolled to its end: the browser's own pacing. */
 async function blankScroll(context: BrowserContext, steps: number, height: number) {

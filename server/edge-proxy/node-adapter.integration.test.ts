@@ -1,4 +1,4 @@
-import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
+import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { Server as SocketServer } from "socket.io";
@@ -141,6 +141,31 @@ describe("startEdgeServer", () => {
     expect(echo.headers["x-forwarded-for"]).toBe("127.0.0.1");
     expect(echo.headers["x-forwarded-host"]).toBe(`127.0.0.1:${edge.port}`);
   });
+
+  it("keeps an idle keep-alive connection open past Node's 5 s default, so a reused one is not reset", async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const get = () =>
+        new Promise<{ status: number; socket: Socket }>((resolve, reject) => {
+          const req = httpRequest(`${base}/healthz`, { agent }, (res) => {
+            res.resume();
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, socket: req.socket as Socket }));
+          });
+          req.on("error", reject);
+          req.end();
+        });
+      const first = await get();
+      let closed = false;
+      first.socket.once("close", () => (closed = true));
+      await new Promise((r) => setTimeout(r, 6_000));
+      expect(closed).toBe(false);
+      const second = await get();
+      expect(second.status).toBe(200);
+      expect(second.socket).toBe(first.socket);
+    } finally {
+      agent.destroy();
+    }
+  }, 20_000);
 
   it("answers /healthz itself", async () => {
     const res = await fetch(`${base}/healthz`);

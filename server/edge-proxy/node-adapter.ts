@@ -8,6 +8,9 @@ import { describeError, type EdgeLog } from "./edge-log";
 import { jsonErrorResponse, unavailableMessage, Upstream } from "./edge-responses";
 import type { EdgeHandler } from "./handler";
 
+/** How long an idle keep-alive connection to the edge stays open (ms). */
+export const idleConnectionMs = 65_000;
+
 export interface EdgeServerOptions {
   /** 0 picks a free port (tests). */
   port: number;
@@ -83,6 +86,11 @@ export async function startEdgeServer(options: EdgeServerOptions): Promise<EdgeS
     },
   );
   const server = createServer(listener);
+  // Idle keep-alive connections stay open longer than Node's 5 s: a client that reuses one just
+  // as the server closes it gets a reset with no answer, and only some retry (a test's POST
+  // through Playwright's request context did not). The same margin as common load balancers.
+  server.keepAliveTimeout = idleConnectionMs;
+  server.headersTimeout = idleConnectionMs + 1_000;
 
   // Upgraded sockets leave the HTTP server's bookkeeping, so close() must find them here.
   const sockets = new Set<Duplex>();
