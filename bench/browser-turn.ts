@@ -15,7 +15,7 @@
  * Medians. Last line: `browser-turn: turn_ms=… bare_turn_ms=… turn_extra_ms=… approval_extra_ms=…
  * page_js_kb=…` (targets in docs/PERFORMANCE.md). Printed figures, never assertions.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -31,7 +31,7 @@ import { resolveClaudeBinary } from "../server/sidecar/process/claude-binary";
 import { killProcessGroup } from "../server/sidecar/process/cli-process";
 import { printProfile, startCpuProfile, type CpuProfile } from "./support/cpu-profile";
 import { frameTraceCategories, spansBetweenMarks, type MarkedSpan } from "./support/frame-trace";
-import { startProcessCpuSampler } from "./support/process-cpu";
+import { processTree, startProcessCpuSampler } from "./support/process-cpu";
 import { startConduitInstance, type ConduitInstance } from "../e2e/support/conduit-instance";
 
 const TURNS = Number(process.env.BROWSER_TURN_TURNS ?? 8);
@@ -51,6 +51,28 @@ const TRACE = process.env.BROWSER_TURN_TRACE === "ada" || process.env.BROWSER_TU
  * the turn). The sampler costs the bench process a few per cent of a core.
  */
 const CPU = process.env.BROWSER_TURN_CPU === "1";
+/**
+ * `BROWSER_TURN_SPLIT_CORES=1`: the browser (and the bench driving it) on one core, Conduit's
+ * processes (their CLI children inherit it) and the bare CLI on the other (`taskset`), as when the
+ * browser runs on the user's machine and not beside the server. A diagnostic of how much of the
+ * extra is the pages' CPU taking the CLI's core; the headline's conditions stay the default.
+ */
+const SPLIT_CORES = process.env.BROWSER_TURN_SPLIT_CORES === "1";
+const serverCore = 0;
+const browserCore = 1;
+
+/** Pins `pids` (all their threads) to `core`. */
+function pin(pids: readonly number[], core: number): void {
+  for (const pid of pids) execFileSync("taskset", ["-a", "-c", "-p", String(core), String(pid)], { stdio: "ignore" });
+}
+
+/** A script that starts Chromium on the browser's core (Playwright starts it as the browser). */
+async function pinnedChromium(chromiumPath: string): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "conduit-pinned-"));
+  const file = path.join(dir, "chromium");
+  await writeFile(file, `#!/bin/sh\nexec taskset -c ${browserCore} ${JSON.stringify(chromiumPath)} "$@"\n`, { mode: 0o755 });
+  return file;
+}
 const TIMEOUT_MS = 30_000;
 
 /** Groups the machine's processes for `BROWSER_TURN_CPU`. */
@@ -83,6 +105,7 @@ function median(values: number[]): number {
 // the bare CLI
 
 interface BareCli {
+  pid: number;
   /** stdin line → first assistant line, ms; waits for the turn's result. */
   turn(text: string): Promise<number>;
   /** stdin line → `system/init` of each turn so far, ms. */
@@ -153,6 +176,7 @@ async function startBareCli(modelUrl: string): Promise<BareCli> {
       send(text);
     });
   return {
+    pid: child.pid!,
     inits,
     spans,
     turn: (text) => run(text, "assistant"),
@@ -633,8 +657,14 @@ export async function run(): Promise<BrowserTurnResult> {
     const base = conduit.url.replace(/\/$/, "");
     const modelUrl = /model-server listening on (\S+)/.exec(conduit.output())?.[1];
     if (!modelUrl) throw new Error("the demo model's URL was not printed");
+    const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+    if (SPLIT_CORES) {
+      pin(processTree(conduit.pid!).map(Number), serverCore);
+      pin([process.pid], browserCore);
+      console.log(`browser-turn: split cores: Conduit and the bare CLI on core ${serverCore}, Chromium and the bench on core ${browserCore}`);
+    }
     browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      executablePath: SPLIT_CORES ? await pinnedChromium(chromiumPath) : chromiumPath,
       args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-quic"],
     });
     const stamp = Date.now().toString(36);
@@ -659,6 +689,7 @@ export async function run(): Promise<BrowserTurnResult> {
     await instrumentSender(ada);
 
     bare = await startBareCli(modelUrl);
+    if (SPLIT_CORES) pin([bare.pid], serverCore);
     // warm: both CLIs started, both pages connected, the code paths run once
     const output = conduit.output;
     const clocks: Clocks = { ada: await pageClock(ada), bea: await pageClock(bea), bench: performance.timeOrigin + performance.now() - Number(process.hrtime.bigint()) / 1e6 };

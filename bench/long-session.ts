@@ -64,7 +64,7 @@ const until = (page: Page, expression: string) => untilInPage(page, expression, 
  * large message (the subscribe reply with the log's tail: over 20 KB).
  */
 const firstPaintProbe = (marker: string) => `(() => {
-  window.__long = { seen: 0, live: 0, wsCreated: 0, wsOpen: 0, tail: 0 };
+  window.__long = { seen: 0, live: 0, gap: 0, wsCreated: 0, wsOpen: 0, tail: 0 };
   const Native = window.WebSocket;
   window.WebSocket = class extends Native {
     constructor(...args) {
@@ -81,6 +81,8 @@ const firstPaintProbe = (marker: string) => `(() => {
     const hits = Array.from(document.querySelectorAll('[data-testid="message-assistant"]'))
       .filter((e) => (e.textContent || "").includes(${JSON.stringify(marker)}) && inView(e));
     if (hits.length > 0 && !window.__long.seen) window.__long.seen = performance.now();
+    // frames after the picture showed and before the live list did in which the last reply was not in view
+    if (hits.length === 0 && window.__long.seen) window.__long.gap += 1;
     if (hits.some((e) => !e.closest('[data-testid="conversation-preview"]'))) { window.__long.live = performance.now(); return; }
     requestAnimationFrame(look);
   };
@@ -108,14 +110,18 @@ interface OpenStages {
 }
 
 /** Opens the session in a fresh page of `context`; ms from navigation to the last reply on screen. */
-async function openOnce(context: BrowserContext, url: string, marker: string): Promise<{ page: Page; firstPaintMs: number; stages: OpenStages }> {
+async function openOnce(
+  context: BrowserContext,
+  url: string,
+  marker: string,
+): Promise<{ page: Page; firstPaintMs: number; stages: OpenStages; gapFrames: number }> {
   const page = await context.newPage();
   await page.addInitScript({ content: firstPaintProbe(marker) });
   await page.goto(url);
   await until(page, "window.__long && window.__long.live > 0");
   const probe = (await page.evaluate(
     `(() => { const n = performance.getEntriesByType("navigation")[0]; return { ...window.__long, ttfb: n.responseStart, html: n.responseEnd, dcl: n.domContentLoadedEventEnd }; })()`,
-  )) as { seen: number; live: number; wsCreated: number; wsOpen: number; tail: number; ttfb: number; html: number; dcl: number };
+  )) as { seen: number; live: number; gap: number; wsCreated: number; wsOpen: number; tail: number; ttfb: number; html: number; dcl: number };
   const stages: OpenStages = {
     "the page's first byte": probe.ttfb,
     "its HTML read": probe.html,
@@ -126,7 +132,7 @@ async function openOnce(context: BrowserContext, url: string, marker: string): P
     "the last reply on screen": probe.seen,
     "the live list on screen": probe.live,
   };
-  return { page, firstPaintMs: probe.seen, stages };
+  return { page, firstPaintMs: probe.seen, stages, gapFrames: probe.gap };
 }
 
 /** Starts tracing `page` when the bench traces; the stop function returns its frames (none untraced). */
@@ -253,10 +259,12 @@ export async function run(): Promise<LongSessionResult> {
     await warm.page.close();
     const paints: number[] = [];
     const openStages: OpenStages[] = [];
+    const gaps: number[] = [];
     for (let i = 0; i < OPENS; i++) {
       const opened = await openOnce(context, url, marker);
       paints.push(opened.firstPaintMs);
       openStages.push(opened.stages);
+      gaps.push(opened.gapFrames);
       await opened.page.close();
     }
     if (OPEN_TRACE) {
@@ -305,6 +313,7 @@ export async function run(): Promise<LongSessionResult> {
     console.log("  an open, median ms from navigation:");
     for (const stage of Object.keys(openStages[0] ?? {}) as (keyof OpenStages)[])
       console.log(`    ${stage.padEnd(40)} ${f(percentile(openStages.map((o) => o[stage]), 50))}`);
+    console.log(`  frames without the last reply in view between it first showing and the live list: ${gaps.join(" ")} (per open)`);
     console.log(`  JS heap: ${f(openHeap)} MB after opening, ${f(heap)} MB after scrolling to the start`);
     console.log(
       `  scroll up to the first event: ${scroll.steps} wheel steps in ${scroll.ms} ms, ${scroll.frames.length} frames, ` +

@@ -42,8 +42,8 @@ function threadNs(pid: string, tid: string): number {
   return Number(readText(`/proc/${pid}/task/${tid}/schedstat`)?.split(" ")[0] ?? 0);
 }
 
-/** CPU ms `root` and its descendants have used so far, every thread of each (a one-off read, no sampler). */
-export function processTreeCpuMs(root: number): number {
+/** `root` and every process below it (pids, from each process's parent in /proc). */
+export function processTree(root: number): string[] {
   const children = new Map<string, string[]>();
   for (const pid of readdirSync("/proc")) {
     if (!/^\d+$/.test(pid)) continue;
@@ -53,13 +53,20 @@ export function processTreeCpuMs(root: number): number {
     const ppid = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]!;
     children.set(ppid, [...(children.get(ppid) ?? []), pid]);
   }
-  let ns = 0;
+  const tree: string[] = [];
   const pending = [String(root)];
   while (pending.length > 0) {
     const pid = pending.pop()!;
+    tree.push(pid);
     pending.push(...(children.get(pid) ?? []));
-    for (const tid of tasksOf(pid) ?? []) ns += threadNs(pid, tid);
   }
+  return tree;
+}
+
+/** CPU ms `root` and its descendants have used so far, every thread of each (a one-off read, no sampler). */
+export function processTreeCpuMs(root: number): number {
+  let ns = 0;
+  for (const pid of processTree(root)) for (const tid of tasksOf(pid) ?? []) ns += threadNs(pid, tid);
   return ns / 1e6;
 }
 

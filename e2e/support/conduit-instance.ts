@@ -17,6 +17,8 @@ export interface ConduitInstance {
   databaseFile: string;
   /** Everything the instance printed so far. */
   output(): string;
+  /** The supervisor's pid, which leads the instance's process group. */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -89,6 +91,7 @@ export async function startConduitInstance(options: { name: string; env?: Record
     dataDir,
     databaseFile: path.join(dataDir, "conduit.db"),
     output: () => output,
+    pid: child.pid,
     stop: () => stopChild(child, exited),
   };
 }

@@ -37,11 +37,11 @@ export function toWireEvent(record: SessionEventRecord, options: ToWireEventOpti
   return event;
 }
 
-function parsePayload(text: string): unknown {
+/** A stored payload's value: its JSON, or the text itself when it is not JSON (a row edited by hand). */
+export function parsePayload(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    // Every payload is written as JSON; a row that is not (edited by hand) is shown as text.
     return text;
   }
 }

@@ -8,7 +8,7 @@
  */
 import { getDb, type Db } from "@/server/db/client";
 import { listSessionEventPage, listSessionEventTail } from "@/server/db/session-events";
-import { toWireEvent } from "@/server/db/session-wire-event";
+import { parsePayload, toWireEvent } from "@/server/db/session-wire-event";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import {
   subscribePage as eventPage,
@@ -82,7 +82,7 @@ export async function listSessions(
       select: { sessionId: true, payload: true },
     });
     for (const p of prompts) {
-      const text = (parseJson(p.payload) as { text?: unknown } | undefined)?.text;
+      const text = (parsePayload(p.payload) as { text?: unknown } | undefined)?.text;
       if (typeof text === "string") firstPrompts[p.sessionId] = text.slice(0, 200);
     }
   }
@@ -137,7 +137,7 @@ export async function streamSessionEvents(
             sessionId: r.sessionId,
             seq: r.seq,
             kind: r.kind as WireEventKind,
-            payload: parseJson(r.payload),
+            payload: parsePayload(r.payload),
             trimmed: false,
             ...(r.userId && name !== undefined ? { user: { id: r.userId, name } } : {}),
             at: r.createdAt.toISOString(),
@@ -175,7 +175,7 @@ export async function readSessionEvents(
       sessionId: r.sessionId,
       seq: r.seq,
       kind: r.kind as WireEventKind,
-      payload: parseJson(r.payload),
+      payload: parsePayload(r.payload),
       trimmed: false,
       ...(r.userId && name !== undefined ? { user: { id: r.userId, name } } : {}),
       at: r.createdAt.toISOString(),
@@ -269,7 +269,7 @@ async function toViews(
       orderBy: [{ sessionId: "asc" }, { seq: "asc" }],
     });
     const bySession = new Map<string, unknown[]>();
-    for (const r of results) bySession.set(r.sessionId, [...(bySession.get(r.sessionId) ?? []), parseJson(r.payload)]);
+    for (const r of results) bySession.set(r.sessionId, [...(bySession.get(r.sessionId) ?? []), parsePayload(r.payload)]);
     for (const [id, payloads] of bySession) totals.set(id, totalsFromResults(payloads));
   }
   return rows.map((r) => {
@@ -324,12 +324,4 @@ export function totalsFromResults(payloads: readonly unknown[]): Totals {
     }
   }
   return t;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
 }
