@@ -163,3 +163,20 @@ itOnBothProviders("adoption", "never reaps children of another host; adopts ids 
   expect((await d.adoption.run()).map((r) => r.nodeId)).toEqual(["old-host"]);
   expect(d.reaped).toEqual([[6161]]);
 });
+
+itOnBothProviders("adoption", "a dead node's lease renewed just after its last heartbeat is waited for, not skipped", async (db) => {
+  const { session, node, events } = await seed(db);
+  const now = Date.now();
+  // dead by its heartbeat (older than the lease time), but its lease renewed 300 ms after that beat
+  await node("dead", "host-1", now - 6_001);
+  const { running, approval } = await deadNodeSessions(db, session, events);
+  await db.sessionLease.create({ data: { sessionId: running.id, ownerId: "dead", expiresAt: new Date(now + 300) } });
+
+  const b = adopter(db, "node-b", "host-1", { now: () => Date.now() });
+  const [report] = await b.adoption.run();
+  expect(report?.sessions).toContain(running.id);
+  expect(await notices(db, running.id)).toEqual([expect.objectContaining({ phase: "turn-interrupted" })]);
+  expect(await db.approval.findUnique({ where: { id: approval.id } })).toMatchObject({ status: "cancelled" });
+  expect(await db.session.findUnique({ where: { id: running.id } })).toMatchObject({ status: "stopped", pid: null });
+  expect(await db.sessionLease.count()).toBe(0);
+});

@@ -112,16 +112,24 @@ export class Adoption {
     // Each session's lease is held while it is settled: a session a live node already took over
     // (its lease is that node's, unexpired) is that node's to run, and is left alone.
     const held: SessionLeaseRow[] = [];
-    const now = this.now();
+    const leaseMs = this.deps.leaseMs ?? clusterTimings.leaseMs;
+    const claim = (sessionId: string) => {
+      const now = this.now();
+      return claimSessionLease(db, { sessionId, ownerId: this.deps.selfId, now: new Date(now), expiresAt: new Date(now + leaseMs) });
+    };
     for (const sessionId of await sessionIdsOfNode(db, nodeId)) {
-      const claim = await claimSessionLease(db, {
-        sessionId,
-        ownerId: this.deps.selfId,
-        now: new Date(now),
-        expiresAt: new Date(now + (this.deps.leaseMs ?? clusterTimings.leaseMs)),
-      });
-      if (claim.claimed) held.push(claim.lease);
-      else this.deps.log.info({ sessionId, owner: claim.holder?.ownerId }, "a dead sidecar's session already runs elsewhere");
+      let claimed = await claim(sessionId);
+      // The dead node's own lease, a moment from running out: it renewed its leases just after
+      // its last heartbeat (the beat, then the renewal), so its heartbeat is older than the lease
+      // time a little before its leases are. Claimed once it has run out, not skipped: a skipped
+      // session would keep its running turn and pending approval with nobody left to settle them.
+      if (!claimed.claimed && claimed.holder?.ownerId === nodeId) {
+        const wait = Math.min(leaseMs, claimed.holder.expiresAt.getTime() - this.now() + 5);
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        claimed = await claim(sessionId);
+      }
+      if (claimed.claimed) held.push(claimed.lease);
+      else this.deps.log.info({ sessionId, owner: claimed.holder?.ownerId }, "a dead sidecar's session already runs elsewhere");
     }
     const sessions = held.map((lease) => lease.sessionId);
     try {
