@@ -5,8 +5,8 @@ import type { ReactNode } from "react";
  * (`SessionView`'s `initialTail`): on screen as soon as the HTML is, before any script has run,
  * until the live log arrives and the conversation list replaces it. A flex item, it takes the
  * height its column leaves (the session view: what the header and the prompt box leave of the
- * screen), its end at the bottom and the older messages cut off above; nothing in it can be clicked or
- * focused (`inert`): the live list brings the working controls.
+ * screen), its end at the bottom and the older messages cut off above. Nothing in it can be
+ * clicked or focused (`inert`): the live list brings the working controls.
  */
 export function ConversationPreview({ children }: { children: ReactNode }) {
   return (

@@ -192,10 +192,12 @@ const previewPayloadBytes = 16 * 1024;
  * The end of the session's log as the server-rendered picture of its last screen
  * (`SessionView`'s `initialTail`): shown while the page's scripts load and the live log arrives,
  * so a long session's last screen is on screen before any script has run. Streamed deltas and
- * very long rows are left out, long payloads cut ({@link listSessionEventTail}). The caller has
- * checked membership ({@link findSession}). A failed read costs only the picture.
+ * very long rows are left out, long payloads cut ({@link listSessionEventTail}). Takes what
+ * {@link findSession} found, which checked the caller's membership. A failed read costs only the
+ * picture.
  */
-export async function readSessionPreview(sessionId: string): Promise<WireEvent[]> {
+export async function readSessionPreview(found: Awaited<ReturnType<typeof findSession>>): Promise<WireEvent[]> {
+  const sessionId = found.session.id;
   try {
     const db = getDb();
     const rows = await listSessionEventTail(db, sessionId, previewTail);

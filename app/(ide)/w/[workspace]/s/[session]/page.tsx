@@ -17,11 +17,12 @@ export const dynamic = "force-dynamic";
 export default async function SessionPage({ params }: { params: Promise<{ workspace: string; session: string }> }) {
   const user = await requirePageUser();
   const { workspace: slug, session: sessionId } = await params;
-  const { workspace, session } = await findSession(user.id, slug, sessionId).catch((err: unknown) => {
+  const found = await findSession(user.id, slug, sessionId).catch((err: unknown) => {
     if (err instanceof AppError && err.code === ErrorCode.notFound) notFound();
     throw err;
   });
-  const [network, initialTail] = await Promise.all([readNetworkPolicy(user.id, workspace.slug), readSessionPreview(session.id)]);
+  const { workspace, session } = found;
+  const [network, initialTail] = await Promise.all([readNetworkPolicy(user.id, workspace.slug), readSessionPreview(found)]);
   const networkDetail =
     network.mode === "open"
       ? "Tools in this session reach the network as the server does."
