@@ -184,7 +184,7 @@ export async function readSessionEvents(
 }
 
 /** Most of a log's end read for {@link readSessionPreview}: a screen's worth, with room to spare. */
-const previewTail = { maxEvents: 60, maxChars: 512 * 1024, maxRowChars: 256 * 1024 };
+const previewTail = { maxEvents: 60, maxChars: 256 * 1024, maxRowChars: 256 * 1024 };
 /** Each preview event's payload is cut to this many bytes (long tool output shows its start). */
 const previewPayloadBytes = 16 * 1024;
 
