@@ -30,7 +30,7 @@ import { streamJsonFlags } from "../server/sidecar/process/build-cli-args";
 import { resolveClaudeBinary } from "../server/sidecar/process/claude-binary";
 import { killProcessGroup } from "../server/sidecar/process/cli-process";
 import { printProfile, startCpuProfile, type CpuProfile } from "./support/cpu-profile";
-import { frameTraceCategories, spansBetweenMarks, type MarkedSpan } from "./support/frame-trace";
+import { profiledTraceCategories, spansBetweenMarks, type MarkedSpan } from "./support/frame-trace";
 import { processTree, startProcessCpuSampler } from "./support/process-cpu";
 import { startConduitInstance, type ConduitInstance } from "../e2e/support/conduit-instance";
 
@@ -708,7 +708,7 @@ export async function run(): Promise<BrowserTurnResult> {
     const approvalStagesSeen: Stages[] = [];
     const adaProfile = await startProfile(ada);
     const beaProfile = await startProfile(bea);
-    if (TRACE) await browser.startTracing(TRACE === "ada" ? ada : bea, { categories: [...frameTraceCategories, "disabled-by-default-v8.cpu_profiler"] });
+    if (TRACE) await browser.startTracing(TRACE === "ada" ? ada : bea, { categories: profiledTraceCategories });
     const sampler = CPU ? startProcessCpuSampler(cpuLabel) : undefined;
     const cpuWindows: { wallMs: number; cpu: Map<string, number> }[] = [];
     // the whole text turn, Enter → its end on Ada's page: the work a turn costs each part, whatever its timing

@@ -26,7 +26,7 @@ import { writeFile } from "node:fs/promises";
 import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { loadedScripts, scriptKb, signUpAndSignIn, untilInPage } from "./support/bench-pages";
 import { printProfile, startCpuProfile } from "./support/cpu-profile";
-import { frameTraceCategories, framesOfTrace, type TracedFrame } from "./support/frame-trace";
+import { frameTraceCategories, framesOfTrace, profiledTraceCategories, type TracedFrame } from "./support/frame-trace";
 import { startConduitInstance, type ConduitInstance } from "../e2e/support/conduit-instance";
 import { seedLongSession, turnMarker } from "../e2e/support/long-session-seed";
 
@@ -114,9 +114,12 @@ async function openOnce(
   context: BrowserContext,
   url: string,
   marker: string,
+  /** Runs on the new page before its navigation (a cleared cache, a trace started). */
+  beforeGoto?: (page: Page) => Promise<void>,
 ): Promise<{ page: Page; firstPaintMs: number; stages: OpenStages; gapFrames: number }> {
   const page = await context.newPage();
   await page.addInitScript({ content: firstPaintProbe(marker) });
+  await beforeGoto?.(page);
   await page.goto(url);
   await until(page, "window.__long && window.__long.live > 0");
   const probe = (await page.evaluate(
@@ -146,7 +149,7 @@ async function traceFrames(page: Page, saveTo?: string): Promise<() => Promise<T
   }
   if (!TRACE) return async () => [];
   const browser = page.context().browser()!;
-  await browser.startTracing(page, { categories: saveTo ? [...frameTraceCategories, "disabled-by-default-v8.cpu_profiler"] : frameTraceCategories });
+  await browser.startTracing(page, { categories: saveTo ? profiledTraceCategories : frameTraceCategories });
   return async () => {
     const trace = await browser.stopTracing();
     if (saveTo) await writeFile(saveTo, trace);
@@ -207,13 +210,10 @@ async function usedHeapMb(page: Page): Promise<number> {
 
 /** The session page's scripts (not Monaco's) from a cold cache: KB as sent and as decoded. */
 async function pageJavaScript(context: BrowserContext, url: string, marker: string): Promise<{ sentKb: number; decodedKb: number; scripts: number }> {
-  const page = await context.newPage();
+  const { page } = await openOnce(context, url, marker, async (fresh) => {
+    await (await context.newCDPSession(fresh)).send("Network.clearBrowserCache");
+  });
   try {
-    const cdp = await context.newCDPSession(page);
-    await cdp.send("Network.clearBrowserCache");
-    await page.addInitScript({ content: firstPaintProbe(marker) });
-    await page.goto(url);
-    await until(page, "window.__long && window.__long.live > 0");
     await page.waitForLoadState("networkidle");
     const sizes = await loadedScripts(page);
     const largest = [...sizes].sort((a, b) => b.decoded - a.decoded).slice(0, 6);
@@ -268,16 +268,11 @@ export async function run(): Promise<LongSessionResult> {
       await opened.page.close();
     }
     if (OPEN_TRACE) {
-      const page = await context.newPage();
-      await page.addInitScript({ content: firstPaintProbe(marker) });
-      await browser.startTracing(page, { categories: [...frameTraceCategories, "disabled-by-default-v8.cpu_profiler"] });
-      await page.goto(url);
-      await until(page, "window.__long && window.__long.live > 0");
+      const traced = await openOnce(context, url, marker, (page) => browser!.startTracing(page, { categories: profiledTraceCategories }));
       await new Promise((r) => setTimeout(r, 500));
       await writeFile(OPEN_TRACE, await browser.stopTracing());
-      const seen = (await page.evaluate("window.__long.seen")) as number;
-      console.log(`  traced open: the last reply on screen at ${seen.toFixed(1)} ms; trace in ${OPEN_TRACE}`);
-      await page.close();
+      console.log(`  traced open: the last reply on screen at ${traced.firstPaintMs.toFixed(1)} ms; trace in ${OPEN_TRACE}`);
+      await traced.page.close();
     }
     const openHeap = await (async () => {
       const opened = await openOnce(context, url, marker);

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { expect, test } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { sameOrigin, sendPrompt, signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
 import { seedLongSession, turnMarker } from "./support/long-session-seed";
 
@@ -8,15 +8,20 @@ const dbFile = path.join(process.cwd(), "test-results/e2e-data/conduit.db");
 const slowStart = "This answer streams slowly on purpose";
 const slowEnd = "the stream simply finishes with this sentence.";
 
+/** A new user signed in on `page`, with a workspace holding a stopped session of `events` seeded events. */
+async function signedInWithLongSession(page: Page, name: string, events: number) {
+  const email = uniqueEmail(name.split(" ")[0]!.toLowerCase());
+  await signUpViaApi(page.request, email, name);
+  await signInViaUi(page, email);
+  const created = await page.request.post("/api/workspaces", { headers: sameOrigin, data: { name: `${name} ${Date.now().toString(36)}` } });
+  const ws = ((await created.json()) as { data: { id: string; slug: string } }).data;
+  return { ws, seed: seedLongSession(dbFile, { workspaceId: ws.id, userEmail: email, events, startsFresh: true }) };
+}
+
 test("a long session opens at its end, reads earlier pages on scroll up, and still streams at the bottom", async ({ page }) => {
   test.setTimeout(240_000);
-  const email = uniqueEmail("long");
-  await signUpViaApi(page.request, email, "Lena Long");
-  await signInViaUi(page, email);
-  const created = await page.request.post("/api/workspaces", { headers: sameOrigin, data: { name: `Long ${Date.now().toString(36)}` } });
-  const ws = ((await created.json()) as { data: { id: string; slug: string } }).data;
   // 3,000 events: the tail (200 events) and five earlier pages of at most 500
-  const seed = seedLongSession(dbFile, { workspaceId: ws.id, userEmail: email, events: 3_000, startsFresh: true });
+  const { ws, seed } = await signedInWithLongSession(page, "Lena Long", 3_000);
   expect(seed.turns).toBe(150);
 
   await page.goto(`/w/${ws.slug}/s/${seed.sessionId}`);
@@ -64,12 +69,7 @@ test("a long session opens at its end, reads earlier pages on scroll up, and sti
 
 test("a session's last screen is in the page's HTML before any script runs, and the live list takes its place", async ({ page, browser }) => {
   test.setTimeout(120_000);
-  const email = uniqueEmail("preview");
-  await signUpViaApi(page.request, email, "Petra Preview");
-  await signInViaUi(page, email);
-  const created = await page.request.post("/api/workspaces", { headers: sameOrigin, data: { name: `Preview ${Date.now().toString(36)}` } });
-  const ws = ((await created.json()) as { data: { id: string; slug: string } }).data;
-  const seed = seedLongSession(dbFile, { workspaceId: ws.id, userEmail: email, events: 400, startsFresh: true });
+  const { ws, seed } = await signedInWithLongSession(page, "Petra Preview", 400);
   const url = `/w/${ws.slug}/s/${seed.sessionId}`;
   const lastReply = turnMarker(seed.turns);
 

@@ -10,6 +10,8 @@
 
 /** The trace categories {@link framesOfTrace} reads. */
 export const frameTraceCategories = ["blink.user_timing", "devtools.timeline", "disabled-by-default-devtools.timeline", "disabled-by-default-devtools.timeline.frame", "toplevel"];
+/** {@link frameTraceCategories} and V8's sampled stacks: a trace kept for an analysis of where script time went. */
+export const profiledTraceCategories = [...frameTraceCategories, "disabled-by-default-v8.cpu_profiler"];
 
 export interface TracedFrame {
   /** Interval from this frame's start to the next one's, ms. */
