@@ -1,15 +1,22 @@
 "use client";
 
 /**
- * The conversation, virtualized (react-virtuoso on the window's scroll): only the rows near the
- * screen are in the DOM, whatever the session's length. It follows the stream while the reader
- * is at the bottom of the page and leaves them alone once they scroll up (then "Jump to latest"
- * brings them back). Scrolling to the top reads the earlier page (`pages.load`); the rows it
- * adds go above without moving what is on screen (`firstItemIndex` counts down by the rows that
- * appeared before the old first one).
+ * The conversation, virtualized by chunks on the window's scroll: rows are grouped in chunks of
+ * {@link chunkRows} by their place in the session (a chunk keeps its rows when an earlier page
+ * arrives above it), and only the chunks near the screen are drawn. The others stand in as empty
+ * blocks of their last measured height, so the page keeps its length and the scrollbar its place.
+ *
+ * Scrolling itself does no React work. An IntersectionObserver says when a block comes within
+ * {@link nearMargin} of the screen (it is drawn: the nearest first, about {@link rowsPerFrame}
+ * rows a frame) and when a drawn chunk is beyond {@link farMargin} (it goes back to a block). The
+ * browser's scroll anchoring keeps what is on screen in place while blocks above it change
+ * height; the one case it leaves alone (the page scrolled to its very top) is corrected here.
+ *
+ * It follows the stream while the reader is at the bottom of the page and leaves them alone once
+ * they scroll up (then "Jump to latest" brings them back). Near the top it reads the earlier page
+ * (`pages.load`).
  */
-import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode, type Ref } from "react";
-import { Virtuoso, type Components } from "react-virtuoso";
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import type { EarlierPages } from "./conversation-pages";
 import { isScrollIntent } from "./scroll-intent";
 
@@ -32,18 +39,21 @@ export function sameRow(a: ConversationRow, b: ConversationRow): boolean {
   return a.deps.every((d, i) => Object.is(d, b.deps![i]));
 }
 
-/**
- * Rows kept in the DOM beyond the screen (px, each side): less while the page opens, so the last
- * screen draws first, then enough that a short conversation is there whole and scrolling mounts
- * rows before they come into view.
- */
-const overscanOpening = 400;
-const overscan = 2400;
-/** A row's height before it is measured (px): the list skips its one-row probe render. */
+/** Rows per chunk: what is drawn or dropped at once. */
+export const chunkRows = 8;
+/** Rows drawn when the page opens (the last ones): the last screen, and a short session whole. */
+const openingRows = 40;
+/** Rows drawn per frame while chunks come near the screen (at least one chunk). */
+const rowsPerFrame = 24;
+/** A block within this distance of the screen is drawn (the browser's rootMargin, in screens). */
+const nearMargin = "150% 0px";
+/** A drawn chunk beyond this distance is dropped (larger than {@link nearMargin}, so a chunk does not flicker). */
+const farMargin = "400% 0px";
+/** A row's height before any was measured (px). */
 const rowHeightGuess = 64;
 /** Rows the reader can be below the end by and still count as at the bottom (px). */
 const bottomSlack = 120;
-/** Virtuoso needs a positive first index that only counts down: room for this many earlier rows. */
+/** The first row's place when the page opens: earlier rows count down from it, and it stays positive. */
 const firstIndexStart = 10_000_000;
 /** How many of the old first rows are looked for when rows change, to find how many were added above. */
 const anchorKeys = 32;
@@ -69,6 +79,51 @@ export function rowsAddedAbove(oldKeys: readonly string[], rows: readonly Conver
   return 0;
 }
 
+export interface Chunk {
+  /** Its place: the rows' places (counted from the first row's, `first`) divided by {@link chunkRows}. */
+  id: number;
+  rows: readonly ConversationRow[];
+}
+
+/** The rows in chunks by their place (`first + index`): a row stays in its chunk when rows are added above. */
+export function chunksOf(rows: readonly ConversationRow[], first: number): Chunk[] {
+  const chunks: Chunk[] = [];
+  let current: { id: number; rows: ConversationRow[] } | undefined;
+  rows.forEach((row, i) => {
+    const id = Math.floor((first + i) / chunkRows);
+    if (current?.id !== id) chunks.push((current = { id, rows: [] }));
+    current.rows.push(row);
+  });
+  return chunks;
+}
+
+/**
+ * The chunks to draw next: those near the screen and not drawn yet, nearest first, until about
+ * `budget` rows (at least one chunk).
+ */
+export function nextToDraw(near: ReadonlyMap<number, number>, drawn: (id: number) => boolean, rowsOf: (id: number) => number, budget: number): number[] {
+  const waiting = [...near].filter(([id]) => !drawn(id)).sort((a, b) => a[1] - b[1]);
+  const picked: number[] = [];
+  let rows = 0;
+  for (const [id] of waiting) {
+    if (picked.length > 0 && rows + rowsOf(id) > budget) break;
+    picked.push(id);
+    rows += rowsOf(id);
+  }
+  return picked;
+}
+
+/** How far a box is from the screen (px; 0 when on it). */
+function distanceFromScreen(rect: DOMRectReadOnly, screenHeight: number): number {
+  return Math.max(0, rect.top - screenHeight, -rect.bottom);
+}
+
+/** The element of a row, by its key. */
+function rowElement(list: HTMLElement | null, key: string | undefined): HTMLElement | null {
+  if (!list || key === undefined) return null;
+  return list.querySelector<HTMLElement>(`[data-row-key="${CSS.escape(key)}"]`);
+}
+
 export function ConversationList({
   rows,
   streaming,
@@ -80,24 +135,183 @@ export function ConversationList({
   streaming: boolean;
   pages: EarlierPages;
   /**
-   * Drawn after the rows, outside the virtualized list: the text still streaming. It changes
-   * with every delta, so it is plain React rather than a row Virtuoso must re-measure; the
-   * page follows its growth like any other.
+   * Drawn after the rows: the text still streaming. It changes with every delta, so it stays out
+   * of the chunks; the page follows its growth like any other.
    */
   tail?: ReactNode;
 }) {
-  // Adjusted while rendering (React's "state from props" pattern), so Virtuoso sees the new
-  // first index together with the rows that caused it.
+  const listRef = useRef<HTMLDivElement>(null);
+  /** Rows were added above while the page sat at its very top: where the old first row was, to put it back. */
+  const topFix = useRef<{ key: string; top: number }>(undefined);
+
+  // Adjusted while rendering (React's "state from props" pattern), so the chunks keep their rows
+  // in the same render that added rows above them.
   const [anchor, setAnchor] = useState(() => ({ keys: rows.slice(0, anchorKeys).map((r) => r.key), first: firstIndexStart }));
   if (anchor.keys[0] !== rows[0]?.key) {
     const added = rowsAddedAbove(anchor.keys, rows);
+    // The browser keeps the screen in place when content is added above it, but not at the page's
+    // very top: remember where the old first row is, so the layout effect below puts it back.
+    if (added > 0 && typeof window !== "undefined" && window.scrollY < 1) {
+      const old = rowElement(listRef.current, anchor.keys[0]);
+      topFix.current = old ? { key: anchor.keys[0]!, top: old.getBoundingClientRect().top } : undefined;
+    }
     setAnchor({ keys: rows.slice(0, anchorKeys).map((r) => r.key), first: Math.max(1, anchor.first - added) });
   }
+  useLayoutEffect(() => {
+    const fix = topFix.current;
+    topFix.current = undefined;
+    const el = fix && rowElement(listRef.current, fix.key);
+    if (fix && el) window.scrollBy(0, el.getBoundingClientRect().top - fix.top);
+  }, [anchor.first]);
+
+  const chunks = useMemo(() => chunksOf(rows, anchor.first), [rows, anchor.first]);
+  const lastChunk = chunks.at(-1)?.id ?? 0;
+  const rowsOf = useRef(new Map<number, number>());
+  rowsOf.current = useMemo(() => new Map(chunks.map((c) => [c.id, c.rows.length])), [chunks]);
+
+  // Which chunks are drawn: those the observers brought near, and always the last ones (what the
+  // page opens on, and where new rows arrive). A chunk that leaves the last ones as rows arrive
+  // stays drawn until it is far: it may be on screen, and no observer would see it change.
+  const alwaysFrom = lastChunk - Math.ceil(openingRows / chunkRows) + 1;
+  const [drawn, setDrawn] = useState<ReadonlySet<number>>(() => new Set());
+  const [drawnUntil, setDrawnUntil] = useState(alwaysFrom);
+  if (alwaysFrom > drawnUntil) {
+    setDrawnUntil(alwaysFrom);
+    setDrawn((before) => {
+      const after = new Set(before);
+      for (let id = drawnUntil; id < alwaysFrom; id++) after.add(id);
+      return after;
+    });
+  }
+  const isDrawn = (id: number) => id >= alwaysFrom || drawn.has(id);
+
+  // Heights: each drawn chunk's, measured (with its row count then), and the mean row height for
+  // blocks never drawn.
+  const heights = useRef(new Map<number, { px: number; rows: number }>());
+  const meanRow = useRef({ px: 0, rows: 0 });
+  const blockHeight = (chunk: Chunk) => {
+    const mean = meanRow.current.rows > 0 ? meanRow.current.px / meanRow.current.rows : rowHeightGuess;
+    const known = heights.current.get(chunk.id);
+    return Math.max(0, Math.round(known ? known.px + (chunk.rows.length - known.rows) * mean : chunk.rows.length * mean));
+  };
+
+  // What the observers saw: blocks within nearMargin (with their distance from the screen then),
+  // chunks reported beyond farMargin, whether the header is near. `pump` reads them once a frame.
+  const near = useRef(new Map<number, number>());
+  const farOut = useRef(new Set<number>());
+  const alwaysFromRef = useRef(alwaysFrom);
+  alwaysFromRef.current = alwaysFrom;
+  const pumpFrame = useRef(0);
+  const pump = useCallback(() => {
+    if (pumpFrame.current) return;
+    pumpFrame.current = requestAnimationFrame(() => {
+      pumpFrame.current = 0;
+      setDrawn((before) => {
+        const shown = (id: number) => id >= alwaysFromRef.current || before.has(id);
+        const add = nextToDraw(near.current, shown, (id) => rowsOf.current.get(id) ?? chunkRows, rowsPerFrame);
+        const drop = [...before].filter((id) => !rowsOf.current.has(id) || (farOut.current.has(id) && !near.current.has(id)));
+        if (add.length === 0 && drop.length === 0) return before;
+        const after = new Set(before);
+        for (const id of drop) after.delete(id);
+        for (const id of add) after.add(id);
+        return after;
+      });
+    });
+  }, []);
+  // After each change of what is drawn, draw on while blocks wait near the screen.
+  useEffect(() => {
+    for (const id of near.current.keys()) {
+      if (!(id >= alwaysFrom || drawn.has(id)) && rowsOf.current.has(id)) {
+        pump();
+        return;
+      }
+    }
+  }, [drawn, alwaysFrom, pump]);
+
+  // The observers, made when the first element is tracked (in the commit that adds it) and
+  // disconnected when the list goes.
+  const observers = useRef<{ near: IntersectionObserver; far: IntersectionObserver; size: ResizeObserver }>(undefined);
+  const observe = useCallback((): NonNullable<typeof observers.current> => {
+    if (observers.current) return observers.current;
+    const idOf = (el: Element) => Number((el as HTMLElement).dataset.chunk);
+    const nearObserver = new IntersectionObserver(
+      (entries) => {
+        for (const entry of entries) {
+          if ((entry.target as HTMLElement).dataset.chunk === undefined) continue;
+          const id = idOf(entry.target);
+          if (entry.isIntersecting) near.current.set(id, distanceFromScreen(entry.boundingClientRect, window.innerHeight));
+          else near.current.delete(id);
+        }
+        pump();
+      },
+      { rootMargin: nearMargin },
+    );
+    const farObserver = new IntersectionObserver(
+      (entries) => {
+        for (const entry of entries) {
+          const id = idOf(entry.target);
+          if (entry.isIntersecting) farOut.current.delete(id);
+          else farOut.current.add(id);
+        }
+        pump();
+      },
+      { rootMargin: farMargin },
+    );
+    const size = new ResizeObserver((entries) => {
+      for (const entry of entries) {
+        const el = entry.target as HTMLElement;
+        if (el.dataset.drawn !== "true") continue;
+        const rows = Number(el.dataset.rows);
+        const px = entry.borderBoxSize[0]?.blockSize ?? el.offsetHeight;
+        const id = idOf(el);
+        const old = heights.current.get(id);
+        if (old) {
+          meanRow.current.px -= old.px;
+          meanRow.current.rows -= old.rows;
+        }
+        heights.current.set(id, { px, rows });
+        meanRow.current.px += px;
+        meanRow.current.rows += rows;
+      }
+    });
+    return (observers.current = { near: nearObserver, far: farObserver, size });
+  }, [pump]);
+  useEffect(
+    () => () => {
+      const o = observers.current;
+      observers.current = undefined;
+      o?.near.disconnect();
+      o?.far.disconnect();
+      o?.size.disconnect();
+      cancelAnimationFrame(pumpFrame.current);
+      pumpFrame.current = 0;
+    },
+    [],
+  );
+  /** Watches a chunk's element while it is in the page. */
+  const track = useCallback(
+    (el: HTMLElement | null) => {
+      if (!el || typeof IntersectionObserver === "undefined") return;
+      const o = observe();
+      o.near.observe(el);
+      o.far.observe(el);
+      o.size.observe(el);
+      return () => {
+        const id = Number(el.dataset.chunk);
+        near.current.delete(id);
+        farOut.current.delete(id);
+        const now = observers.current;
+        now?.near.unobserve(el);
+        now?.far.unobserve(el);
+        now?.size.unobserve(el);
+      };
+    },
+    [observe],
+  );
 
   // Following: true while the reader is at the bottom; every change of size then scrolls down.
   const stick = useRef(true);
   const [away, setAway] = useState(false);
-  const listRef = useRef<HTMLDivElement>(null);
   /** A check of the scroll position is queued for after this frame. */
   const checking = useRef(false);
 
@@ -107,18 +321,16 @@ export function ConversationList({
     let userAt = -Infinity;
     // What lets go of the bottom: a scroll up soon after the reader's own input (wheel, keys,
     // touch, the scrollbar), or a long jump up while the page kept its height (a focus or find
-    // scrolling something into view). The list correcting its row measurements moves the page up
-    // without input, by a little or (while it opens, as rows above are measured) by more than half
-    // a screen, and changes the page's height as it does: that keeps following.
+    // scrolling something into view). Chunks drawn above the screen change the page's height and
+    // may move it without input: that keeps following.
     const onInput = (event: Event) => {
       if (!isScrollIntent(event)) return;
       userAt = performance.now();
     };
-    // Where the page is, read once per frame after the frame's own layout: reading the scroll
-    // position inside the scroll event forced a layout of the rows Virtuoso had just changed
-    // (it renders synchronously in its own scroll listener), then the frame laid them out again.
-    // While a check waits, growth is not followed (the reader may have just scrolled up); the
-    // check follows what grew meanwhile if the reader is still following.
+    // Where the page is, read once per frame after the frame's own layout, not inside the scroll
+    // event (which would force a layout of whatever changed). While a check waits, growth is not
+    // followed (the reader may have just scrolled up); the check follows what grew meanwhile if
+    // the reader is still following.
     const check = () => {
       checking.current = false;
       const y = window.scrollY;
@@ -150,7 +362,7 @@ export function ConversationList({
     };
   }, []);
 
-  // Rows are measured after they render, and streamed text grows the last one: follow any growth.
+  // Chunks drawn and streamed text grow the page: follow any growth.
   useEffect(() => {
     const target = listRef.current;
     if (!target || typeof ResizeObserver === "undefined") return;
@@ -170,35 +382,35 @@ export function ConversationList({
     scrollToPageBottom();
   }, []);
 
-  // The full overscan once the opening screen has painted and the page is idle.
-  const [opened, setOpened] = useState(false);
-  useEffect(() => {
-    const open = () => setOpened(true);
-    if (typeof requestIdleCallback === "function") {
-      const idle = requestIdleCallback(open, { timeout: 1000 });
-      return () => cancelIdleCallback(idle);
-    }
-    const timer = setTimeout(open, 200);
-    return () => clearTimeout(timer);
-  }, []);
-
   const { more, loading, error, load } = pages;
-  // A tail with nothing to show (the middle of a long turn's stream) reads on at once.
-  useEffect(() => {
-    if (rows.length === 0 && more && !loading && !error) load();
-  }, [rows.length, more, loading, error, load]);
-  // So does a page that drew nothing new while the top is on screen (a long stream of events that
-  // draw nothing): Virtuoso's startReached fires only when the first row changes, so without this
-  // the reader would scroll against the top forever. \`load\` changes with each page read.
+  // The earlier page is read while the top of the list is near the screen: when it comes near
+  // (the header's own observer), and again after each page while it still is (a page that drew
+  // little, or nothing at all: a long stream of events that draw nothing). \`load\` changes with
+  // each page read; the header's place is read then, once per page.
+  const [headerSeen, setHeaderSeen] = useState(0);
   useEffect(() => {
     if (!more || loading || error) return;
     const header = listRef.current?.querySelector('[data-testid="conversation-earlier"]');
-    if (header && header.getBoundingClientRect().bottom > -400) load();
-  }, [more, loading, error, load]);
-  const Header = useCallback(
-    () =>
-      more || error ? (
-        <div data-testid="conversation-earlier" data-state={error ? "error" : loading ? "loading" : "more"} className="py-2 text-center text-xs text-zinc-500">
+    if (rows.length === 0 || (header && header.getBoundingClientRect().bottom > -window.innerHeight * 1.5)) load();
+  }, [rows.length, more, loading, error, load, headerSeen]);
+  const trackHeader = useCallback((el: HTMLElement | null) => {
+    if (!el || typeof IntersectionObserver === "undefined") return;
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) setHeaderSeen((n) => n + 1);
+    }, { rootMargin: nearMargin });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
+
+  return (
+    <div ref={listRef} className="relative">
+      {more || error ? (
+        <div
+          ref={trackHeader}
+          data-testid="conversation-earlier"
+          data-state={error ? "error" : loading ? "loading" : "more"}
+          className="py-2 text-center text-xs text-zinc-500 [overflow-anchor:none]"
+        >
           {error ? (
             <span role="alert">
               Could not load earlier messages: {error}{" "}
@@ -215,52 +427,13 @@ export function ConversationList({
           )}
         </div>
       ) : (
-        <div data-testid="conversation-start" className="h-1" />
-      ),
-    [more, loading, error, load],
-  );
-  // Virtuoso republishes each prop whose identity changes, and a new `components` or
-  // `increaseViewportBy` makes it work out its list again: every prop keeps its identity
-  // between renders unless its value changed.
-  const startReached = useCallback(() => {
-    if (more && !error) load();
-  }, [more, error, load]);
-  const components = useMemo(
-    () => ({ List: ConversationOl, Item: ConversationLi, Header }) as Components<ConversationRow, ListContext>,
-    [Header],
-  );
-  const context = useMemo(() => ({ streaming }), [streaming]);
-  const viewport = opened ? viewportOpened : viewportOpening;
-
-  // The same element while its props are the same: the streamed tail below changes with every
-  // delta, and each render of Virtuoso republishes all its props and works out its range again.
-  const list = useMemo(
-    () => (
-      <Virtuoso
-        useWindowScroll
-        data={rows}
-        firstItemIndex={anchor.first}
-        initialTopMostItemIndex={{ index: "LAST", align: "end" }}
-        computeItemKey={rowKey}
-        itemContent={rowContent}
-        startReached={startReached}
-        increaseViewportBy={viewport}
-        defaultItemHeight={rowHeightGuess}
-        // Rows are measured in the ResizeObserver's own callback, right after the layout that sized
-        // them, rather than in the next frame's rAF, where the measurement forced a second layout
-        // of whatever the frame had changed meanwhile. (Its cost: the browser may log a benign
-        // "ResizeObserver loop" message when a row changes size while being measured.)
-        skipAnimationFrameInResizeObserver
-        context={context}
-        components={components}
-      />
-    ),
-    [rows, anchor.first, startReached, viewport, context, components],
-  );
-
-  return (
-    <div ref={listRef} className="relative">
-      {list}
+        <div data-testid="conversation-start" className="h-1 [overflow-anchor:none]" />
+      )}
+      <div role="list" aria-label="Conversation" aria-live="polite" aria-relevant="additions text" aria-busy={streaming}>
+        {chunks.map((chunk) => (
+          <ChunkView key={chunk.id} chunk={chunk} drawn={isDrawn(chunk.id)} height={isDrawn(chunk.id) ? 0 : blockHeight(chunk)} track={track} />
+        ))}
+      </div>
       {tail}
       {away && (
         <button
@@ -276,46 +449,32 @@ export function ConversationList({
   );
 }
 
-/**
- * One row's content, drawn again only when it draws something else ({@link sameRow}). Virtuoso
- * calls `itemContent` for every row in its range whenever the range moves (each step of a
- * scroll): without this each step would render every row near the screen again, not only the
- * ones coming into range, and each page read or event would render every row again.
- */
+/** Whether two chunks draw the same: the same rows ({@link sameRow}), in order. */
+function sameChunk(a: Chunk, b: Chunk): boolean {
+  return a === b || (a.id === b.id && a.rows.length === b.rows.length && a.rows.every((row, i) => sameRow(row, b.rows[i]!)));
+}
+
+/** A chunk: its rows when drawn, else an empty block of its height. */
+const ChunkView = memo(
+  function ChunkView({ chunk, drawn, height, track }: { chunk: Chunk; drawn: boolean; height: number; track: (el: HTMLElement | null) => (() => void) | undefined }) {
+    return (
+      <div ref={track} data-chunk={chunk.id} data-drawn={drawn} data-rows={chunk.rows.length} style={drawn ? undefined : { height }}>
+        {drawn &&
+          chunk.rows.map((row) => (
+            <div key={row.key} role="listitem" data-row-key={row.key} className="pb-3">
+              <RowContent row={row} />
+            </div>
+          ))}
+      </div>
+    );
+  },
+  (before, after) => before.drawn === after.drawn && before.height === after.height && before.track === after.track && sameChunk(before.chunk, after.chunk),
+);
+
+/** One row's content, drawn again only when it draws something else ({@link sameRow}). */
 const RowContent = memo(
   function RowContent({ row }: { row: ConversationRow }) {
     return row.render();
   },
   (before, after) => sameRow(before.row, after.row),
-);
-
-const rowContent = (_index: number, row: ConversationRow) => <RowContent row={row} />;
-const rowKey = (_index: number, row: ConversationRow) => row.key;
-const viewportOpening = { top: overscanOpening, bottom: overscanOpening };
-const viewportOpened = { top: overscan, bottom: overscan };
-
-interface ListContext {
-  streaming: boolean;
-}
-
-/** The list element: new messages are read out once they have finished streaming. */
-const ConversationOl: Components<ConversationRow, ListContext>["List"] = ({ style, children, context, ref, ...rest }) => (
-  <ol
-    {...rest}
-    ref={ref as Ref<HTMLOListElement>}
-    style={style}
-    aria-label="Conversation"
-    aria-live="polite"
-    aria-relevant="additions text"
-    aria-busy={context?.streaming ?? false}
-  >
-    {children}
-  </ol>
-);
-
-/** One row; the gap between rows is padding inside it, so Virtuoso measures it with the row. */
-const ConversationLi: Components<ConversationRow, ListContext>["Item"] = ({ children, context: _context, item: _item, ...rest }) => (
-  <li {...rest} className="pb-3">
-    {children}
-  </li>
 );
