@@ -34,6 +34,22 @@ test("a long session opens at its end, reads earlier pages on scroll up, and sti
   await expect(page.getByTestId("conversation-earlier")).toBeAttached();
   await expect(page.getByTestId("jump-to-latest")).toHaveCount(0);
 
+  // At the page's very top (where the browser's scroll anchoring does nothing) the earlier page
+  // that arrives goes above the screen: what was first stays where it was.
+  const before = (await page.evaluate(() => {
+    window.dispatchEvent(new WheelEvent("wheel", { deltaY: -1 })); // the reader's own scroll: the list stops following
+    window.scrollTo(0, 0);
+    const first = document.querySelector<HTMLElement>("[data-chunk]")!;
+    return { chunk: first.dataset.chunk!, top: first.getBoundingClientRect().top };
+  })) as { chunk: string; top: number };
+  await expect.poll(() => page.evaluate(() => document.querySelector<HTMLElement>("[data-chunk]")?.dataset.chunk)).not.toBe(before.chunk);
+  const after = (await page.evaluate(
+    (chunk) => ({ top: document.querySelector(`[data-chunk="${chunk}"]`)?.getBoundingClientRect().top, y: window.scrollY }),
+    before.chunk,
+  )) as { top?: number; y: number };
+  expect(after.y).toBeGreaterThan(0);
+  expect(Math.abs(after.top! - before.top)).toBeLessThan(2);
+
   // Scrolling up reads the earlier pages until the session's first prompt appears.
   await page.mouse.move(640, 300);
   const deadline = Date.now() + 120_000;

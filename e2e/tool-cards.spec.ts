@@ -36,6 +36,10 @@ test("an Edit card marks only the changed words; a TodoWrite is a checklist, pin
     await write.getByRole("button", { expanded: false }).click();
     await expect(write.getByTestId("file-diff")).toHaveAttribute("data-created", "true");
     await expect(write.locator('[data-testid="diff-row"][data-type="del"]')).toHaveCount(0);
+    // the tour goes on below (rows arrive, the page follows them): scroll up a little first, as a
+    // reader would, so the link stays where it is while it is clicked
+    await page.mouse.wheel(0, -40);
+    await expect(page.getByTestId("jump-to-latest")).toBeVisible();
     await edit.getByTestId("tool-open-file").click();
     await expect(page.getByTestId("files-pane")).toBeVisible();
     await expect(page.locator('[data-testid="editor"][data-path="conduit-demo.md"]')).toBeVisible({ timeout: 20_000 });

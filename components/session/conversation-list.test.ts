@@ -1,22 +1,33 @@
 import { describe, expect, it } from "vitest";
-import { chunkRows, chunksOf, nextToDraw, rowsAddedAbove, sameRow, type ConversationRow } from "./conversation-list";
+import { chunkRows, chunksOf, nextToDraw, placesOf, sameRow, type ConversationRow } from "./conversation-list";
 
 const rows = (...keys: string[]): ConversationRow[] => keys.map((key) => ({ key, render: () => null }));
 
-describe("rowsAddedAbove", () => {
-  it("counts the rows an earlier page put above the old first row", () => {
-    expect(rowsAddedAbove(["10", "11"], rows("1", "2", "3", "10", "11", "12"))).toBe(3);
-    expect(rowsAddedAbove(["10", "11"], rows("10", "11", "12"))).toBe(0);
+describe("placesOf", () => {
+  const known = (...pairs: [string, number][]) => new Map(pairs);
+
+  it("counts from the start when no row is known, and keeps known places", () => {
+    expect(placesOf(rows("a", "b", "c"), known(), 100)).toEqual([100, 101, 102]);
+    expect(placesOf(rows("a", "b"), known(["a", 100], ["b", 101]))).toEqual([100, 101]);
   });
 
-  it("finds the next old row when the old first one is gone (a notice replaced by the tool it answered)", () => {
-    // "10:notice" disappeared once its tool call's page arrived; "11" moved from index 1 to 4
-    expect(rowsAddedAbove(["10:notice", "11", "12"], rows("1", "2", "3", "9:tool", "11", "12"))).toBe(3);
+  it("counts rows read above down from the first known row, and rows added below up", () => {
+    expect(placesOf(rows("x", "y", "a", "b", "c"), known(["a", 100], ["b", 101]))).toEqual([98, 99, 100, 101, 102]);
   });
 
-  it("is zero when nothing of the old rows is left (a reset) or there were none", () => {
-    expect(rowsAddedAbove(["a", "b"], rows("x", "y"))).toBe(0);
-    expect(rowsAddedAbove([], rows("x"))).toBe(0);
+  it("leaves a gap where a row went (a notice replaced by the tool it answered), so the rows after it keep their places", () => {
+    // "10:notice" was at 101; its page arrived with the tool call "9:tool" above
+    const before = known(["11", 100], ["10:notice", 101], ["12", 102], ["13", 103]);
+    expect(placesOf(rows("8", "9:tool", "11", "12", "13"), before)).toEqual([98, 99, 100, 102, 103]);
+  });
+
+  it("never goes down along the rows: a new row between two known neighbours shares the earlier one's place", () => {
+    expect(placesOf(rows("a", "new", "b"), known(["a", 100], ["b", 101]))).toEqual([100, 101, 101]);
+    expect(placesOf(rows("a", "new", "b"), known(["a", 100], ["b", 105]))).toEqual([100, 101, 105]);
+  });
+
+  it("places every row again, from the first one's place, when the known rows are out of order", () => {
+    expect(placesOf(rows("b", "a", "c"), known(["a", 100], ["b", 101]))).toEqual([101, 102, 103]);
   });
 });
 
@@ -43,16 +54,19 @@ describe("sameRow", () => {
 describe("chunksOf", () => {
   const keys = (n: number, from = 0) => Array.from({ length: n }, (_, i) => String(from + i));
 
-  it("groups rows by their place, so a chunk keeps its rows when an earlier page arrives above", () => {
+  it("groups rows by their places, so a chunk keeps its rows when an earlier page arrives above", () => {
     const first = 10 * chunkRows;
-    const before = chunksOf(rows(...keys(2 * chunkRows + 3)), first);
+    const old = rows(...keys(2 * chunkRows + 3));
+    const oldPlaces = placesOf(old, new Map(), first);
+    const before = chunksOf(old, oldPlaces);
     expect(before.map((c) => [c.id, c.rows.length])).toEqual([
       [10, chunkRows],
       [11, chunkRows],
       [12, 3],
     ]);
     // five rows arrive above: they fill a new chunk's end, the old chunks are as they were
-    const after = chunksOf(rows(...keys(5, 100), ...keys(2 * chunkRows + 3)), first - 5);
+    const now = rows(...keys(5, 100), ...keys(2 * chunkRows + 3));
+    const after = chunksOf(now, placesOf(now, new Map(old.map((r, i) => [r.key, oldPlaces[i]!]))));
     expect(after.map((c) => [c.id, c.rows.length])).toEqual([
       [9, 5],
       [10, chunkRows],
@@ -63,7 +77,7 @@ describe("chunksOf", () => {
   });
 
   it("is empty without rows", () => {
-    expect(chunksOf([], 80)).toEqual([]);
+    expect(chunksOf([], [])).toEqual([]);
   });
 });
 

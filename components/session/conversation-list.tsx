@@ -8,15 +8,15 @@
  *
  * Scrolling itself does no React work. An IntersectionObserver says when a block comes within
  * {@link nearMargin} of the screen (it is drawn: the nearest first, about {@link rowsPerFrame}
- * rows a frame) and when a drawn chunk is beyond {@link farMargin} (it goes back to a block). The
- * browser's scroll anchoring keeps what is on screen in place while blocks above it change
- * height; the one case it leaves alone (the page scrolled to its very top) is corrected here.
+ * rows a frame) and when a drawn chunk is beyond {@link farMargin} (it goes back to a block).
+ * Each row keeps its place, so its chunk, whatever changes around it ({@link placesOf}). What is
+ * on screen stays where it is while chunks above it change ({@link KeepScreen}).
  *
  * It follows the stream while the reader is at the bottom of the page and leaves them alone once
  * they scroll up (then "Jump to latest" brings them back). Near the top it reads the earlier page
  * (`pages.load`).
  */
-import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { Component, createRef, memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import type { EarlierPages } from "./conversation-pages";
 import { isScrollIntent } from "./scroll-intent";
 
@@ -54,9 +54,7 @@ const rowHeightGuess = 64;
 /** Rows the reader can be below the end by and still count as at the bottom (px). */
 const bottomSlack = 120;
 /** The first row's place when the page opens: earlier rows count down from it, and it stays positive. */
-const firstIndexStart = 10_000_000;
-/** How many of the old first rows are looked for when rows change, to find how many were added above. */
-const anchorKeys = 32;
+const firstPlace = 10_000_000;
 
 function atPageBottom(): boolean {
   return window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - bottomSlack;
@@ -66,31 +64,58 @@ function scrollToPageBottom(): void {
   window.scrollTo({ top: document.documentElement.scrollHeight });
 }
 
-/** The rows added above the old first rows: the first old key still present, its new index minus its old one. */
-export function rowsAddedAbove(oldKeys: readonly string[], rows: readonly ConversationRow[]): number {
-  if (oldKeys.length === 0) return 0;
-  const index = new Map<string, number>();
-  const limit = Math.min(rows.length, 100_000);
-  for (let i = 0; i < limit; i++) index.set(rows[i]!.key, i);
-  for (let old = 0; old < oldKeys.length; old++) {
-    const now = index.get(oldKeys[old]!);
-    if (now !== undefined) return Math.max(0, now - old);
+/**
+ * Each row's place, kept from `before` (the last rows' places by key) so that a row stays in its
+ * chunk whatever changes around it: rows read above count down from the first known row, rows
+ * added below count up from the row before them, and a row gone (a notice replaced by the tool it
+ * answered) leaves a gap rather than moving every row after it. Places never go down along the
+ * rows (a new row between two known ones shares the place of the row before it, if it must); if
+ * the known rows are no longer in order, every row is placed again from the first one's place.
+ */
+export function placesOf(rows: readonly ConversationRow[], before: ReadonlyMap<string, number>, start = firstPlace): number[] {
+  const places: (number | undefined)[] = rows.map((row) => before.get(row.key));
+  const firstKnown = places.findIndex((p) => p !== undefined);
+  let last = -Infinity;
+  for (const p of places) {
+    if (p === undefined) continue;
+    if (p < last) {
+      // out of order: start again from the first row's old place
+      const from = places[0] ?? places[firstKnown]! - firstKnown;
+      return rows.map((_, i) => from + i);
+    }
+    last = p;
   }
-  return 0;
+  if (firstKnown < 0) return rows.map((_, i) => start + i);
+  const out = new Array<number>(rows.length);
+  for (let i = 0; i < firstKnown; i++) out[i] = places[firstKnown]! - (firstKnown - i);
+  let nextKnown = firstKnown;
+  for (let i = firstKnown; i < rows.length; i++) {
+    const known = places[i];
+    if (known !== undefined) {
+      out[i] = known;
+      continue;
+    }
+    if (nextKnown <= i) {
+      nextKnown = i + 1;
+      while (nextKnown < rows.length && places[nextKnown] === undefined) nextKnown++;
+    }
+    out[i] = Math.min(out[i - 1]! + 1, places[nextKnown] ?? Infinity);
+  }
+  return out;
 }
 
 export interface Chunk {
-  /** Its place: the rows' places (counted from the first row's, `first`) divided by {@link chunkRows}. */
+  /** Its place: its rows' places divided by {@link chunkRows}. */
   id: number;
   rows: readonly ConversationRow[];
 }
 
-/** The rows in chunks by their place (`first + index`): a row stays in its chunk when rows are added above. */
-export function chunksOf(rows: readonly ConversationRow[], first: number): Chunk[] {
+/** The rows in chunks by their places ({@link placesOf}). */
+export function chunksOf(rows: readonly ConversationRow[], places: readonly number[]): Chunk[] {
   const chunks: Chunk[] = [];
   let current: { id: number; rows: ConversationRow[] } | undefined;
   rows.forEach((row, i) => {
-    const id = Math.floor((first + i) / chunkRows);
+    const id = Math.floor(places[i]! / chunkRows);
     if (current?.id !== id) chunks.push((current = { id, rows: [] }));
     current.rows.push(row);
   });
@@ -118,12 +143,6 @@ function distanceFromScreen(rect: DOMRectReadOnly, screenHeight: number): number
   return Math.max(0, rect.top - screenHeight, -rect.bottom);
 }
 
-/** The element of a row, by its key. */
-function rowElement(list: HTMLElement | null, key: string | undefined): HTMLElement | null {
-  if (!list || key === undefined) return null;
-  return list.querySelector<HTMLElement>(`[data-row-key="${CSS.escape(key)}"]`);
-}
-
 export function ConversationList({
   rows,
   streaming,
@@ -141,30 +160,17 @@ export function ConversationList({
   tail?: ReactNode;
 }) {
   const listRef = useRef<HTMLDivElement>(null);
-  /** Rows were added above while the page sat at its very top: where the old first row was, to put it back. */
-  const topFix = useRef<{ key: string; top: number }>(undefined);
-
-  // Adjusted while rendering (React's "state from props" pattern), so the chunks keep their rows
-  // in the same render that added rows above them.
-  const [anchor, setAnchor] = useState(() => ({ keys: rows.slice(0, anchorKeys).map((r) => r.key), first: firstIndexStart }));
-  if (anchor.keys[0] !== rows[0]?.key) {
-    const added = rowsAddedAbove(anchor.keys, rows);
-    // The browser keeps the screen in place when content is added above it, but not at the page's
-    // very top: remember where the old first row is, so the layout effect below puts it back.
-    if (added > 0 && typeof window !== "undefined" && window.scrollY < 1) {
-      const old = rowElement(listRef.current, anchor.keys[0]);
-      topFix.current = old ? { key: anchor.keys[0]!, top: old.getBoundingClientRect().top } : undefined;
-    }
-    setAnchor({ keys: rows.slice(0, anchorKeys).map((r) => r.key), first: Math.max(1, anchor.first - added) });
+  // Each row's place (its chunk), worked out again while rendering when the rows change (React's
+  // "state from props" pattern), so the chunks keep their rows in the render that changed them.
+  const [placed, setPlaced] = useState(() => {
+    const places = placesOf(rows, new Map());
+    return { rows, places, byKey: new Map(rows.map((row, i) => [row.key, places[i]!])) };
+  });
+  if (placed.rows !== rows) {
+    const places = placesOf(rows, placed.byKey);
+    setPlaced({ rows, places, byKey: new Map(rows.map((row, i) => [row.key, places[i]!])) });
   }
-  useLayoutEffect(() => {
-    const fix = topFix.current;
-    topFix.current = undefined;
-    const el = fix && rowElement(listRef.current, fix.key);
-    if (fix && el) window.scrollBy(0, el.getBoundingClientRect().top - fix.top);
-  }, [anchor.first]);
-
-  const chunks = useMemo(() => chunksOf(rows, anchor.first), [rows, anchor.first]);
+  const chunks = useMemo(() => chunksOf(placed.rows, placed.places), [placed]);
   const lastChunk = chunks.at(-1)?.id ?? 0;
   const rowsOf = useRef(new Map<number, number>());
   rowsOf.current = useMemo(() => new Map(chunks.map((c) => [c.id, c.rows.length])), [chunks]);
@@ -185,14 +191,17 @@ export function ConversationList({
   }
   const isDrawn = (id: number) => id >= alwaysFrom || drawn.has(id);
 
-  // Heights: each drawn chunk's, measured (with its row count then), and the mean row height for
-  // blocks never drawn.
+  // Heights: each drawn chunk's, measured (with its row count then); a block never drawn keeps
+  // the guess it was first given (its rows times the mean measured row), so blocks do not all
+  // change height, and render again, whenever a chunk is measured.
   const heights = useRef(new Map<number, { px: number; rows: number }>());
+  const guesses = useRef(new Map<number, { px: number; rows: number }>());
   const meanRow = useRef({ px: 0, rows: 0 });
   const blockHeight = (chunk: Chunk) => {
     const mean = meanRow.current.rows > 0 ? meanRow.current.px / meanRow.current.rows : rowHeightGuess;
-    const known = heights.current.get(chunk.id);
-    return Math.max(0, Math.round(known ? known.px + (chunk.rows.length - known.rows) * mean : chunk.rows.length * mean));
+    let known = heights.current.get(chunk.id) ?? guesses.current.get(chunk.id);
+    if (!known) guesses.current.set(chunk.id, (known = { px: chunk.rows.length * mean, rows: chunk.rows.length }));
+    return Math.max(0, Math.round(known.px + (chunk.rows.length - known.rows) * mean));
   };
 
   // What the observers saw: blocks within nearMargin (with their distance from the screen then),
@@ -376,6 +385,9 @@ export function ConversationList({
     if (stick.current && !checking.current) scrollToPageBottom();
   }, [rows]);
 
+  /** The screen is kept where it is when the list changes, unless the list follows its end. */
+  const keepScreen = useCallback(() => !stick.current, []);
+
   const jump = useCallback(() => {
     stick.current = true;
     setAway(false);
@@ -409,7 +421,7 @@ export function ConversationList({
           ref={trackHeader}
           data-testid="conversation-earlier"
           data-state={error ? "error" : loading ? "loading" : "more"}
-          className="py-2 text-center text-xs text-zinc-500 [overflow-anchor:none]"
+          className="flex min-h-9 items-center justify-center text-center text-xs text-zinc-500 [overflow-anchor:none]"
         >
           {error ? (
             <span role="alert">
@@ -429,11 +441,11 @@ export function ConversationList({
       ) : (
         <div data-testid="conversation-start" className="h-1 [overflow-anchor:none]" />
       )}
-      <div role="list" aria-label="Conversation" aria-live="polite" aria-relevant="additions text" aria-busy={streaming}>
+      <KeepScreen keep={keepScreen} streaming={streaming}>
         {chunks.map((chunk) => (
           <ChunkView key={chunk.id} chunk={chunk} drawn={isDrawn(chunk.id)} height={isDrawn(chunk.id) ? 0 : blockHeight(chunk)} track={track} />
         ))}
-      </div>
+      </KeepScreen>
       {tail}
       {away && (
         <button
@@ -449,19 +461,85 @@ export function ConversationList({
   );
 }
 
+/** Where a chunk on screen was before the list changed. */
+interface ScreenAnchor {
+  el: Element;
+  top: number;
+}
+
+/**
+ * The chunk that stands for what is on screen: the first drawn chunk on screen, else the first
+ * chunk on screen (a block). Its top moves only when something above it changes height.
+ */
+function screenAnchor(list: HTMLElement): ScreenAnchor | null {
+  const chunks = list.children;
+  // the first chunk whose bottom is below the screen's top (chunks are in page order)
+  let lo = 0;
+  let hi = chunks.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (chunks[mid]!.getBoundingClientRect().bottom > 0) hi = mid;
+    else lo = mid + 1;
+  }
+  const first = chunks[lo];
+  if (!first) return null;
+  for (let i = lo; i < chunks.length; i++) {
+    const el = chunks[i]!;
+    const rect = el.getBoundingClientRect();
+    if (rect.top >= window.innerHeight) break;
+    if ((el as HTMLElement).dataset.drawn === "true") return { el, top: rect.top };
+  }
+  return { el: first, top: first.getBoundingClientRect().top };
+}
+
+/**
+ * The list element, keeping what is on screen in place when its chunks change (unless `keep`
+ * says the list follows its end): where the anchor chunk is is read right before React changes
+ * the DOM and put back right after. The browser's own scroll anchoring does this for most
+ * changes, but not when a block is drawn (its \`overflow-anchor\` changes, which suspends the
+ * browser's anchoring for that layout) nor at the page's very top; when it did, the anchor has
+ * not moved and nothing is done.
+ */
+class KeepScreen extends Component<{ keep: () => boolean; streaming: boolean; children: ReactNode }> {
+  private list = createRef<HTMLDivElement>();
+
+  override getSnapshotBeforeUpdate(): ScreenAnchor | null {
+    const list = this.list.current;
+    return list && this.props.keep() ? screenAnchor(list) : null;
+  }
+
+  override componentDidUpdate(_props: unknown, _state: unknown, anchor: ScreenAnchor | null): void {
+    if (!anchor || !anchor.el.isConnected) return;
+    const moved = anchor.el.getBoundingClientRect().top - anchor.top;
+    if (Math.abs(moved) >= 0.5) window.scrollBy(0, moved);
+  }
+
+  override render() {
+    return (
+      <div ref={this.list} role="list" aria-label="Conversation" aria-live="polite" aria-relevant="additions text" aria-busy={this.props.streaming}>
+        {this.props.children}
+      </div>
+    );
+  }
+}
+
 /** Whether two chunks draw the same: the same rows ({@link sameRow}), in order. */
 function sameChunk(a: Chunk, b: Chunk): boolean {
   return a === b || (a.id === b.id && a.rows.length === b.rows.length && a.rows.every((row, i) => sameRow(row, b.rows[i]!)));
 }
 
-/** A chunk: its rows when drawn, else an empty block of its height. */
+/**
+ * A chunk: its rows when drawn, else an empty block of its height. A block is never the browser's
+ * scroll anchor: its height is a guess until drawn, and an anchor's own change of height moves
+ * what follows it (the rows on screen).
+ */
 const ChunkView = memo(
   function ChunkView({ chunk, drawn, height, track }: { chunk: Chunk; drawn: boolean; height: number; track: (el: HTMLElement | null) => (() => void) | undefined }) {
     return (
-      <div ref={track} data-chunk={chunk.id} data-drawn={drawn} data-rows={chunk.rows.length} style={drawn ? undefined : { height }}>
+      <div ref={track} data-chunk={chunk.id} data-drawn={drawn} data-rows={chunk.rows.length} style={drawn ? undefined : { height, overflowAnchor: "none" }}>
         {drawn &&
           chunk.rows.map((row) => (
-            <div key={row.key} role="listitem" data-row-key={row.key} className="pb-3">
+            <div key={row.key} role="listitem" className="pb-3">
               <RowContent row={row} />
             </div>
           ))}
