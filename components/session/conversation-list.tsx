@@ -536,7 +536,7 @@ function sameChunk(a: Chunk, b: Chunk): boolean {
 const ChunkView = memo(
   function ChunkView({ chunk, drawn, height, track }: { chunk: Chunk; drawn: boolean; height: number; track: (el: HTMLElement | null) => (() => void) | undefined }) {
     return (
-      <div ref={track} data-chunk={chunk.id} data-drawn={drawn} data-rows={chunk.rows.length} style={drawn ? undefined : { height, overflowAnchor: "none" }}>
+      <div ref={track} data-chunk={chunk.id} data-drawn={drawn} data-rows={chunk.rows.length} style={drawn ? { willChange: "transform" } : { height, overflowAnchor: "none" }}>
         {drawn &&
           chunk.rows.map((row) => (
             <div key={row.key} role="listitem" className="pb-3">
