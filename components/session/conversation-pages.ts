@@ -6,7 +6,7 @@
  * `session:events-before` (`server/shared/wire/session-pages.ts`). One read at a time; a failed
  * read says why and can be retried.
  */
-import { useCallback, useMemo, useRef, useState, type Dispatch } from "react";
+import { startTransition, useCallback, useEffect, useMemo, useRef, useState, type Dispatch } from "react";
 import type { Socket } from "socket.io-client";
 import type { SessionPageCommand, EventsBeforeResult, tailEvents as TailEvents } from "@/server/shared/wire/session-pages";
 import { hasEarlier, type SessionLog, type SessionLogAction } from "./session-log";
@@ -43,6 +43,8 @@ export function useEarlierPages(options: {
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string>();
   const inFlight = useRef(false);
+  /** Pages taken in so far: the next read may start once the last one is in. */
+  const [pagesIn, setPagesIn] = useState(0);
   const more = hasEarlier(log);
   const baseSeq = log.baseSeq;
   const load = useCallback(() => {
@@ -50,15 +52,25 @@ export function useEarlierPages(options: {
     inFlight.current = true;
     setLoading(true);
     void emitCommand<EventsBeforeResult>(socket, pageCommand.eventsBefore as unknown as CommandName, { sessionId, beforeSeq: baseSeq + 1 }).then((ack) => {
-      inFlight.current = false;
-      setLoading(false);
       if (ack.ok) {
-        setError(undefined);
-        dispatch({ type: "earlier", events: ack.data.events, fromSeq: ack.data.fromSeq });
+        // A page goes in as a transition: React draws it in slices between frames rather than in
+        // one long frame of a scroll (the reader is scrolling up towards it). The next read waits
+        // until it is in (the effect below), so it starts from the new base.
+        startTransition(() => {
+          setLoading(false);
+          setError(undefined);
+          setPagesIn((n) => n + 1);
+          dispatch({ type: "earlier", events: ack.data.events, fromSeq: ack.data.fromSeq });
+        });
       } else {
+        inFlight.current = false;
+        setLoading(false);
         setError(ackMessage(ack));
       }
     });
   }, [socket, more, sessionId, baseSeq, dispatch]);
+  useEffect(() => {
+    inFlight.current = false;
+  }, [pagesIn]);
   return useMemo(() => ({ more, loading, error, load }), [more, loading, error, load]);
 }
