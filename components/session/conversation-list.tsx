@@ -44,7 +44,7 @@ export const chunkRows = 8;
 /** Rows drawn when the page opens (the last ones): the last screen, and a short session whole. */
 const openingRows = 40;
 /** Rows drawn per frame while chunks come near the screen (at least one chunk). */
-const rowsPerFrame = 24;
+const rowsPerFrame = 16;
 /** A block within this distance of the screen is drawn (the browser's rootMargin, in screens). */
 const nearMargin = "150% 0px";
 /** A drawn chunk beyond this distance is dropped (larger than {@link nearMargin}, so a chunk does not flicker). */
