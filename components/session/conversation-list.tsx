@@ -204,8 +204,8 @@ export function ConversationList({
     return Math.max(0, Math.round(known.px + (chunk.rows.length - known.rows) * mean));
   };
 
-  // What the observers saw: blocks within nearMargin (with their distance from the screen then),
-  // chunks reported beyond farMargin, whether the header is near. `pump` reads them once a frame.
+  // What the observers saw: blocks within nearMargin (with their distance from the screen then)
+  // and chunks reported beyond farMargin. `pump` reads them once a frame.
   const near = useRef(new Map<number, number>());
   const farOut = useRef(new Set<number>());
   const alwaysFromRef = useRef(alwaysFrom);
@@ -238,7 +238,8 @@ export function ConversationList({
   }, [drawn, alwaysFrom, pump]);
 
   // The observers, made when the first element is tracked (in the commit that adds it) and
-  // disconnected when the list goes.
+  // disconnected when the list goes (React's strict mode runs that once more in development: the
+  // chunks already in the page are then tracked again).
   const observers = useRef<{ near: IntersectionObserver; far: IntersectionObserver; size: ResizeObserver }>(undefined);
   const observe = useCallback((): NonNullable<typeof observers.current> => {
     if (observers.current) return observers.current;
@@ -285,18 +286,6 @@ export function ConversationList({
     });
     return (observers.current = { near: nearObserver, far: farObserver, size });
   }, [pump]);
-  useEffect(
-    () => () => {
-      const o = observers.current;
-      observers.current = undefined;
-      o?.near.disconnect();
-      o?.far.disconnect();
-      o?.size.disconnect();
-      cancelAnimationFrame(pumpFrame.current);
-      pumpFrame.current = 0;
-    },
-    [],
-  );
   /** Watches a chunk's element while it is in the page. */
   const track = useCallback(
     (el: HTMLElement | null) => {
@@ -317,6 +306,19 @@ export function ConversationList({
     },
     [observe],
   );
+
+  useEffect(() => {
+    if (!observers.current) for (const el of listRef.current?.querySelectorAll<HTMLElement>("[data-chunk]") ?? []) track(el);
+    return () => {
+      const o = observers.current;
+      observers.current = undefined;
+      o?.near.disconnect();
+      o?.far.disconnect();
+      o?.size.disconnect();
+      cancelAnimationFrame(pumpFrame.current);
+      pumpFrame.current = 0;
+    };
+  }, [track]);
 
   // Following: true while the reader is at the bottom; every change of size then scrolls down.
   const stick = useRef(true);
