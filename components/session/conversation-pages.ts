@@ -6,7 +6,7 @@
  * `session:events-before` (`server/shared/wire/session-pages.ts`). One read at a time; a failed
  * read says why and can be retried.
  */
-import { startTransition, useCallback, useEffect, useMemo, useRef, useState, type Dispatch } from "react";
+import { startTransition, useCallback, useLayoutEffect, useMemo, useRef, useState, type Dispatch } from "react";
 import type { Socket } from "socket.io-client";
 import type { SessionPageCommand, EventsBeforeResult, tailEvents as TailEvents } from "@/server/shared/wire/session-pages";
 import { hasEarlier, type SessionLog, type SessionLogAction } from "./session-log";
@@ -69,7 +69,8 @@ export function useEarlierPages(options: {
       }
     });
   }, [socket, more, sessionId, baseSeq, dispatch]);
-  useEffect(() => {
+  // A layout effect: it runs before the list's effects of the same commit, which may read on at once.
+  useLayoutEffect(() => {
     inFlight.current = false;
   }, [pagesIn]);
   return useMemo(() => ({ more, loading, error, load }), [more, loading, error, load]);
