@@ -65,6 +65,9 @@ test("a long session opens at its end, reads earlier pages on scroll up, and sti
   await expect(page.getByTestId("message-assistant").filter({ hasText: turnMarker(1) })).toBeVisible();
   // off-screen rows are not in the DOM: far fewer prompts than turns
   expect(await page.getByTestId("message-user").count()).toBeLessThan(60);
+  // rows drawn by scrolling are not read out as new messages; the end of the list still is
+  await expect(page.locator('[data-chunk][data-drawn="true"]').first()).toHaveAttribute("aria-live", "off");
+  await expect(page.locator("[data-chunk]").last()).not.toHaveAttribute("aria-live", /.*/);
 
   // Scrolled up: the way back is one click, and a new turn streams in at the bottom.
   await expect(page.getByTestId("jump-to-latest")).toBeVisible();

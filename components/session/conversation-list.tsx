@@ -445,7 +445,14 @@ export function ConversationList({
       )}
       <KeepScreen keep={keepScreen} streaming={streaming}>
         {chunks.map((chunk) => (
-          <ChunkView key={chunk.id} chunk={chunk} drawn={isDrawn(chunk.id)} height={isDrawn(chunk.id) ? 0 : blockHeight(chunk)} track={track} />
+          <ChunkView
+            key={chunk.id}
+            chunk={chunk}
+            drawn={isDrawn(chunk.id)}
+            height={isDrawn(chunk.id) ? 0 : blockHeight(chunk)}
+            quiet={chunk.id < alwaysFrom}
+            track={track}
+          />
         ))}
       </KeepScreen>
       {tail}
@@ -518,6 +525,7 @@ class KeepScreen extends Component<{ keep: () => boolean; streaming: boolean; ch
 
   override render() {
     return (
+      // New messages are read out once they have finished streaming (the last chunks only: see ChunkView's `quiet`).
       <div ref={this.list} role="list" aria-label="Conversation" aria-live="polite" aria-relevant="additions text" aria-busy={this.props.streaming}>
         {this.props.children}
       </div>
@@ -536,9 +544,29 @@ function sameChunk(a: Chunk, b: Chunk): boolean {
  * what follows it (the rows on screen).
  */
 const ChunkView = memo(
-  function ChunkView({ chunk, drawn, height, track }: { chunk: Chunk; drawn: boolean; height: number; track: (el: HTMLElement | null) => (() => void) | undefined }) {
+  function ChunkView({
+    chunk,
+    drawn,
+    height,
+    quiet,
+    track,
+  }: {
+    chunk: Chunk;
+    drawn: boolean;
+    height: number;
+    /** Not one of the last chunks: rows drawn in it as the reader scrolls are not read out as new. */
+    quiet: boolean;
+    track: (el: HTMLElement | null) => (() => void) | undefined;
+  }) {
     return (
-      <div ref={track} data-chunk={chunk.id} data-drawn={drawn} data-rows={chunk.rows.length} style={drawn ? { willChange: "transform" } : { height, overflowAnchor: "none" }}>
+      <div
+        ref={track}
+        data-chunk={chunk.id}
+        data-drawn={drawn}
+        data-rows={chunk.rows.length}
+        aria-live={quiet ? "off" : undefined}
+        style={drawn ? { willChange: "transform" } : { height, overflowAnchor: "none" }}
+      >
         {drawn &&
           chunk.rows.map((row) => (
             <div key={row.key} role="listitem" className="pb-3">
@@ -548,7 +576,8 @@ const ChunkView = memo(
       </div>
     );
   },
-  (before, after) => before.drawn === after.drawn && before.height === after.height && before.track === after.track && sameChunk(before.chunk, after.chunk),
+  (before, after) =>
+    before.drawn === after.drawn && before.height === after.height && before.quiet === after.quiet && before.track === after.track && sameChunk(before.chunk, after.chunk),
 );
 
 /** One row's content, drawn again only when it draws something else ({@link sameRow}). */
