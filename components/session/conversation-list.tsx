@@ -399,7 +399,7 @@ export function ConversationList({
   const { more, loading, error, load } = pages;
   // The earlier page is read while the top of the list is near the screen: when it comes near
   // (the header's own observer), and again after each page while it still is (a page that drew
-  // little, or nothing at all: a long stream of events that draw nothing). \`load\` changes with
+  // little, or nothing at all: a long stream of events that draw nothing). `load` changes with
   // each page read; the header's place is read then, once per page.
   const [headerSeen, setHeaderSeen] = useState(0);
   useEffect(() => {
@@ -505,7 +505,7 @@ function screenAnchor(list: HTMLElement): ScreenAnchor | null {
  * The list element, keeping what is on screen in place when its chunks change (unless `keep`
  * says the list follows its end): where the anchor chunk is is read right before React changes
  * the DOM and put back right after. The browser's own scroll anchoring does this for most
- * changes, but not when a block is drawn (its \`overflow-anchor\` changes, which suspends the
+ * changes, but not when a block is drawn (its `overflow-anchor` changes, which suspends the
  * browser's anchoring for that layout) nor at the page's very top; when it did, the anchor has
  * not moved and nothing is done.
  */
