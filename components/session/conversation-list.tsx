@@ -104,6 +104,12 @@ export function placesOf(rows: readonly ConversationRow[], before: ReadonlyMap<s
   return out;
 }
 
+/** `rows` with their places ({@link placesOf}), and the places by key for the next rows. */
+function placeRows(rows: readonly ConversationRow[], before: ReadonlyMap<string, number>) {
+  const places = placesOf(rows, before);
+  return { rows, places, byKey: new Map(rows.map((row, i) => [row.key, places[i]!])) };
+}
+
 export interface Chunk {
   /** Its place: its rows' places divided by {@link chunkRows}. */
   id: number;
@@ -162,14 +168,8 @@ export function ConversationList({
   const listRef = useRef<HTMLDivElement>(null);
   // Each row's place (its chunk), worked out again while rendering when the rows change (React's
   // "state from props" pattern), so the chunks keep their rows in the render that changed them.
-  const [placed, setPlaced] = useState(() => {
-    const places = placesOf(rows, new Map());
-    return { rows, places, byKey: new Map(rows.map((row, i) => [row.key, places[i]!])) };
-  });
-  if (placed.rows !== rows) {
-    const places = placesOf(rows, placed.byKey);
-    setPlaced({ rows, places, byKey: new Map(rows.map((row, i) => [row.key, places[i]!])) });
-  }
+  const [placed, setPlaced] = useState(() => placeRows(rows, new Map()));
+  if (placed.rows !== rows) setPlaced(placeRows(rows, placed.byKey));
   const chunks = useMemo(() => chunksOf(placed.rows, placed.places), [placed]);
   const lastChunk = chunks.at(-1)?.id ?? 0;
   const rowsOf = useRef(new Map<number, number>());
@@ -247,7 +247,6 @@ export function ConversationList({
     const nearObserver = new IntersectionObserver(
       (entries) => {
         for (const entry of entries) {
-          if ((entry.target as HTMLElement).dataset.chunk === undefined) continue;
           const id = idOf(entry.target);
           if (entry.isIntersecting) near.current.set(id, distanceFromScreen(entry.boundingClientRect, window.innerHeight));
           else near.current.delete(id);
