@@ -91,16 +91,27 @@ describe("SQLite client", () => {
     try {
       await once(writer.stdout!, "data");
       // Sign-up's shape: count, then insert, in one transaction. A deferred BEGIN failed about
-      // half of these with SQLITE_BUSY_SNAPSHOT.
-      for (let i = 0; i < 60; i++) {
+      // half of these with SQLITE_BUSY_SNAPSHOT. Each transaction also counts the writer's rows:
+      // the run goes on (up to a deadline) until the writer has committed between two of them,
+      // so the test cannot pass without the writing it is about. Back to back, the immediate
+      // transactions held the lock so tightly that under load the writer's busy handler never
+      // got in (CI saw 0 ticks after 60); a few milliseconds apart, as sign-ups are, it does.
+      const ticksSeen: number[] = [];
+      const deadline = Date.now() + 20_000;
+      let i = 0;
+      while (i < 60 || (ticksSeen[0] === ticksSeen.at(-1) && Date.now() < deadline)) {
+        const email = `r${i}@example.com`;
         await client.$transaction(async (tx) => {
+          ticksSeen.push(await tx.auditLog.count({ where: { action: "tick" } }));
           await tx.user.count();
           await new Promise((resolve) => setTimeout(resolve, 3));
-          await tx.user.create({ data: { email: `r${i}@example.com`, name: "R" } });
+          await tx.user.create({ data: { email, name: "R" } });
         });
+        i++;
+        await new Promise((resolve) => setTimeout(resolve, 5));
       }
-      expect(await client.user.count()).toBe(60);
-      expect(await client.auditLog.count({ where: { action: "tick" } })).toBeGreaterThan(0);
+      expect(await client.user.count()).toBe(i);
+      expect(ticksSeen.at(-1)).toBeGreaterThan(ticksSeen[0]!);
     } finally {
       writer.kill();
     }
