@@ -733,8 +733,9 @@ export async function run(): Promise<BrowserTurnResult> {
     const adaProfiled = await adaProfile();
     const beaProfiled = await beaProfile();
     const traced = TRACE ? await browser.stopTracing() : undefined;
-    // the sidecar's latency lines beside the trace: their `mono` stamps are the trace's clock
-    if (traced) await writeFile(path.join("test-results", `browser-turn-sidecar-${TRACE}.log`), output());
+    // the sidecar's latency lines, kept for a closer look (beside a trace, their `mono` stamps are its clock)
+    await mkdir("test-results", { recursive: true });
+    await writeFile(path.join("test-results", `browser-turn-sidecar${TRACE ? `-${TRACE}` : ""}.log`), output());
     const js = await pageJavaScript(browser, base, adaEmail, sessionUrl);
     const stages = turnStages(conduit.databaseFile);
     const stage = (prefix: string, key: keyof TurnStages) =>
