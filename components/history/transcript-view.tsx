@@ -9,7 +9,7 @@ import { buildConversation, type ConversationItem } from "@/components/session/c
 import { SubagentContext } from "@/components/session/tools/subagent";
 import { nestSubagents } from "@/components/session/tools/tool-data";
 import { formatDuration } from "@/components/session/format";
-import { ConversationItemView } from "@/components/session/session-view";
+import { ConversationItemView } from "@/components/session/conversation-pane";
 import { ChangesPanel } from "@/components/changes/changes-panel";
 
 const noop = () => undefined;
