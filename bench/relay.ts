@@ -13,6 +13,8 @@
  *   stamps each line as its runner reports it (the nearest point to "the CLI wrote it").
  *   Skipped with RELAY_SKIP_REAL=1.
  *
+ * `RELAY_CPU_PROF=<dir>` writes the sidecar's V8 CPU profile of each run into that folder.
+ *
  * Last line: `relay: sessions=50 p50_ms=… p99_ms=… events_per_s=… rss_mb=…` (the fake run).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
@@ -105,7 +107,9 @@ function percentiles(values: number[]): { p50: number; p99: number } {
 }
 
 async function runOnce(config: RunConfig): Promise<RunResult> {
-  const child = spawn(process.execPath, ["--import", "tsx", selfPath, "--relay-sidecar", JSON.stringify(config)], {
+  // RELAY_CPU_PROF=<dir>: the sidecar's V8 CPU profile of the run, written there (`.cpuprofile`)
+  const profile = process.env.RELAY_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.RELAY_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...profile, "--import", "tsx", selfPath, "--relay-sidecar", JSON.stringify(config)], {
     cwd: path.join(here, ".."),
     stdio: ["pipe", "pipe", "inherit"],
   });
