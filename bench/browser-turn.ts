@@ -793,6 +793,14 @@ export async function run(): Promise<BrowserTurnResult> {
       `  in the DOM rather than painted (the measure before 2026-12-01 19:00): turn_extra_ms=${f(domMedian(turnStagesSeen, "reply text in the DOM") - result.bareTurnMs)} ` +
         `approval_extra_ms=${f(domMedian(approvalStagesSeen, "card in Bea's DOM") - result.bareApprovalMs)}`,
     );
+    // Each Conduit turn and the bare turn right after it ran within a second of each other: the
+    // median of their differences follows the host's speed as it drifts during a run, where the
+    // difference of the two medians (the headline, as the issue defines it) can mix fast and slow spells.
+    const paired = (conduit: number[], bareOnes: number[]) => median(conduit.map((ms, i) => ms - (bareOnes[i] ?? NaN)));
+    console.log(
+      `  paired (median of each turn's difference from the bare turn beside it): turn_extra_ms=${f(paired(turns, bareTurns))} ` +
+        `approval_extra_ms=${f(paired(approvals, bareApprovals))}`,
+    );
     console.log(`  session page JavaScript before Monaco: ${f(result.pageJsKb)} KB sent, ${f(result.pageJsDecodedKb)} KB decoded`);
     if (traced) {
       printTracedSpans(traced, TRACE === "ada");
