@@ -36,7 +36,7 @@ export interface SessionStream {
   removed: (SessionRemoved & { archived?: boolean }) | undefined;
 }
 
-export function useSessionStream(socket: Socket | null | undefined, initialSession: SessionInfo): SessionStream {
+export function useSessionStream(socket: Socket | undefined, initialSession: SessionInfo): SessionStream {
   const sessionId = initialSession.id;
   const [log, dispatch] = useReducer(reduceSessionLog, emptySessionLog);
   const [info, setInfo] = useState(initialSession);
