@@ -84,6 +84,24 @@ describe("relay adapter", () => {
     return socket;
   }
 
+  /**
+   * Emits `warm` from `from` until every socket has had one. A node's stream reader starts at
+   * the stream's end ("$") and keeps re-reading from "$" after each empty block until it has
+   * seen an entry, so a single early emit can fall between two reads under load (CI once saw
+   * it: B never got the first fact). Afterwards each reader holds a real offset.
+   */
+  async function warmUp(from: Server, room: string, sockets: ClientSocket[]): Promise<void> {
+    const warmed = sockets.map((socket) => new Promise<void>((resolve) => socket.once("warm", () => resolve())));
+    let done = false;
+    void Promise.all(warmed).then(() => (done = true));
+    const deadline = Date.now() + 10_000;
+    while (!done && Date.now() < deadline) {
+      from.to(room).emit("warm");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(done, "every node's reader got a warm-up emit within 10 s").toBe(true);
+  }
+
   /** Resolves with the first `fact` payload, or "none" when none came within `ms`. */
   const next = (socket: ClientSocket, ms: number) =>
     new Promise<unknown>((resolve) => {
@@ -103,6 +121,7 @@ describe("relay adapter", () => {
     const onA = await member(a.port, "room-1", a.io);
     const onB = await member(b.port, "room-1", b.io);
     // both nodes read the stream: an emit before the hold reaches both
+    await warmUp(a.io, "room-1", [onA, onB]);
     const warm = [next(onA, 10_000), next(onB, 10_000)];
     a.io.to("room-1").emit("fact", { n: 0 });
     expect(await Promise.all(warm)).toEqual([{ n: 0 }, { n: 0 }]);
@@ -127,6 +146,7 @@ describe("relay adapter", () => {
     const onA = await member(a.port, "room-2", a.io);
     const onB = await member(b.port, "room-2", b.io);
     // both nodes read the stream (a reader starts at the stream's end when it first reads)
+    await warmUp(a.io, "room-2", [onA, onB]);
     const warm = [next(onA, 10_000), next(onB, 10_000)];
     a.io.to("room-2").emit("fact", { n: 0 });
     expect(await Promise.all(warm)).toEqual([{ n: 0 }, { n: 0 }]);
