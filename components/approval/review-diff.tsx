@@ -8,6 +8,7 @@
 import { DiffEditor, loader, type DiffOnMount } from "@monaco-editor/react";
 import { useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import { DiffSkeleton } from "./diff-skeleton";
+import { keepEditorWorker } from "./keep-editor-worker";
 
 loader.config({ paths: { vs: "/monaco/vs" } });
 
@@ -110,6 +111,7 @@ export default function ReviewDiff({
   );
 
   const onMount: DiffOnMount = (editor, monaco) => {
+    keepEditorWorker(monaco);
     widget.current = editor;
     const left = editor.getOriginalEditor();
     const right = editor.getModifiedEditor();

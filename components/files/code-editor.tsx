@@ -6,6 +6,7 @@
  */
 import Editor, { loader, type OnMount } from "@monaco-editor/react";
 import { useLayoutEffect, useRef, useSyncExternalStore } from "react";
+import { keepEditorWorker } from "@/components/approval/keep-editor-worker";
 
 loader.config({ paths: { vs: "/monaco/vs" } });
 
@@ -44,6 +45,7 @@ export default function CodeEditor({ initial, language, readOnly, onChange, onSa
   });
 
   const onMount: OnMount = (editor, monaco) => {
+    keepEditorWorker(monaco);
     editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyS, () => latest.current.onSave());
     editor.onDidChangeModelContent(() => latest.current.onChange(editor.getValue()));
     latest.current.onReady({
