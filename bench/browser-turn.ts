@@ -415,6 +415,7 @@ async function takeMarks(page: Page): Promise<PageMark[]> {
 type Stages = Record<string, number>;
 
 function turnBreakdown(send: number, reply: number, painted: number, trace: TraceLine[], marks: PageMark[]): Stages {
+  const command = trace.find((l) => l.stage === "prompt-received");
   const prompt = trace.find((l) => l.stage === "prompt-emitted");
   const snapshot = trace.find((l) => l.stage === "before-snapshot-waited");
   const delta = trace.find((l) => l.stage === "line-emitted" && l.line === "text_delta");
@@ -426,6 +427,7 @@ function turnBreakdown(send: number, reply: number, painted: number, trace: Trac
   const proxied = (stage: string) => trace.find((l) => l.stage === stage && /^\/v1\/messages(\?|$)/.test(l.path ?? ""));
   const rel = (t: number | undefined) => (t === undefined ? NaN : t - send);
   return {
+    "prompt command received (sidecar)": rel(command?.t),
     "prompt event emitted (sidecar)": rel(prompt?.t),
     "prompt event received (page)": rel(promptReceived?.at),
     "before-turn snapshot waited, to stdin (sidecar)": rel(snapshot?.t),
@@ -445,6 +447,7 @@ function turnBreakdown(send: number, reply: number, painted: number, trace: Trac
 }
 
 function approvalBreakdown(send: number, seen: number, painted: number, trace: TraceLine[], beaMarks: PageMark[]): Stages {
+  const command = trace.find((l) => l.stage === "prompt-received");
   const prompt = trace.find((l) => l.stage === "prompt-emitted");
   const snapshot = trace.find((l) => l.stage === "before-snapshot-waited");
   const line = trace.find((l) => l.stage === "line-emitted" && l.line === "can_use_tool");
@@ -453,6 +456,7 @@ function approvalBreakdown(send: number, seen: number, painted: number, trace: T
   const received = beaMarks.find((m) => m.name === "approval-requested");
   const rel = (t: number | undefined) => (t === undefined ? NaN : t - send);
   return {
+    "prompt command received (sidecar)": rel(command?.t),
     "prompt event emitted (sidecar)": rel(prompt?.t),
     "before-turn snapshot waited, to stdin (sidecar)": rel(snapshot?.t),
     "can_use_tool line arrived (sidecar)": rel(line?.arrivedAt),

@@ -57,6 +57,7 @@ import {
   createLatencyTrace,
   traceBeforeSnapshots,
   traceEmittedEvent,
+  traceReceivedPrompts,
   tracedDecider,
   tracedEventStore,
   tracedNotify,
@@ -232,6 +233,7 @@ async function main(): Promise<void> {
   // After the socket layer's listener: by now the event has been emitted to its room.
   hub.onDidEmitEvent((event) => metrics.relay.observe(Math.max(0, Date.now() - Date.parse(event.at)) / 1000));
   if (latency.enabled) hub.onDidEmitEvent((event) => traceEmittedEvent(latency, event));
+  if (latency.enabled) traceReceivedPrompts(latency, server.io);
   attachSessionControlSockets(server.io, { hub, db, log, router: cluster?.router });
   attachSessionMcpSockets(server.io, { hub, db, log, router: cluster?.router });
   attachSessionPageSockets(server.io, { db, log });

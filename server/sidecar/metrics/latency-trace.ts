@@ -7,9 +7,11 @@
  */
 import { performance } from "node:perf_hooks";
 import { ApprovalFact } from "@/server/shared/wire/approval";
-import type { WireEvent } from "@/server/shared/wire/session";
+import { SessionCommand, type WireEvent } from "@/server/shared/wire/session";
 
 export type LatencyStage =
+  /** a `session:prompt` command reached the sidecar's socket, before any check */
+  | "prompt-received"
   /** the prompt's event is stored and emitted to the session's room */
   | "prompt-emitted"
   /** a CLI line of interest was emitted to the session's room (`line` says which) */
@@ -52,11 +54,35 @@ export function createLatencyTrace(
   };
 }
 
-/** Which emitted events are stages: the prompt, the turn's first streamed text, its first assistant line, a permission question. */
+/**
+ * Per session, whether a turn's first text delta was seen since the session's last prompt. The
+ * bench reads only that one: marking every delta wrote ~50 lines a turn, each a synchronous write
+ * to the stderr pipe on the emit path (and relayed by `npm start` and read by the bench), an
+ * observer's cost the bare CLI beside it never pays.
+ */
+class FirstDeltas {
+  private readonly seen = new Set<string>();
+  prompt(sessionId: string): void {
+    this.seen.delete(sessionId);
+  }
+  /** True for the session's first delta since its last prompt. */
+  first(sessionId: string): boolean {
+    if (this.seen.has(sessionId)) return false;
+    this.seen.add(sessionId);
+    return true;
+  }
+}
+
+const emittedDeltas = new WeakMap<LatencyTrace, FirstDeltas>();
+
+/** Which emitted events are stages: the prompt, the turn's first streamed text, each assistant line, a permission question. */
 export function traceEmittedEvent(trace: LatencyTrace, event: WireEvent): void {
   if (!trace.enabled) return;
+  let deltas = emittedDeltas.get(trace);
+  if (!deltas) emittedDeltas.set(trace, (deltas = new FirstDeltas()));
   const base = { sessionId: event.sessionId, seq: event.seq, arrivedAt: Date.parse(event.at) };
   if (event.kind === "prompt") {
+    deltas.prompt(event.sessionId);
     trace.mark("prompt-emitted", base);
     return;
   }
@@ -67,10 +93,25 @@ export function traceEmittedEvent(trace: LatencyTrace, event: WireEvent): void {
       ? "assistant"
       : m.type === "control_request" && m.request?.subtype === "can_use_tool"
         ? "can_use_tool"
-        : m.type === "stream_event" && m.event?.type === "content_block_delta" && m.event.delta?.type === "text_delta"
+        : m.type === "stream_event" && m.event?.type === "content_block_delta" && m.event.delta?.type === "text_delta" && deltas.first(event.sessionId)
           ? "text_delta"
           : undefined;
   if (line) trace.mark("line-emitted", { ...base, line });
+}
+
+/** Marks each `session:prompt` command as it reaches this sidecar's socket layer (before its checks and the hub). */
+export function traceReceivedPrompts(
+  trace: LatencyTrace,
+  io: { on(event: "connection", listener: (socket: { use(fn: (packet: unknown[], next: () => void) => void): unknown }) => void): unknown },
+): void {
+  if (!trace.enabled) return;
+  io.on("connection", (socket) =>
+    socket.use((packet, next) => {
+      const payload = packet[1] as { sessionId?: unknown } | undefined;
+      if (packet[0] === SessionCommand.prompt && typeof payload?.sessionId === "string") trace.mark("prompt-received", { sessionId: payload.sessionId });
+      next();
+    }),
+  );
 }
 
 /** The approval service's decider, marking when a `can_use_tool` question reaches it. */
@@ -119,27 +160,40 @@ export function traceBeforeSnapshots(
 }
 
 /** What {@link tracedEventStore} wraps: the event writer's store (its inserts). */
-interface RowStore<Row extends { payload: string }, Stored extends { seq: number }> {
+interface RowStore<Row extends TracedRow, Stored extends { seq: number }> {
   insert(rows: readonly Row[]): Promise<Stored[]>;
 }
 
+/** What {@link tracedEventStore} reads of a row. */
+interface TracedRow {
+  sessionId: string;
+  kind: string;
+  payload: string;
+}
+
 /**
- * Marks each event-log insert that holds a stage's line (a text delta, a permission question):
- * when it started and ended (`t`), how many rows it had, and those lines' seqs. Splits a line's
- * time from its arrival to its emit into the wait for the insert and the insert itself.
+ * Marks each event-log insert that holds a stage's line (a turn's first text delta, a permission
+ * question): when it started and ended (`t`), how many rows it had, and those lines' seqs. Splits
+ * a line's time from its arrival to its emit into the wait for the insert and the insert itself.
  */
-export function tracedEventStore<Row extends { payload: string }, Stored extends { seq: number }, S extends RowStore<Row, Stored>>(
+export function tracedEventStore<Row extends TracedRow, Stored extends { seq: number }, S extends RowStore<Row, Stored>>(
   trace: LatencyTrace,
   store: S,
 ): S {
   if (!trace.enabled) return store;
-  const marked = (row: Row) => row.payload.includes('"text_delta"') || row.payload.includes('"can_use_tool"');
+  const deltas = new FirstDeltas();
+  const marked = (row: Row) => {
+    if (row.kind === "prompt") deltas.prompt(row.sessionId);
+    if (row.payload.includes('"can_use_tool"')) return true;
+    return row.payload.includes('"text_delta"') && deltas.first(row.sessionId);
+  };
   return {
     ...store,
     insert: async (rows: readonly Row[]) => {
       const started = performance.timeOrigin + performance.now();
+      const marks = rows.map(marked);
       const stored = await store.insert(rows);
-      const seqs = stored.filter((_, i) => marked(rows[i]!)).map((r) => r.seq);
+      const seqs = stored.filter((_, i) => marks[i]).map((r) => r.seq);
       if (seqs.length > 0) trace.mark("events-inserted", { started, rows: rows.length, seqs: seqs.join(",") });
       return stored;
     },
