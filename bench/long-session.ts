@@ -312,7 +312,8 @@ export async function run(): Promise<LongSessionResult> {
     console.log(`  JS heap: ${f(openHeap)} MB after opening, ${f(heap)} MB after scrolling to the start`);
     console.log(
       `  scroll up to the first event: ${scroll.steps} wheel steps in ${scroll.ms} ms, ${scroll.frames.length} frames, ` +
-        `p50 ${f(percentile(scroll.frames, 50))} p95 ${f(result.scrollFrameP95Ms)} p99 ${f(percentile(scroll.frames, 99))} max ${f(Math.max(...scroll.frames))} ms; first prompt on screen: ${firstPrompt}`,
+        `p50 ${f(percentile(scroll.frames, 50))} p95 ${f(result.scrollFrameP95Ms)} p99 ${f(percentile(scroll.frames, 99))} max ${f(Math.max(...scroll.frames))} ms ` +
+        `(longer than one 60 Hz frame: ${scroll.frames.filter((ms) => ms > 20).length}); first prompt on screen: ${firstPrompt}`,
     );
     const traced = (label: string, frames: TracedFrame[]) => {
       if (frames.length === 0) return;
