@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext, type Locator, type Page } from "@playwright/test";
-import { createWorkspace, sameOrigin, sendPrompt, signedInPage, uniqueEmail } from "./fixtures";
+import { createWorkspace, sameOrigin, sendPrompt, signedInPage, startSession, uniqueEmail } from "./fixtures";
 
 interface Settings {
   approvalDeadlineSec: number | null;
@@ -95,10 +95,7 @@ test("'Allow and remember' for the workspace stores a rule: members see it, only
     expect(never.status(), await never.text()).toBe(200);
 
     await owner.goto(`/w/${slug}`);
-    await owner.getByTestId("session-new").click();
-    await owner.getByTestId("session-new-mode").selectOption("default");
-    await owner.getByTestId("session-new-submit").click();
-    await expect(owner.getByTestId("session-view")).toBeVisible();
+    await startSession(owner, "default");
 
     // The demo tour asks for a Write (or an Edit), then its Bash command; remember the Bash one.
     await sendPrompt(owner, "tour");

@@ -1,5 +1,5 @@
 import { expect, test, type Locator, type Page } from "@playwright/test";
-import { createWorkspace, sendPrompt, signedInPage, uniqueEmail } from "./fixtures";
+import { createWorkspace, sendPrompt, signedInPage, startSession, uniqueEmail } from "./fixtures";
 
 // The demo model's tour (server/model-server/demo-scenarios.ts): Read conduit-demo.md, Write it
 // when missing, Edit its status line, then a Bash command; each asks for approval in default mode.
@@ -49,10 +49,7 @@ test("an Edit is reviewed in another member's inbox, changed in the diff and all
     const ws = await createWorkspace(ada, `Approvals ${stamp}`, { page: bea, role: "editor" });
 
     await ada.goto(`/w/${ws.slug}`);
-    await ada.getByTestId("session-new").click();
-    await ada.getByTestId("session-new-mode").selectOption("default");
-    await ada.getByTestId("session-new-submit").click();
-    await expect(ada.getByTestId("session-view")).toBeVisible();
+    await startSession(ada, "default");
 
     // Bea watches her inbox; the header badge links to it.
     await bea.getByTestId("approval-inbox-link").click();

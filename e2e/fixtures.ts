@@ -51,6 +51,17 @@ export async function sendPrompt(page: Page, text: string): Promise<void> {
   await expect(input).toHaveValue("");
 }
 
+/**
+ * Starts a session from the workspace page `page` is on, in permission `mode` when given (else
+ * the workspace's default), and waits for the session's view.
+ */
+export async function startSession(page: Page, mode?: string): Promise<void> {
+  await page.getByTestId("session-new").click();
+  if (mode) await page.getByTestId("session-new-mode").selectOption(mode);
+  await page.getByTestId("session-new-submit").click();
+  await expect(page.getByTestId("session-view")).toBeVisible();
+}
+
 /** A new workspace of `owner` (through the API), with `member` added in `role` when given. */
 export async function createWorkspace(
   owner: Page,

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { createWorkspace, sendPrompt, signedInPage, uniqueEmail } from "./fixtures";
+import { createWorkspace, sendPrompt, signedInPage, startSession, uniqueEmail } from "./fixtures";
 
 // The demo model's "write" scenario (server/model-server/demo-scenarios.ts) asks to Write
 // conduit-hello.md, then says whether the file was written. In default mode every Write asks.
@@ -7,10 +7,7 @@ import { createWorkspace, sendPrompt, signedInPage, uniqueEmail } from "./fixtur
 async function newSession(page: Page, stamp: string): Promise<void> {
   const ws = await createWorkspace(page, `Keys ${stamp}`);
   await page.goto(`/w/${ws.slug}`);
-  await page.getByTestId("session-new").click();
-  await page.getByTestId("session-new-mode").selectOption("default");
-  await page.getByTestId("session-new-submit").click();
-  await expect(page.getByTestId("session-view")).toBeVisible();
+  await startSession(page, "default");
 }
 
 test("inline approval cards answer the inbox's keys, but never while typing in the prompt box", async ({ browser }) => {

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { createWorkspace, sameOrigin, sendPrompt, signUpViaApi, signedInPage, uniqueEmail } from "./fixtures";
+import { createWorkspace, sameOrigin, sendPrompt, signedInPage, signUpViaApi, startSession, uniqueEmail } from "./fixtures";
 
 test("a demo reply in Markdown shows a table, checkboxes and highlighted code", async ({ browser }) => {
   test.setTimeout(120_000);
@@ -21,10 +21,7 @@ test("a demo reply in Markdown shows a table, checkboxes and highlighted code", 
     const shikiLoaded = async () => (await Promise.all(scripts.map((s) => s.shiki))).some(Boolean);
     const ws = await createWorkspace(page, `Markdown ${stamp}`);
     await page.goto(`/w/${ws.slug}`);
-    await page.getByTestId("session-new").click();
-    await page.getByTestId("session-new-mode").selectOption("default");
-    await page.getByTestId("session-new-submit").click();
-    await expect(page.getByTestId("session-view")).toBeVisible();
+    await startSession(page, "default");
 
     await sendPrompt(page, "hello");
     await expect(page.getByTestId("turn-end")).toHaveCount(1, { timeout: 30_000 });

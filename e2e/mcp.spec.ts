@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { createWorkspace, sameOrigin, signedInPage, uniqueEmail } from "./fixtures";
+import { createWorkspace, sameOrigin, signedInPage, startSession, uniqueEmail } from "./fixtures";
 
 // Issue 13 item 5: an owner adds MCP servers on the workspace page (a secret env value typed
 // once, shown masked, never sent back); a new session's CLI starts them inside its sandbox and
@@ -65,9 +65,7 @@ test("an owner adds MCP servers, a session shows their status, a viewer cannot e
     await expect(owner.getByTestId("mcp-saved")).toContainText("Saved ping");
 
     // a new session: its CLI reports both servers
-    await owner.getByTestId("session-new").click();
-    await owner.getByTestId("session-new-submit").click();
-    await expect(owner.getByTestId("session-view")).toBeVisible();
+    await startSession(owner);
     const status = owner.getByTestId("session-mcp");
     await expect(status).toBeVisible({ timeout: 30_000 });
     await expect(status.locator('[data-testid="mcp-server-row"][data-name="ping"]')).toHaveAttribute("data-status", "connected", { timeout: 30_000 });

@@ -1,5 +1,5 @@
 import { expect, test, type Browser, type Page, type TestInfo } from "@playwright/test";
-import { createWorkspace, sameOrigin, sendPrompt, signInViaUi, signUpViaApi, signedInPage, uniqueEmail } from "./fixtures";
+import { createWorkspace, sameOrigin, sendPrompt, signedInPage, signInViaUi, signUpViaApi, startSession, uniqueEmail } from "./fixtures";
 
 // Conduit on a phone: 390 px wide (an iPhone 12–15), touch, a mobile user agent.
 const phone = {
@@ -58,10 +58,7 @@ test("a phone-sized editor approves a diff from the inbox and the session page w
     await expectNoHorizontalScroll(bea, "workspaces", testInfo);
 
     await ada.goto(`/w/${ws.slug}`);
-    await ada.getByTestId("session-new").click();
-    await ada.getByTestId("session-new-mode").selectOption("default");
-    await ada.getByTestId("session-new-submit").click();
-    await expect(ada.getByTestId("session-view")).toBeVisible();
+    await startSession(ada, "default");
     const sessionUrl = new URL(ada.url()).pathname;
 
     // The header's inbox link works with a thumb; the inbox fits the screen.

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { createWorkspace, sameOrigin, sendPrompt, signedInPage, uniqueEmail } from "./fixtures";
+import { createWorkspace, sameOrigin, sendPrompt, signedInPage, startSession, uniqueEmail } from "./fixtures";
 
 /** A real 1×1 PNG. */
 const pngBase64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
@@ -25,9 +25,7 @@ async function openSession(page: Page, name: string): Promise<{ slug: string }> 
   });
   expect(file.status(), await file.text()).toBeLessThan(300);
   await page.goto(`/w/${ws.slug}`);
-  await page.getByTestId("session-new").click();
-  await page.getByTestId("session-new-submit").click();
-  await expect(page.getByTestId("session-view")).toBeVisible();
+  await startSession(page);
   return ws;
 }
 

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { createWorkspace, sendPrompt, signedInPage, uniqueEmail } from "./fixtures";
+import { createWorkspace, sendPrompt, signedInPage, startSession, uniqueEmail } from "./fixtures";
 
 // Monaco computes a diff in its editor worker and stops that worker when the page holds no text
 // model, so each approval card that went away took the worker along and the next card started a
@@ -14,10 +14,7 @@ test("the review diff's editor worker starts once per page, not once per approva
   try {
     const ws = await createWorkspace(ada, `Worker ${stamp}`);
     await ada.goto(`/w/${ws.slug}`);
-    await ada.getByTestId("session-new").click();
-    await ada.getByTestId("session-new-mode").selectOption("default");
-    await ada.getByTestId("session-new-submit").click();
-    await expect(ada.getByTestId("session-view")).toBeVisible();
+    await startSession(ada, "default");
 
     const workers: string[] = [];
     ada.on("worker", (worker) => workers.push(worker.url()));

@@ -1,7 +1,7 @@
 import path from "node:path";
 import Database from "better-sqlite3";
 import { expect, test } from "@playwright/test";
-import { createWorkspace, sendPrompt, signedInPage, uniqueEmail } from "./fixtures";
+import { createWorkspace, sendPrompt, signedInPage, startSession, uniqueEmail } from "./fixtures";
 
 const dbFile = path.join(process.cwd(), "test-results/e2e-data/conduit.db");
 
@@ -14,10 +14,7 @@ test("a session is renamed, its process stopped and resumed, archived, then dele
   try {
     const ws = await createWorkspace(ada, `Manage ${stamp}`);
     await ada.goto(`/w/${ws.slug}`);
-    await ada.getByTestId("session-new").click();
-    await ada.getByTestId("session-new-mode").selectOption("default");
-    await ada.getByTestId("session-new-submit").click();
-    await expect(ada.getByTestId("session-view")).toBeVisible();
+    await startSession(ada, "default");
     const sessionId = ada.url().split("/").pop()!;
     await sendPrompt(ada, "hello");
     await expect(ada.getByTestId("turn-end")).toHaveCount(1, { timeout: 30_000 });

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { createWorkspace, sendPrompt, signedInPage, uniqueEmail } from "./fixtures";
+import { createWorkspace, sendPrompt, signedInPage, startSession, uniqueEmail } from "./fixtures";
 
 test("an Edit card marks only the changed words; a TodoWrite is a checklist, pinned above the prompt box", async ({
   browser,
@@ -10,10 +10,7 @@ test("an Edit card marks only the changed words; a TodoWrite is a checklist, pin
   try {
     const ws = await createWorkspace(page, `Cards ${stamp}`);
     await page.goto(`/w/${ws.slug}`);
-    await page.getByTestId("session-new").click();
-    await page.getByTestId("session-new-mode").selectOption("acceptEdits");
-    await page.getByTestId("session-new-submit").click();
-    await expect(page.getByTestId("session-view")).toBeVisible();
+    await startSession(page, "acceptEdits");
 
     // The demo tour (acceptEdits: no approval for the file tools) writes conduit-demo.md, then edits
     // its "Status: draft" line to "Status: reviewed".

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { createWorkspace, sameOrigin, signedInPage, signInViaUi, uniqueEmail } from "./fixtures";
+import { createWorkspace, sameOrigin, signedInPage, signInViaUi, startSession, uniqueEmail } from "./fixtures";
 import { e2eAdmin } from "./global-setup";
 
 // Issue 11: an owner narrows the workspace's network in its panel; bad domains get a clear
@@ -44,9 +44,7 @@ test("an owner narrows the network to an allow-list; an editor sees it read-only
 
     // The session header shows the policy.
     await owner.goto(`/w/${ws.slug}`);
-    await owner.getByTestId("session-new").click();
-    await owner.getByTestId("session-new-submit").click();
-    await expect(owner.getByTestId("session-view")).toBeVisible();
+    await startSession(owner);
     await expect(owner.getByTestId("session-network")).toHaveText("network: 2 domains");
     await expect(owner.getByTestId("session-network")).toHaveAttribute("title", /registry\.npmjs\.org, \*\.github\.com/);
 

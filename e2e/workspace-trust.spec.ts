@@ -3,14 +3,11 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import type { Page } from "@playwright/test";
-import { sameOrigin, signedInPage, uniqueEmail } from "./fixtures";
+import { sameOrigin, signedInPage, startSession, uniqueEmail } from "./fixtures";
 
 async function startTour(owner: Page, slug: string): Promise<void> {
   await owner.goto(`/w/${slug}`);
-  await owner.getByTestId("session-new").click();
-  await owner.getByTestId("session-new-mode").selectOption("default");
-  await owner.getByTestId("session-new-submit").click();
-  await expect(owner.getByTestId("session-view")).toBeVisible();
+  await startSession(owner, "default");
   const input = owner.getByTestId("prompt-input");
   await input.fill("show me around");
   await input.press("Enter");
