@@ -58,12 +58,22 @@ describe("latency trace", () => {
   it("marks the inserts holding a turn's first text delta or a permission question, with those rows' seqs", async () => {
     const { trace, parsed } = collect(true);
     let seq = 0;
+    let clash = false;
     const store = tracedEventStore(trace, {
-      insert: async (rows: readonly { sessionId: string; kind: string; payload: string }[]) => rows.map(() => ({ seq: ++seq })),
+      insert: async (rows: readonly { sessionId: string; kind: string; payload: string }[]) => {
+        if (clash) {
+          clash = false;
+          throw new Error("seq clash");
+        }
+        return rows.map(() => ({ seq: ++seq }));
+      },
     });
     const row = (kind: string, payload: unknown) => ({ sessionId: "s1", kind, payload: JSON.stringify(payload) });
     const delta = (text: string) => row("cli", { type: "stream_event", event: { type: "content_block_delta", delta: { type: "text_delta", text } } });
     await store.insert([row("prompt", { text: "hi" })]);
+    // a batch the store refused is written again by the writer: its first delta is marked then
+    clash = true;
+    await expect(store.insert([delta("He"), delta("llo")])).rejects.toThrow("seq clash");
     await store.insert([delta("He"), delta("llo")]);
     await store.insert([delta(" there")]);
     await store.insert([row("cli", { type: "control_request", request_id: "r", request: { subtype: "can_use_tool" } })]);

@@ -62,6 +62,7 @@ export function createLatencyTrace(
  */
 class FirstDeltas {
   private readonly seen = new Set<string>();
+  /** A prompt of the session (or its first delta not written after all): the next delta is a first. */
   prompt(sessionId: string): void {
     this.seen.delete(sessionId);
   }
@@ -192,7 +193,16 @@ export function tracedEventStore<Row extends TracedRow, Stored extends { seq: nu
     insert: async (rows: readonly Row[]) => {
       const started = performance.timeOrigin + performance.now();
       const marks = rows.map(marked);
-      const stored = await store.insert(rows);
+      let stored: Stored[];
+      try {
+        stored = await store.insert(rows);
+      } catch (err) {
+        // not written (a seq clash the writer retries): its first delta is still to be marked
+        for (const [i, row] of rows.entries()) {
+          if (marks[i] && !row.payload.includes('"can_use_tool"')) deltas.prompt(row.sessionId);
+        }
+        throw err;
+      }
       const seqs = stored.filter((_, i) => marks[i]).map((r) => r.seq);
       if (seqs.length > 0) trace.mark("events-inserted", { started, rows: rows.length, seqs: seqs.join(",") });
       return stored;
