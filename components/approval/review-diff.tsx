@@ -1,16 +1,13 @@
 "use client";
 
 /**
- * Monaco's diff editor, served from this origin (`public/monaco/vs`, copied by
- * scripts/copy-monaco.mjs): the loader's default would fetch it from a CDN. Load this module
- * with `next/dynamic` and `ssr: false`; it touches `window`.
+ * Monaco's diff editor, served from this origin (`monaco-setup.ts`). Load this module with
+ * `next/dynamic` and `ssr: false`; it touches `window`.
  */
-import { DiffEditor, loader, type DiffOnMount } from "@monaco-editor/react";
-import { useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import { DiffEditor, type DiffOnMount } from "@monaco-editor/react";
+import { useLayoutEffect, useMemo, useRef, useState } from "react";
 import { DiffSkeleton } from "./diff-skeleton";
-import { keepEditorWorker } from "./keep-editor-worker";
-
-loader.config({ paths: { vs: "/monaco/vs" } });
+import { keepEditorWorker, useMonacoTheme } from "./monaco-setup";
 
 /** What the file review drives in the editor. */
 export interface ReviewDiffHandle {
@@ -36,20 +33,6 @@ export interface ReviewDiffProps {
   onReady?: (handle: ReviewDiffHandle | null) => void;
 }
 
-function subscribeScheme(listener: () => void): () => void {
-  const query = window.matchMedia("(prefers-color-scheme: dark)");
-  query.addEventListener("change", listener);
-  return () => query.removeEventListener("change", listener);
-}
-
-function useDarkScheme(): boolean {
-  return useSyncExternalStore(
-    subscribeScheme,
-    () => window.matchMedia("(prefers-color-scheme: dark)").matches,
-    () => false,
-  );
-}
-
 type DiffWidget = Parameters<DiffOnMount>[0];
 
 const minHeight = 60;
@@ -66,7 +49,7 @@ export default function ReviewDiff({
   onChange,
   onReady,
 }: ReviewDiffProps) {
-  const dark = useDarkScheme();
+  const theme = useMonacoTheme();
   const [shownHeight, setShownHeight] = useState(height);
   const widget = useRef<DiffWidget | null>(null);
   const onChangeRef = useRef(onChange);
@@ -169,7 +152,7 @@ export default function ReviewDiff({
       original={original}
       modified={modified}
       language={language}
-      theme={dark ? "vs-dark" : "light"}
+      theme={theme}
       options={options}
       keepCurrentOriginalModel
       keepCurrentModifiedModel

@@ -4,11 +4,9 @@
  * Monaco's code editor for one workspace file, served from this origin like the approval
  * review's diff (`public/monaco/vs`). Load with `next/dynamic` and `ssr: false`.
  */
-import Editor, { loader, type OnMount } from "@monaco-editor/react";
-import { useLayoutEffect, useRef, useSyncExternalStore } from "react";
-import { keepEditorWorker } from "@/components/approval/keep-editor-worker";
-
-loader.config({ paths: { vs: "/monaco/vs" } });
+import Editor, { type OnMount } from "@monaco-editor/react";
+import { useLayoutEffect, useRef } from "react";
+import { keepEditorWorker, useMonacoTheme } from "@/components/approval/monaco-setup";
 
 /** What the file editor drives in Monaco. */
 export interface CodeEditorHandle {
@@ -27,18 +25,8 @@ export interface CodeEditorProps {
   onReady(handle: CodeEditorHandle | null): void;
 }
 
-function subscribeScheme(listener: () => void): () => void {
-  const query = window.matchMedia("(prefers-color-scheme: dark)");
-  query.addEventListener("change", listener);
-  return () => query.removeEventListener("change", listener);
-}
-
 export default function CodeEditor({ initial, language, readOnly, onChange, onSave, onReady }: CodeEditorProps) {
-  const dark = useSyncExternalStore(
-    subscribeScheme,
-    () => window.matchMedia("(prefers-color-scheme: dark)").matches,
-    () => false,
-  );
+  const theme = useMonacoTheme();
   const latest = useRef({ onChange, onSave, onReady });
   useLayoutEffect(() => {
     latest.current = { onChange, onSave, onReady };
@@ -66,7 +54,7 @@ export default function CodeEditor({ initial, language, readOnly, onChange, onSa
       height="60vh"
       defaultValue={initial}
       language={language}
-      theme={dark ? "vs-dark" : "light"}
+      theme={theme}
       onMount={onMount}
       options={{
         readOnly,
