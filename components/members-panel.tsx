@@ -4,6 +4,7 @@ import { networkErrorMessage } from "@/components/network-error";
 import { sendForError, sendJson } from "@/components/send-json";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
+import { useHydrated } from "@/components/use-hydrated";
 
 export interface MemberRow {
   userId: string;
@@ -21,6 +22,7 @@ export function MembersPanel(props: { slug: string; members: MemberRow[]; canMan
   const router = useRouter();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const hydrated = useHydrated();
   // an email with no account: offer an invitation with the chosen role instead
   const [offer, setOffer] = useState<{ email: string; role: string }>();
   const [invited, setInvited] = useState<{ email: string; link: string }>();
@@ -201,7 +203,7 @@ export function MembersPanel(props: { slug: string; members: MemberRow[]; canMan
               ))}
             </select>
           </label>
-          <button data-testid="member-add-submit" type="submit" className="btn" disabled={busy}>
+          <button data-testid="member-add-submit" type="submit" className="btn" disabled={busy || !hydrated}>
             Add member
           </button>
         </form>

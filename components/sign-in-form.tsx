@@ -5,10 +5,12 @@ import { signIn } from "next-auth/react";
 import { useState, type FormEvent } from "react";
 import { GitHubButton } from "@/components/account/github-button";
 import { networkErrorMessage } from "@/components/network-error";
+import { useHydrated } from "@/components/use-hydrated";
 
 export function SignInForm({ callbackUrl, initialError, github }: { callbackUrl: string; initialError?: string; github: boolean }) {
   const [error, setError] = useState<string | undefined>(initialError);
   const [busy, setBusy] = useState(false);
+  const hydrated = useHydrated();
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -52,7 +54,7 @@ export function SignInForm({ callbackUrl, initialError, github }: { callbackUrl:
           {error}
         </p>
       )}
-      <button data-testid="signin-submit" type="submit" className="btn w-full" disabled={busy}>
+      <button data-testid="signin-submit" type="submit" className="btn w-full" disabled={busy || !hydrated}>
         {busy ? "Signing in…" : "Sign in"}
       </button>
       {github && <GitHubButton callbackUrl={callbackUrl} />}

@@ -3,10 +3,12 @@
 import Link from "next/link";
 import { signIn } from "next-auth/react";
 import { useState, type FormEvent } from "react";
+import { useHydrated } from "@/components/use-hydrated";
 
 export function SignUpForm({ firstAccount }: { firstAccount: boolean }) {
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const hydrated = useHydrated();
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -63,7 +65,7 @@ export function SignUpForm({ firstAccount }: { firstAccount: boolean }) {
           {error}
         </p>
       )}
-      <button data-testid="signup-submit" type="submit" className="btn w-full" disabled={busy}>
+      <button data-testid="signup-submit" type="submit" className="btn w-full" disabled={busy || !hydrated}>
         {busy ? "Creating…" : "Sign up"}
       </button>
       <p className="text-center text-sm text-zinc-500">

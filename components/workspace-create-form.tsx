@@ -2,11 +2,13 @@
 
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
+import { useHydrated } from "@/components/use-hydrated";
 
 export function WorkspaceCreateForm() {
   const router = useRouter();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const hydrated = useHydrated();
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -43,7 +45,7 @@ export function WorkspaceCreateForm() {
         <span>Directory (optional, inside the workspaces root)</span>
         <input data-testid="workspace-create-directory" name="directory" maxLength={200} className="field" placeholder="defaults to the name" />
       </label>
-      <button data-testid="workspace-create-submit" type="submit" className="btn" disabled={busy}>
+      <button data-testid="workspace-create-submit" type="submit" className="btn" disabled={busy || !hydrated}>
         {busy ? "Creating…" : "Create workspace"}
       </button>
       {error && (

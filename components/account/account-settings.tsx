@@ -4,6 +4,7 @@ import { sendForError } from "@/components/send-json";
 import { signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
+import { useHydrated } from "@/components/use-hydrated";
 
 const send = sendForError;
 
@@ -12,6 +13,7 @@ export function AccountSettings({ email, name, hasPassword }: { email: string; n
   const router = useRouter();
   const [nameState, setNameState] = useState<{ busy: boolean; error?: string; saved?: boolean }>({ busy: false });
   const [pwState, setPwState] = useState<{ busy: boolean; error?: string; saved?: boolean }>({ busy: false });
+  const hydrated = useHydrated();
 
   async function onRename(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -60,7 +62,7 @@ export function AccountSettings({ email, name, hasPassword }: { email: string; n
               className="field"
             />
           </label>
-          <button data-testid="account-name-save" type="submit" className="btn" disabled={nameState.busy}>
+          <button data-testid="account-name-save" type="submit" className="btn" disabled={nameState.busy || !hydrated}>
             {nameState.busy ? "Saving…" : "Save name"}
           </button>
         </div>
@@ -118,7 +120,7 @@ export function AccountSettings({ email, name, hasPassword }: { email: string; n
             Password changed. Other sessions were signed out.
           </p>
         )}
-        <button data-testid="account-password-save" type="submit" className="btn" disabled={pwState.busy}>
+        <button data-testid="account-password-save" type="submit" className="btn" disabled={pwState.busy || !hydrated}>
           {pwState.busy ? "Changing…" : "Change password"}
         </button>
       </form>

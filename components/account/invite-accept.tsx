@@ -4,6 +4,7 @@ import { networkErrorMessage } from "@/components/network-error";
 import { signIn } from "next-auth/react";
 import { useState, type FormEvent } from "react";
 import { GitHubButton } from "@/components/account/github-button";
+import { useHydrated } from "@/components/use-hydrated";
 
 async function post(url: string, body: unknown): Promise<{ ok: true; data: unknown } | { ok: false; message: string }> {
   try {
@@ -36,6 +37,7 @@ export function InviteAccept(props: {
   const { token, email, target, signedIn, github, landing } = props;
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const hydrated = useHydrated();
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -110,7 +112,7 @@ export function InviteAccept(props: {
           {error}
         </p>
       )}
-      <button data-testid="invite-accept-submit" type="submit" className="btn w-full" disabled={busy}>
+      <button data-testid="invite-accept-submit" type="submit" className="btn w-full" disabled={busy || !hydrated}>
         {busy ? "Joining…" : signedIn ? "Accept invitation" : "Create account and join"}
       </button>
       {github && !signedIn && (
