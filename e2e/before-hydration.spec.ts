@@ -26,7 +26,7 @@ test("before the page's JavaScript runs, the sign-in form cannot submit its pass
   await expect(page.getByTestId("signin-submit")).toBeEnabled();
 });
 
-test("Sign out waits for the page's JavaScript instead of ignoring a click", async ({ page }) => {
+test("Sign out, create a workspace and New session wait for the page's JavaScript instead of ignoring a click", async ({ page }) => {
   const email = uniqueEmail("early");
   await signUpViaApi(page.request, email);
   await signInViaUi(page, email);
@@ -36,9 +36,24 @@ test("Sign out waits for the page's JavaScript instead of ignoring a click", asy
   await expect(page.getByTestId("current-user")).toBeVisible();
   await expect(page.getByTestId("signout")).toBeDisabled();
   await expect(page.getByTestId("workspace-create-submit")).toBeDisabled();
+  await page.getByTestId("workspace-create-name").fill(`Early ${Date.now().toString(36)}`);
+  await page.getByTestId("workspace-create-name").press("Enter");
+  await expect(page).toHaveURL(/\/workspaces$/);
 
   await page.unroute("**/_next/static/**/*.js");
   await page.goto("/workspaces");
+  await page.getByTestId("workspace-create-name").fill(`Early ${Date.now().toString(36)}`);
+  await page.getByTestId("workspace-create-submit").click();
+  await expect(page).toHaveURL(/\/w\/early-/);
+  const workspaceUrl = page.url();
+
+  await page.route("**/_next/static/**/*.js", (route) => route.abort());
+  await page.goto(workspaceUrl);
+  await expect(page.getByTestId("session-new")).toBeDisabled();
+  await page.unroute("**/_next/static/**/*.js");
+  await page.goto(workspaceUrl);
+  await expect(page.getByTestId("session-new")).toBeEnabled();
+
   await page.getByTestId("signout").click();
   await expect(page).toHaveURL(/\/signin/);
 });

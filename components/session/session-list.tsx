@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import type { PermissionModeChoice, SessionView, WatchWorkspaceResult } from "@/server/shared/wire/session";
 import { formatCount } from "@/components/format/money";
+import { useHydrated } from "@/components/use-hydrated";
 import { formatRelative, formatTokens, formatUsd, sessionTitle } from "./format";
 import { modeChoices, modeLabel } from "./modes";
 import { NewSessionModel } from "./prompt/new-session-model";
@@ -397,6 +398,7 @@ function NewSession({
   const { socket } = useSocket();
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
+  const hydrated = useHydrated();
   const [error, setError] = useState<string>();
   const modeRef = useRef<HTMLSelectElement>(null);
   const openerRef = useRef<HTMLButtonElement>(null);
@@ -464,6 +466,7 @@ function NewSession({
         type="button"
         data-testid="session-new"
         className="btn py-1.5"
+        disabled={!hydrated}
         onClick={() => setOpen(true)}
         aria-expanded={false}
       >
