@@ -36,6 +36,8 @@ export interface ReviewDiffProps {
 type DiffWidget = Parameters<DiffOnMount>[0];
 
 const minHeight = 60;
+/** A side narrower than this (px) has not been laid out yet: its content height means nothing. */
+const minMeasuredWidth = 40;
 const inlineBelow = 700;
 
 export default function ReviewDiff({
@@ -98,9 +100,21 @@ export default function ReviewDiff({
     widget.current = editor;
     const left = editor.getOriginalEditor();
     const right = editor.getModifiedEditor();
+    // Read once a frame, after the two sides are done changing. Before its first layout each
+    // side is a few pixels wide (or less) and every line wraps at that width: its content height
+    // is then the maximum, and the sides report their new layouts one after the other, the left
+    // one's height still the old one's when the right one's is new. Read at once, the box grew to
+    // its maximum for a frame or more and the card's buttons jumped away from the pointer.
+    let frame = 0;
     const measure = () => {
-      const content = Math.max(left.getContentHeight(), right.getContentHeight());
-      setShownHeight(Math.min(Math.max(content + 2, minHeight), maxHeight));
+      if (frame) return;
+      frame = requestAnimationFrame(() => {
+        frame = 0;
+        if (widget.current !== editor) return;
+        if (Math.min(left.getLayoutInfo().contentWidth, right.getLayoutInfo().contentWidth) < minMeasuredWidth) return;
+        const content = Math.max(left.getContentHeight(), right.getContentHeight());
+        setShownHeight(Math.min(Math.max(content + 2, minHeight), maxHeight));
+      });
     };
     // The inline layout (used while the widget is narrow, as before its first layout) turns
     // wrapping off on the left side, and nothing turns it back on when the sides split.
@@ -111,6 +125,8 @@ export default function ReviewDiff({
     });
     left.onDidContentSizeChange(measure);
     right.onDidContentSizeChange(measure);
+    left.onDidLayoutChange(measure);
+    right.onDidLayoutChange(measure);
     measure();
     right.onDidChangeModelContent(() => onChangeRef.current?.(right.getValue()));
     onReadyRef.current?.({
