@@ -4,8 +4,7 @@
  */
 import path from "node:path";
 import Database from "better-sqlite3";
-import { expect, test, type APIRequestContext } from "@playwright/test";
-import { password, sameOrigin, signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
+import { expect, test, password, sameOrigin, signInViaUi, signUpViaApi, uniqueEmail, type APIRequestContext } from "./fixtures";
 
 const changed = "Brand-new-pass-91";
 

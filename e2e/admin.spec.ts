@@ -1,5 +1,4 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
-import { createWorkspace, sendPrompt, signedInPage, signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
+import { expect, test, createWorkspace, sendPrompt, signedInPage, signInViaUi, signUpViaApi, uniqueEmail, type Browser, type Page } from "./fixtures";
 import { e2eAdmin } from "./global-setup";
 
 /** A new browser context signed in as the instance's administrator (created by the global setup). */

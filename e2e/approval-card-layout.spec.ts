@@ -1,5 +1,4 @@
-import { expect, test } from "@playwright/test";
-import { createWorkspace, sendPrompt, signedInPage, startSession, uniqueEmail } from "./fixtures";
+import { expect, test, createWorkspace, sendPrompt, signedInPage, startSession, uniqueEmail } from "./fixtures";
 
 // An approval card draws a skeleton of the diff's height first and mounts Monaco's diff editor a
 // frame later. Monaco measured its content before its first layout, when every line wrapped at a

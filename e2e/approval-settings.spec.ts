@@ -1,5 +1,4 @@
-import { expect, test, type APIRequestContext, type Locator, type Page } from "@playwright/test";
-import { createWorkspace, sameOrigin, sendPrompt, signedInPage, startSession, uniqueEmail } from "./fixtures";
+import { expect, test, createWorkspace, sameOrigin, sendPrompt, signedInPage, startSession, uniqueEmail, type APIRequestContext, type Locator, type Page } from "./fixtures";
 
 interface Settings {
   approvalDeadlineSec: number | null;

@@ -1,5 +1,4 @@
-import { expect, test, type Locator, type Page } from "@playwright/test";
-import { createWorkspace, sendPrompt, signedInPage, startSession, uniqueEmail } from "./fixtures";
+import { expect, test, createWorkspace, sendPrompt, signedInPage, startSession, uniqueEmail, type Locator, type Page } from "./fixtures";
 
 // The demo model's tour (server/model-server/demo-scenarios.ts): Read conduit-demo.md, Write it
 // when missing, Edit its status line, then a Bash command; each asks for approval in default mode.

@@ -1,5 +1,4 @@
-import { expect, test } from "@playwright/test";
-import { password, signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
+import { expect, test, password, signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
 
 // Until React hydrates a page, its buttons have no handlers: a click does nothing (Sign out) and a
 // form submits natively, as a GET of the same page with its fields in the URL. These pages are

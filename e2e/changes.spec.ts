@@ -5,8 +5,7 @@
 // conversation and in the history transcript.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { expect, test, type Page } from "@playwright/test";
-import { sameOrigin, sendPrompt, signedInPage, uniqueEmail } from "./fixtures";
+import { expect, test, sameOrigin, sendPrompt, signedInPage, uniqueEmail, type Page } from "./fixtures";
 
 // The demo model's write scenario (server/model-server/demo-scenarios.ts) creates this file.
 const written = "conduit-hello.md";

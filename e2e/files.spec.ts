@@ -1,8 +1,7 @@
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { sameOrigin, signedInPage, uniqueEmail } from "./fixtures";
+import { expect, test, sameOrigin, signedInPage, uniqueEmail, type APIRequestContext, type Page } from "./fixtures";
 
 interface Ws {
   slug: string;

@@ -1,4 +1,23 @@
-import { expect, type APIRequestContext, type Browser, type Page } from "@playwright/test";
+import { expect, test as base, type APIRequestContext, type Browser, type Page } from "@playwright/test";
+
+export * from "@playwright/test";
+
+/**
+ * Playwright's `test`, with the browser contexts a test made itself (`browser.newContext()`,
+ * `signedInPage`) closed when it ends, passed or failed. Left open, their pages kept their sockets,
+ * timers and renders going through every later test of the run, on the cores the servers and the
+ * CLIs need. Specs import `test` and `expect` from here.
+ */
+export const test = base.extend<{ closeOwnContexts: void }>({
+  closeOwnContexts: [
+    async ({ browser }, use) => {
+      const before = new Set(browser.contexts());
+      await use();
+      await Promise.all(browser.contexts().filter((c) => !before.has(c)).map((c) => c.close().catch(() => undefined)));
+    },
+    { auto: true },
+  ],
+});
 
 /**
  * The headers a same-origin API client sends. Browsers add `Origin` to every POST, PUT,

@@ -1,5 +1,4 @@
-import { expect, test } from "@playwright/test";
-import { password, sameOrigin, signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
+import { expect, test, password, sameOrigin, signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
 
 test("sign up, sign out, sign in, create a workspace, add a viewer who cannot manage members", async ({ page, browser, request }, testInfo) => {
   const owner = uniqueEmail("owner");

@@ -5,9 +5,8 @@
  * (the admin), the workspaces page, a refused second sign-up (invite-only by default), and
  * Ctrl-C: every part exits and no port stays open.
  */
-import { expect, test, type Browser } from "@playwright/test";
+import { expect, test, password, type Browser } from "./fixtures";
 import { groupAlive, isListening, makeFreshClone, removeClone, startLikeReadme, freePorts, type StartedConduit } from "./support/fresh-clone";
-import { password } from "./fixtures";
 
 const README_DEFAULT_PORTS = [3000, 3101, 3102, 3103];
 

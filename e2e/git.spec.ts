@@ -6,8 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { expect, test, type Page } from "@playwright/test";
-import { sameOrigin, signedInPage, uniqueEmail } from "./fixtures";
+import { expect, test, sameOrigin, signedInPage, uniqueEmail, type Page } from "./fixtures";
 
 interface Ws {
   slug: string;

@@ -1,7 +1,6 @@
 import path from "node:path";
 import Database from "better-sqlite3";
-import { expect, test } from "@playwright/test";
-import { sameOrigin, signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
+import { expect, test, sameOrigin, signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
 
 const dbFile = path.join(process.cwd(), "test-results/e2e-data/conduit.db");
 const stored = (iso: string) => new Date(iso).toISOString().replace("Z", "+00:00");

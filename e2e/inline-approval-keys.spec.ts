@@ -1,5 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
-import { createWorkspace, sendPrompt, signedInPage, startSession, uniqueEmail } from "./fixtures";
+import { expect, test, createWorkspace, sendPrompt, signedInPage, startSession, uniqueEmail, type Page } from "./fixtures";
 
 // The demo model's "write" scenario (server/model-server/demo-scenarios.ts) asks to Write
 // conduit-hello.md, then says whether the file was written. In default mode every Write asks.

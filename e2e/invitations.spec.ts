@@ -5,8 +5,7 @@
  */
 import path from "node:path";
 import Database from "better-sqlite3";
-import { expect, test, type Browser, type Page } from "@playwright/test";
-import { createWorkspace, password, sameOrigin, signedInPage, signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
+import { expect, test, createWorkspace, password, sameOrigin, signedInPage, signInViaUi, signUpViaApi, uniqueEmail, type Browser, type Page } from "./fixtures";
 import { startConduitInstance, type ConduitInstance } from "./support/conduit-instance";
 
 const newPassword = "Invited-pass-77";

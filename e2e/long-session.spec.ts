@@ -1,6 +1,5 @@
 import path from "node:path";
-import { expect, test, type Page } from "@playwright/test";
-import { sameOrigin, sendPrompt, signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
+import { expect, test, sameOrigin, sendPrompt, signInViaUi, signUpViaApi, uniqueEmail, type Page } from "./fixtures";
 import { seedLongSession, turnMarker } from "./support/long-session-seed";
 
 const dbFile = path.join(process.cwd(), "test-results/e2e-data/conduit.db");

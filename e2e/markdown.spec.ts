@@ -1,5 +1,4 @@
-import { expect, test } from "@playwright/test";
-import { createWorkspace, sameOrigin, sendPrompt, signedInPage, signUpViaApi, startSession, uniqueEmail } from "./fixtures";
+import { expect, test, createWorkspace, sameOrigin, sendPrompt, signedInPage, signUpViaApi, startSession, uniqueEmail } from "./fixtures";
 
 test("a demo reply in Markdown shows a table, checkboxes and highlighted code", async ({ browser }) => {
   test.setTimeout(120_000);

@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { expect, test } from "@playwright/test";
-import { createWorkspace, sameOrigin, signedInPage, startSession, uniqueEmail } from "./fixtures";
+import { expect, test, createWorkspace, sameOrigin, signedInPage, startSession, uniqueEmail } from "./fixtures";
 
 // Issue 13 item 5: an owner adds MCP servers on the workspace page (a secret env value typed
 // once, shown masked, never sent back); a new session's CLI starts them inside its sandbox and

@@ -1,5 +1,4 @@
-import { expect, test, type Browser, type Page, type TestInfo } from "@playwright/test";
-import { createWorkspace, sameOrigin, sendPrompt, signedInPage, signInViaUi, signUpViaApi, startSession, uniqueEmail } from "./fixtures";
+import { expect, test, createWorkspace, sameOrigin, sendPrompt, signedInPage, signInViaUi, signUpViaApi, startSession, uniqueEmail, type Browser, type Page, type TestInfo } from "./fixtures";
 
 // Conduit on a phone: 390 px wide (an iPhone 12–15), touch, a mobile user agent.
 const phone = {

@@ -1,5 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
-import { createWorkspace, sameOrigin, sendPrompt, signedInPage, startSession, uniqueEmail } from "./fixtures";
+import { expect, test, createWorkspace, sameOrigin, sendPrompt, signedInPage, startSession, uniqueEmail, type Page } from "./fixtures";
 
 /** A real 1×1 PNG. */
 const pngBase64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";

@@ -1,8 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { expect, test } from "@playwright/test";
-import { sameOrigin, signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
+import { expect, test, sameOrigin, signInViaUi, signUpViaApi, uniqueEmail } from "./fixtures";
 
 /** The e2e server's database (playwright.config.ts: CONDUIT_DATA_DIR=test-results/e2e-data). */
 const dbFile = path.join(process.cwd(), "test-results/e2e-data/conduit.db");

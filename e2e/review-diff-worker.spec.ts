@@ -1,5 +1,4 @@
-import { expect, test } from "@playwright/test";
-import { createWorkspace, sendPrompt, signedInPage, startSession, uniqueEmail } from "./fixtures";
+import { expect, test, createWorkspace, sendPrompt, signedInPage, startSession, uniqueEmail } from "./fixtures";
 
 // Monaco computes a diff in its editor worker and stops that worker when the page holds no text
 // model, so each approval card that went away took the worker along and the next card started a

@@ -1,7 +1,6 @@
 import path from "node:path";
 import Database from "better-sqlite3";
-import { expect, test } from "@playwright/test";
-import { createWorkspace, sendPrompt, signedInPage, startSession, uniqueEmail } from "./fixtures";
+import { expect, test, createWorkspace, sendPrompt, signedInPage, startSession, uniqueEmail } from "./fixtures";
 
 const dbFile = path.join(process.cwd(), "test-results/e2e-data/conduit.db");
 

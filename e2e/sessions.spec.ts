@@ -1,5 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
-import { createWorkspace, sendPrompt, signedInPage, uniqueEmail } from "./fixtures";
+import { expect, test, createWorkspace, sendPrompt, signedInPage, uniqueEmail, type Page } from "./fixtures";
 
 // The demo model's slow scenario ends its answer with this sentence (server/model-server/demo-scenarios.ts).
 const slowEnd = "the stream simply finishes with this sentence.";

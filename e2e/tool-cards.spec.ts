@@ -1,5 +1,4 @@
-import { expect, test } from "@playwright/test";
-import { createWorkspace, sendPrompt, signedInPage, startSession, uniqueEmail } from "./fixtures";
+import { expect, test, createWorkspace, sendPrompt, signedInPage, startSession, uniqueEmail } from "./fixtures";
 
 test("an Edit card marks only the changed words; a TodoWrite is a checklist, pinned above the prompt box", async ({
   browser,

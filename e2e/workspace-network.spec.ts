@@ -1,5 +1,4 @@
-import { expect, test } from "@playwright/test";
-import { createWorkspace, sameOrigin, signedInPage, signInViaUi, startSession, uniqueEmail } from "./fixtures";
+import { expect, test, createWorkspace, sameOrigin, signedInPage, signInViaUi, startSession, uniqueEmail } from "./fixtures";
 import { e2eAdmin } from "./global-setup";
 
 // Issue 11: an owner narrows the workspace's network in its panel; bad domains get a clear

@@ -1,9 +1,8 @@
 import { existsSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { expect, test } from "@playwright/test";
+import { expect, test, sameOrigin, signedInPage, startSession, uniqueEmail } from "./fixtures";
 import type { Page } from "@playwright/test";
-import { sameOrigin, signedInPage, startSession, uniqueEmail } from "./fixtures";
 
 async function startTour(owner: Page, slug: string): Promise<void> {
   await owner.goto(`/w/${slug}`);
