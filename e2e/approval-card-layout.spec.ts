@@ -1,4 +1,4 @@
-import { expect, test, createWorkspace, sendPrompt, signedInPage, startSession, uniqueEmail } from "./fixtures";
+import { expect, test, sendPrompt, signedInPage, uniqueEmail, startSessionInNewWorkspace } from "./fixtures";
 
 // An approval card draws a skeleton of the diff's height first and mounts Monaco's diff editor a
 // frame later. Monaco measured its content before its first layout, when every line wrapped at a
@@ -11,9 +11,7 @@ test("an approval card keeps its height while its diff editor mounts, so Allow s
   const stamp = Date.now().toString(36);
   const ada = await signedInPage(browser, uniqueEmail("ada"), `Ada ${stamp}`);
   try {
-    const ws = await createWorkspace(ada, `Layout ${stamp}`);
-    await ada.goto(`/w/${ws.slug}`);
-    await startSession(ada, "default");
+    await startSessionInNewWorkspace(ada, `Layout ${stamp}`, "default");
     // Every height the diff's box takes from the moment it is in the page.
     await ada.evaluate(() => {
       const w = window as unknown as { __diffHeights: number[] };

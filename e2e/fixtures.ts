@@ -100,3 +100,11 @@ export async function createWorkspace(
   }
   return ws;
 }
+
+/** A new workspace of `page`'s user, opened, with a session started in it (`mode` as in {@link startSession}). */
+export async function startSessionInNewWorkspace(page: Page, name: string, mode?: string): Promise<{ id: string; slug: string }> {
+  const ws = await createWorkspace(page, name);
+  await page.goto(`/w/${ws.slug}`);
+  await startSession(page, mode);
+  return ws;
+}

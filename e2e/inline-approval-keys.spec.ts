@@ -1,12 +1,10 @@
-import { expect, test, createWorkspace, sendPrompt, signedInPage, startSession, uniqueEmail, type Page } from "./fixtures";
+import { expect, test, sendPrompt, signedInPage, uniqueEmail, startSessionInNewWorkspace, type Page } from "./fixtures";
 
 // The demo model's "write" scenario (server/model-server/demo-scenarios.ts) asks to Write
 // conduit-hello.md, then says whether the file was written. In default mode every Write asks.
 
 async function newSession(page: Page, stamp: string): Promise<void> {
-  const ws = await createWorkspace(page, `Keys ${stamp}`);
-  await page.goto(`/w/${ws.slug}`);
-  await startSession(page, "default");
+  await startSessionInNewWorkspace(page, `Keys ${stamp}`, "default");
 }
 
 test("inline approval cards answer the inbox's keys, but never while typing in the prompt box", async ({ browser }) => {

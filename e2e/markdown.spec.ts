@@ -1,4 +1,4 @@
-import { expect, test, createWorkspace, sameOrigin, sendPrompt, signedInPage, signUpViaApi, startSession, uniqueEmail } from "./fixtures";
+import { expect, test, createWorkspace, sameOrigin, sendPrompt, signedInPage, signUpViaApi, uniqueEmail, startSessionInNewWorkspace } from "./fixtures";
 
 test("a demo reply in Markdown shows a table, checkboxes and highlighted code", async ({ browser }) => {
   test.setTimeout(120_000);
@@ -18,9 +18,7 @@ test("a demo reply in Markdown shows a table, checkboxes and highlighted code", 
         });
     });
     const shikiLoaded = async () => (await Promise.all(scripts.map((s) => s.shiki))).some(Boolean);
-    const ws = await createWorkspace(page, `Markdown ${stamp}`);
-    await page.goto(`/w/${ws.slug}`);
-    await startSession(page, "default");
+    const ws = await startSessionInNewWorkspace(page, `Markdown ${stamp}`, "default");
 
     await sendPrompt(page, "hello");
     await expect(page.getByTestId("turn-end")).toHaveCount(1, { timeout: 30_000 });

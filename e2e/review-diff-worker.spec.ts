@@ -1,4 +1,4 @@
-import { expect, test, createWorkspace, sendPrompt, signedInPage, startSession, uniqueEmail } from "./fixtures";
+import { expect, test, sendPrompt, signedInPage, uniqueEmail, startSessionInNewWorkspace } from "./fixtures";
 
 // Monaco computes a diff in its editor worker and stops that worker when the page holds no text
 // model, so each approval card that went away took the worker along and the next card started a
@@ -11,9 +11,7 @@ test("the review diff's editor worker starts once per page, not once per approva
   const stamp = Date.now().toString(36);
   const ada = await signedInPage(browser, uniqueEmail("ada"), `Ada ${stamp}`);
   try {
-    const ws = await createWorkspace(ada, `Worker ${stamp}`);
-    await ada.goto(`/w/${ws.slug}`);
-    await startSession(ada, "default");
+    await startSessionInNewWorkspace(ada, `Worker ${stamp}`, "default");
 
     const workers: string[] = [];
     ada.on("worker", (worker) => workers.push(worker.url()));

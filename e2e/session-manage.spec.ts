@@ -1,6 +1,6 @@
 import path from "node:path";
 import Database from "better-sqlite3";
-import { expect, test, createWorkspace, sendPrompt, signedInPage, startSession, uniqueEmail } from "./fixtures";
+import { expect, test, createWorkspace, sendPrompt, signedInPage, uniqueEmail, startSessionInNewWorkspace } from "./fixtures";
 
 const dbFile = path.join(process.cwd(), "test-results/e2e-data/conduit.db");
 
@@ -11,9 +11,7 @@ test("a session is renamed, its process stopped and resumed, archived, then dele
   const stamp = Date.now().toString(36);
   const ada = await signedInPage(browser, uniqueEmail("ada"), `Ada ${stamp}`);
   try {
-    const ws = await createWorkspace(ada, `Manage ${stamp}`);
-    await ada.goto(`/w/${ws.slug}`);
-    await startSession(ada, "default");
+    const ws = await startSessionInNewWorkspace(ada, `Manage ${stamp}`, "default");
     const sessionId = ada.url().split("/").pop()!;
     await sendPrompt(ada, "hello");
     await expect(ada.getByTestId("turn-end")).toHaveCount(1, { timeout: 30_000 });

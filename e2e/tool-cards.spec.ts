@@ -1,4 +1,4 @@
-import { expect, test, createWorkspace, sendPrompt, signedInPage, startSession, uniqueEmail } from "./fixtures";
+import { expect, test, sendPrompt, signedInPage, uniqueEmail, startSessionInNewWorkspace } from "./fixtures";
 
 test("an Edit card marks only the changed words; a TodoWrite is a checklist, pinned above the prompt box", async ({
   browser,
@@ -7,9 +7,7 @@ test("an Edit card marks only the changed words; a TodoWrite is a checklist, pin
   const stamp = Date.now().toString(36);
   const page = await signedInPage(browser, uniqueEmail("tia"), `Tia ${stamp}`);
   try {
-    const ws = await createWorkspace(page, `Cards ${stamp}`);
-    await page.goto(`/w/${ws.slug}`);
-    await startSession(page, "acceptEdits");
+    await startSessionInNewWorkspace(page, `Cards ${stamp}`, "acceptEdits");
 
     // The demo tour (acceptEdits: no approval for the file tools) writes conduit-demo.md, then edits
     // its "Status: draft" line to "Status: reviewed".
