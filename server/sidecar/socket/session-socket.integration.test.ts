@@ -401,8 +401,8 @@ describe("session sockets under load (fake CLI)", () => {
     await Promise.all(
       clients.map(async (client, i) => {
         await new Promise((r) => setTimeout(r, 20 + i * 25));
-        const ack = await client.subscribe(id, i * 3);
-        expect(ack.ok).toBe(true);
+        // page by page, as the browser does: under load the backlog can be longer than a page
+        await client.subscribeAll(id, i * 3);
       }),
     );
     await new Promise((r) => setTimeout(r, 100));
