@@ -76,6 +76,9 @@ describe.skipIf(pgTests.skip)("two event writers on PostgreSQL", () => {
       const [sessionId] = (await makeSessions(setup, 1)) as [string];
       const log = pino({ level: "silent" });
       const dbs = [createDb(url), createDb(url)];
+      // Both connected before either writes: a client's first connection under load (CI) took long
+      // enough that one writer was nearly done before the other began (2 switches in one run).
+      await Promise.all(dbs.map((db) => db.$queryRawUnsafe("SELECT 1")));
       let conflicts = 0;
       const writers = dbs.map((db) => {
         const store = eventLogStoreOf(db);
