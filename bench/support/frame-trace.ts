@@ -66,15 +66,17 @@ interface MainThread {
 }
 
 /** The renderer main thread that fired the most animation frames (the page under test), and the trace's marks. */
-function mainThreadOf(trace: Buffer | string): MainThread | undefined {
+function mainThreadOf(trace: Buffer | string, markedBy?: string): MainThread | undefined {
   const { traceEvents } = JSON.parse(typeof trace === "string" ? trace : trace.toString("utf8")) as { traceEvents: TraceEvent[] };
   const mainThreads = new Set(
     traceEvents.filter((e) => e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain").map((e) => `${e.pid}:${e.tid}`),
   );
+  // with `markedBy`, only the renderer that made that mark (a trace of two pages holds both renderers)
+  const markingPids = markedBy === undefined ? undefined : new Set(traceEvents.filter((e) => e.name === markedBy && e.cat?.includes("blink.user_timing")).map((e) => e.pid));
   const counts = new Map<string, number>();
   for (const e of traceEvents) {
     const key = `${e.pid}:${e.tid}`;
-    if (e.name === "BeginMainThreadFrame" && mainThreads.has(key)) counts.set(key, (counts.get(key) ?? 0) + 1);
+    if (e.name === "BeginMainThreadFrame" && mainThreads.has(key) && (!markingPids || markingPids.has(e.pid))) counts.set(key, (counts.get(key) ?? 0) + 1);
   }
   const main = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
   if (!main) return undefined;
@@ -150,7 +152,7 @@ export interface MarkedSpan extends Omit<TracedFrame, "intervalMs"> {
  * `performance.mark` in the traced page; the trace needs the `blink.user_timing` category).
  */
 export function spansBetweenMarks(trace: Buffer | string, from: string, to: string): MarkedSpan[] {
-  const main = mainThreadOf(trace);
+  const main = mainThreadOf(trace, to);
   if (!main) return [];
   const spans: { start: number; end: number; span: MarkedSpan }[] = [];
   let start: number | undefined;

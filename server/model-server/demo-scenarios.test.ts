@@ -56,6 +56,7 @@ describe("demo scenario list", () => {
       "demo-write",
       "demo-markdown",
       "demo-todo",
+      "demo-agent",
       "demo-chat",
       "demo-tour",
     ]);
@@ -71,6 +72,7 @@ describe("demo scenario list", () => {
     ["hello!", "demo-chat"],
     ["show me some markdown", "demo-markdown"],
     ["hello, write something", "demo-write"],
+    ["delegate this to an agent", "demo-agent"],
     ["refactor everything", "demo-tour"],
     ["rewrite", "demo-tour"],
   ])("%s → %s", (prompt, name) => {
@@ -146,5 +148,47 @@ describe("planTourEdit", () => {
     expect(planTourEdit("hello\nworld\n")).toEqual({ old_string: "world", new_string: "world\n\nStatus: reviewed" });
     expect(planTourEdit("same\nsame\n")).toBeUndefined();
     expect(planTourEdit("")).toBeUndefined();
+  });
+});
+
+describe("the agent scenario", () => {
+  const agent = byName.get("demo-agent")!;
+  const stepOf = (stepIndex: number, lastUserText?: string): ReplyStep | undefined => {
+    if (typeof agent.steps !== "function") throw new Error("the agent scenario decides step by step");
+    const messages =
+      lastUserText === undefined
+        ? []
+        : [{ role: "user" as const, content: [{ type: "text" as const, text: lastUserText }] }];
+    return agent.steps({
+      scenario: "demo-agent",
+      stepIndex,
+      prompt: "delegate to an agent",
+      cwd: "/ws",
+      lastToolResults: [],
+      toolUsesSincePrompt: [],
+      toolResultsSincePrompt: [],
+      model: "m",
+      request: { model: "m", max_tokens: 1, messages },
+    }) as ReplyStep | undefined;
+  };
+
+  it("calls Agent with a prompt whose tag picks the subagent's scenario, then says it works in the background", () => {
+    const call = toolOf(stepOf(0));
+    expect(call?.name).toBe("Agent");
+    expect(pick(String(call?.input.prompt))).toBe("demo-subagent");
+    expect(stepOf(1)?.text).toContain("in the background");
+    expect(stepOf(2)).toBeUndefined();
+  });
+
+  it("answers the CLI's task notification with the subagent's result", () => {
+    const notification =
+      "<system-reminder>\n[SYSTEM NOTIFICATION - NOT USER INPUT]\n<task-notification>\n<status>completed</status>\n" +
+      "<result>`conduit-demo.md` has 5 lines.</result>\n</task-notification>\n</system-reminder>";
+    expect(stepOf(2, notification)?.text).toBe("The subagent reported back: `conduit-demo.md` has 5 lines.");
+  });
+
+  it("is not offered by a word: the subagent's scenario is picked by its tag only", () => {
+    expect(demoScenarioList.map((info) => info.name)).not.toContain("demo-subagent");
+    expect(pick("subagent")).toBe("demo-agent");
   });
 });

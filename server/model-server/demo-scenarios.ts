@@ -214,6 +214,41 @@ function demoTodos(first: string, second: string): Record<string, string>[] {
   ];
 }
 
+/**
+ * The demo-agent turn: an Agent call (the CLI runs the subagent in the background and answers at
+ * once), a note that it works, and, when the CLI later delivers the subagent's notification (in a
+ * turn of its own, after the same prompt), its report.
+ */
+function agentStep(ctx: StepContext): ReplyStep | undefined {
+  const report = taskNotificationResult(ctx);
+  if (report !== undefined) return say(`The subagent reported back: ${report}`);
+  if (ctx.stepIndex === 0) {
+    return callTool(
+      "Agent",
+      {
+        description: "Survey the demo file",
+        subagent_type: "general-purpose",
+        prompt: `[scenario:demo-subagent] Read ${demoTourFile} if it exists and report what it says.`,
+      },
+      { text: "I'll hand this to a subagent; its steps appear under its card." },
+    );
+  }
+  if (ctx.stepIndex === 1) return say("The subagent is working in the background; its report follows when it is done.");
+  return undefined;
+}
+
+/** The `<result>` of a background task's notification in the request's last message, if that is one. */
+function taskNotificationResult(ctx: StepContext): string | undefined {
+  const last = ctx.request.messages.at(-1);
+  if (last?.role !== "user") return undefined;
+  const text =
+    typeof last.content === "string"
+      ? last.content
+      : last.content.map((block) => (block.type === "text" ? String(block.text ?? "") : "")).join("\n");
+  if (!text.includes("<task-notification>")) return undefined;
+  return /<result>([\s\S]*?)<\/result>/.exec(text)?.[1]?.trim() ?? "it finished without a report.";
+}
+
 /** The demo set, in trigger priority order (the first scenario with a matching word wins). */
 export const demoScenarios: readonly Scenario[] = [
   {
@@ -330,6 +365,26 @@ export const demoScenarios: readonly Scenario[] = [
     ],
   },
   {
+    name: "demo-agent",
+    triggers: ["agent", "agents", "subagent", "subagents", "delegate"],
+    description:
+      "Hands a task to a subagent (the Agent tool): its steps stream nested under the call while it works in the background, and its report arrives in a turn of its own.",
+    steps: agentStep,
+  },
+  {
+    name: "demo-subagent",
+    description: "The subagent of demo-agent: reads the demo file and reports (selected by its tag only).",
+    steps: [
+      callTool("Read", { file_path: demoTourFile }, { text: `Reading \`${demoTourFile}\`.` }),
+      (ctx) =>
+        say(
+          ctx.lastToolResults[0]?.isError
+            ? `\`${demoTourFile}\` does not exist yet (try "tour" to create it).`
+            : `\`${demoTourFile}\` has ${fileTextFromRead(ctx.lastToolResults[0]!).split("\n").length} lines.`,
+        ),
+    ],
+  },
+  {
     name: "demo-chat",
     triggers: ["hello", "hi", "hey", "thanks", "thank", "help", "chat"],
     description: "A plain text reply, no tools; lists what the demo can do.",
@@ -348,9 +403,11 @@ export const demoScenarios: readonly Scenario[] = [
 /** Answers prompts that match no trigger. */
 export const defaultDemoScenario = "demo-tour";
 
-/** Name, trigger words and description of each demo scenario, for the UI's help. */
-export const demoScenarioList: readonly DemoScenarioInfo[] = demoScenarios.map((scenario) => ({
-  name: scenario.name,
-  triggers: scenario.triggers ?? [],
-  description: scenario.description ?? "",
-}));
+/** Name, trigger words and description of each demo scenario a prompt can pick by a word, for the UI's help. */
+export const demoScenarioList: readonly DemoScenarioInfo[] = demoScenarios
+  .filter((scenario) => (scenario.triggers ?? []).length > 0)
+  .map((scenario) => ({
+    name: scenario.name,
+    triggers: scenario.triggers ?? [],
+    description: scenario.description ?? "",
+  }));

@@ -1,0 +1,35 @@
+import { expect, test, sendPrompt, signedInPage, uniqueEmail, startSessionInNewWorkspace } from "./fixtures";
+
+// The real CLI runs an Agent call's subagent in the background: the parent turn ends at once, the
+// subagent's own frames (parent_tool_use_id = the Agent call) stream after it, and its report
+// arrives in an extra turn the CLI starts without a prompt.
+test("a subagent's steps stream nested under its Agent call, and its report follows in a turn of its own", async ({
+  browser,
+}) => {
+  test.setTimeout(120_000);
+  const stamp = Date.now().toString(36);
+  const page = await signedInPage(browser, uniqueEmail("sam"), `Sam ${stamp}`);
+  await startSessionInNewWorkspace(page, `Agents ${stamp}`);
+
+  await sendPrompt(page, "delegate this to an agent");
+  const agent = page.locator('[data-testid="tool-card"][data-tool="Agent"]');
+  await expect(agent).toHaveCount(1, { timeout: 60_000 });
+  const stream = page.getByTestId("subagent-stream");
+  await expect(stream).toHaveCount(1, { timeout: 30_000 });
+  const toolUseId = await stream.getAttribute("data-parent");
+  expect(toolUseId).toMatch(/^toolu_/);
+  // the subagent's own tool call and text are inside the stream, not in the main conversation
+  await expect(stream).toHaveAttribute("data-done", "true", { timeout: 30_000 });
+  await stream.getByRole("button", { expanded: false }).click();
+  await expect(stream.locator('[data-testid="tool-card"][data-tool="Read"]')).toHaveCount(1);
+  await expect(stream).toContainText("does not exist yet");
+  await expect(page.locator('[data-testid="tool-card"][data-tool="Read"]')).toHaveCount(1);
+  // the report turn: the CLI's own second result, after the prompt's
+  await expect(page.getByTestId("message-assistant").filter({ hasText: "The subagent reported back:" })).toHaveCount(
+    1,
+    {
+      timeout: 30_000,
+    },
+  );
+  await expect(page.getByTestId("turn-end")).toHaveCount(2, { timeout: 30_000 });
+});
