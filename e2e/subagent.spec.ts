@@ -33,3 +33,27 @@ test("a subagent's steps stream nested under its Agent call, and its report foll
   );
   await expect(page.getByTestId("turn-end")).toHaveCount(2, { timeout: 30_000 });
 });
+
+test("a background shell is listed above the prompt box while it runs, and Stop ends it", async ({ browser }) => {
+  test.setTimeout(120_000);
+  const stamp = Date.now().toString(36);
+  const page = await signedInPage(browser, uniqueEmail("bo"), `Bo ${stamp}`);
+  await startSessionInNewWorkspace(page, `Background ${stamp}`);
+
+  await sendPrompt(page, "run something in the background");
+  // the CLI runs a plain `sleep` without asking
+  const bash = page.locator('[data-testid="tool-card"][data-tool="Bash"]');
+  await expect(bash).toContainText("sleep 60", { timeout: 60_000 });
+
+  const task = page.getByTestId("background-task");
+  await expect(task).toHaveCount(1, { timeout: 30_000 });
+  await expect(task).toContainText("Wait a minute in the background");
+  await expect(task).toHaveAttribute("data-task-id", /\S/);
+  await expect(page.getByTestId("turn-end")).toHaveCount(1, { timeout: 30_000 });
+  // still listed after its turn ended: it runs on
+  await expect(task).toHaveCount(1);
+
+  await task.getByTestId("background-task-stop").click();
+  await expect(page.getByTestId("background-tasks")).toHaveCount(0, { timeout: 30_000 });
+  await expect(page.getByTestId("background-task-error")).toHaveCount(0);
+});

@@ -3,6 +3,7 @@ import {
   defaultDemoScenario,
   demoScenarioList,
   demoScenarios,
+  demoBackgroundCommand,
   demoTourCommand,
   demoTourFile,
   planTourEdit,
@@ -56,6 +57,7 @@ describe("demo scenario list", () => {
       "demo-write",
       "demo-markdown",
       "demo-todo",
+      "demo-background",
       "demo-agent",
       "demo-chat",
       "demo-tour",
@@ -73,6 +75,7 @@ describe("demo scenario list", () => {
     ["show me some markdown", "demo-markdown"],
     ["hello, write something", "demo-write"],
     ["delegate this to an agent", "demo-agent"],
+    ["run something in the background", "demo-background"],
     ["refactor everything", "demo-tour"],
     ["rewrite", "demo-tour"],
   ])("%s → %s", (prompt, name) => {
@@ -190,5 +193,36 @@ describe("the agent scenario", () => {
   it("is not offered by a word: the subagent's scenario is picked by its tag only", () => {
     expect(demoScenarioList.map((info) => info.name)).not.toContain("demo-subagent");
     expect(pick("subagent")).toBe("demo-agent");
+  });
+});
+
+describe("the background scenario", () => {
+  const background = byName.get("demo-background")!;
+  const stepOf = (stepIndex: number, lastUserText?: string): ReplyStep | undefined => {
+    if (typeof background.steps !== "function") throw new Error("the background scenario decides step by step");
+    const messages = lastUserText === undefined ? [] : [{ role: "user" as const, content: lastUserText }];
+    return background.steps({
+      scenario: "demo-background",
+      stepIndex,
+      prompt: "run it in the background",
+      cwd: "/ws",
+      lastToolResults: [],
+      toolUsesSincePrompt: [],
+      toolResultsSincePrompt: [],
+      model: "m",
+      request: { model: "m", max_tokens: 1, messages },
+    }) as ReplyStep | undefined;
+  };
+
+  it("runs its command in the background, says where it is listed, then reports how it ended", () => {
+    expect(toolOf(stepOf(0))).toEqual({
+      name: "Bash",
+      input: expect.objectContaining({ command: demoBackgroundCommand, run_in_background: true }),
+    });
+    expect(stepOf(1)?.text).toContain("Stop");
+    expect(stepOf(2)).toBeUndefined();
+    expect(stepOf(2, "<task-notification>\n<status>killed</status>\n</task-notification>")?.text).toBe(
+      "The background command ended (killed).",
+    );
   });
 });

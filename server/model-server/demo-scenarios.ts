@@ -25,6 +25,8 @@ export const demoTourFile = "conduit-demo.md";
 export const demoWriteFile = "conduit-hello.md";
 /** The tour's shell command. */
 export const demoTourCommand = `touch ${demoTourFile} && ls -la`;
+/** The demo-background scenario's command: harmless, and long enough to stop it by hand. */
+export const demoBackgroundCommand = "sleep 60";
 
 const tourFileContent = [
   "# Conduit demo",
@@ -220,8 +222,8 @@ function demoTodos(first: string, second: string): Record<string, string>[] {
  * turn of its own, after the same prompt), its report.
  */
 function agentStep(ctx: StepContext): ReplyStep | undefined {
-  const report = taskNotificationResult(ctx);
-  if (report !== undefined) return say(`The subagent reported back: ${report}`);
+  const notification = taskNotification(ctx);
+  if (notification) return say(`The subagent reported back: ${notification.result ?? "it finished without a report."}`);
   if (ctx.stepIndex === 0) {
     return callTool(
       "Agent",
@@ -237,8 +239,8 @@ function agentStep(ctx: StepContext): ReplyStep | undefined {
   return undefined;
 }
 
-/** The `<result>` of a background task's notification in the request's last message, if that is one. */
-function taskNotificationResult(ctx: StepContext): string | undefined {
+/** A background task's notification in the request's last message (the CLI's own turn), if that is one. */
+function taskNotification(ctx: StepContext): { status: string; result: string | undefined } | undefined {
   const last = ctx.request.messages.at(-1);
   if (last?.role !== "user") return undefined;
   const text =
@@ -246,7 +248,28 @@ function taskNotificationResult(ctx: StepContext): string | undefined {
       ? last.content
       : last.content.map((block) => (block.type === "text" ? String(block.text ?? "") : "")).join("\n");
   if (!text.includes("<task-notification>")) return undefined;
-  return /<result>([\s\S]*?)<\/result>/.exec(text)?.[1]?.trim() ?? "it finished without a report.";
+  const tag = (name: string) => new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(text)?.[1]?.trim();
+  return { status: tag("status") ?? "ended", result: tag("result") };
+}
+
+/**
+ * The demo-background turn: a shell command run in the background (listed above the prompt box
+ * with Stop), and, when the CLI reports that it ended, a word about it.
+ */
+function backgroundStep(ctx: StepContext): ReplyStep | undefined {
+  const notification = taskNotification(ctx);
+  if (notification) return say(`The background command ended (${notification.status}).`);
+  if (ctx.stepIndex === 0) {
+    return callTool(
+      "Bash",
+      { command: demoBackgroundCommand, description: "Wait a minute in the background", run_in_background: true },
+      { text: "I'll start a command that runs in the background." },
+    );
+  }
+  if (ctx.stepIndex === 1) {
+    return say("It runs in the background: the list above the prompt box shows it, with Stop.");
+  }
+  return undefined;
 }
 
 /** The demo set, in trigger priority order (the first scenario with a matching word wins). */
@@ -363,6 +386,12 @@ export const demoScenarios: readonly Scenario[] = [
       callTool("TodoWrite", { todos: demoTodos("completed", "in_progress") }, { text: "The first step is done." }),
       say("The checklist above the prompt box shows where I am."),
     ],
+  },
+  {
+    name: "demo-background",
+    triggers: ["background", "sleep"],
+    description: `Runs a shell command in the background (\`${demoBackgroundCommand}\`), listed above the prompt box with Stop.`,
+    steps: backgroundStep,
   },
   {
     name: "demo-agent",
