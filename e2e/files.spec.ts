@@ -116,6 +116,8 @@ test("the pane lists files lazily, finds one by name, and saves an edit to disk"
     await owner.getByTestId("session-new-submit").click();
     await expect(owner).toHaveURL(/\/s\/[^/]+$/);
     await expect(owner.getByTestId("files-pane")).toHaveCount(0);
+    // a wide screen has the button on the page's edge; the tab row's one is for phones
+    await expect(owner.getByTestId("files-open")).toBeHidden();
     await owner.getByTestId("files-toggle").click();
     const side = owner.getByTestId("files-pane");
     await side.locator('[data-testid="file-tree-item"][data-path="README.md"]').click();

@@ -98,6 +98,18 @@ test("a phone-sized editor approves a diff from the inbox and the session page w
     await expect(bea.getByTestId("turn-end")).toHaveCount(1, { timeout: 45_000 });
     await expectNoHorizontalScroll(bea, "session page after the turn", testInfo);
     await expect(bea.getByTestId("prompt-input")).toBeInViewport();
+
+    // The Files drawer's button on the page's edge would cover the conversation on a phone: the
+    // tab row's Files button opens the drawer there, full width, with its own Close.
+    await expect(bea.getByTestId("files-toggle")).toBeHidden();
+    await bea.getByTestId("files-open").tap();
+    const drawer = bea.locator("#files-drawer");
+    await expect(drawer.getByTestId("file-tree-item").filter({ hasText: "conduit-demo.md" })).toBeVisible({ timeout: 20_000 });
+    const panel = await drawer.boundingBox();
+    expect(panel && Math.round(panel.x) === 0 && Math.round(panel.width) === 390).toBe(true);
+    await expectNoHorizontalScroll(bea, "files drawer", testInfo);
+    await bea.getByTestId("files-close").tap();
+    await expect(drawer).toHaveCount(0);
   } finally {
     await ada.context().close();
     await bea.context().close();

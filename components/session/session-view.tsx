@@ -16,6 +16,7 @@ import { StatusBadge } from "./status-badge";
 import { SessionManage } from "./session-manage";
 import { SessionApprovals } from "@/components/approval/session-approvals";
 import { markLatency } from "./latency-marks";
+import { requestOpenFiles } from "./tools/open-file";
 import { ChangesPanel, RawLog, RewindDialog } from "./session-panels-lazy";
 import { ConnectionNotice, useSocket } from "./use-socket";
 import { ackMessage, command, emitCommand, manageCommand, newCommandId, type CommandName } from "./wire-client";
@@ -289,27 +290,35 @@ export function SessionView({ workspace, initialSession, initialTail, currentUse
         )}
       </header>
 
-      <div
-        role="tablist"
-        aria-label="Session views"
-        className="flex gap-1 border-b border-zinc-200 text-sm dark:border-zinc-800"
-        onKeyDown={(e) => {
-          if (e.key !== "ArrowLeft" && e.key !== "ArrowRight") return;
-          const order = ["conversation", "changes", "raw"] as const;
-          const next = order[(order.indexOf(tab) + (e.key === "ArrowRight" ? 1 : order.length - 1)) % order.length]!;
-          setTab(next);
-          document.getElementById(`tab-${next}`)?.focus();
-        }}
-      >
-        <TabButton id="conversation" active={tab === "conversation"} onSelect={() => setTab("conversation")}>
-          Conversation
-        </TabButton>
-        <TabButton id="changes" testId="changes-tab" active={tab === "changes"} onSelect={() => setTab("changes")}>
-          Changes
-        </TabButton>
-        <TabButton id="raw" testId="raw-tab" active={tab === "raw"} onSelect={() => setTab("raw")}>
-          Raw <span className="text-xs text-zinc-400 tabular-nums">{log.events.length}</span>
-        </TabButton>
+      <div className="flex items-end border-b border-zinc-200 dark:border-zinc-800">
+        <div
+          role="tablist"
+          aria-label="Session views"
+          className="flex gap-1 text-sm"
+          onKeyDown={(e) => {
+            if (e.key !== "ArrowLeft" && e.key !== "ArrowRight") return;
+            const order = ["conversation", "changes", "raw"] as const;
+            const next = order[(order.indexOf(tab) + (e.key === "ArrowRight" ? 1 : order.length - 1)) % order.length]!;
+            setTab(next);
+            document.getElementById(`tab-${next}`)?.focus();
+          }}
+        >
+          <TabButton id="conversation" active={tab === "conversation"} onSelect={() => setTab("conversation")}>
+            Conversation
+          </TabButton>
+          <TabButton id="changes" testId="changes-tab" active={tab === "changes"} onSelect={() => setTab("changes")}>
+            Changes
+          </TabButton>
+          <TabButton id="raw" testId="raw-tab" active={tab === "raw"} onSelect={() => setTab("raw")}>
+            Raw <span className="text-xs text-zinc-400 tabular-nums">{log.events.length}</span>
+          </TabButton>
+        </div>
+        {/* narrow screens: the Files drawer's button on the page's edge would cover the conversation */}
+        <div className="mb-1 ml-auto sm:hidden">
+          <button type="button" data-testid="files-open" className="btn-quiet px-2 py-1 text-xs" onClick={requestOpenFiles}>
+            Files
+          </button>
+        </div>
       </div>
 
       <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className={previewing ? "flex min-h-0 flex-1 flex-col" : "flex-1"}>

@@ -390,7 +390,7 @@ export const demoScenarios: readonly Scenario[] = [
   {
     name: "demo-background",
     triggers: ["background", "sleep"],
-    description: `Runs a shell command in the background (\`${demoBackgroundCommand}\`), listed above the prompt box with Stop.`,
+    description: `Runs a shell command (${demoBackgroundCommand}) in the background, listed above the prompt box with Stop.`,
     steps: backgroundStep,
   },
   {

@@ -346,7 +346,7 @@ export const PromptBox = memo(function PromptBox(props: PromptBoxProps) {
               }}
               aria-describedby={disabled ? "prompt-disabled-reason" : error ? "prompt-error" : "prompt-hint"}
               aria-invalid={error ? true : undefined}
-              placeholder={disabled ? "" : "Ask Claude… (/ for commands, @ for files, paste or drop images)"}
+              placeholder={disabled ? "" : "Ask Claude…"}
               className="max-h-[33vh] min-h-9 flex-1 resize-none bg-transparent px-1.5 py-1.5 text-sm outline-none placeholder:text-zinc-400 disabled:cursor-not-allowed"
             />
             <button
@@ -378,7 +378,7 @@ export const PromptBox = memo(function PromptBox(props: PromptBoxProps) {
           <p id="prompt-hint">
             <kbd className="font-sans">Enter</kbd> sends · <kbd className="font-sans">Shift</kbd>+
             <kbd className="font-sans">Enter</kbd> new line · <kbd className="font-sans">/</kbd> commands ·{" "}
-            <kbd className="font-sans">@</kbd> files
+            <kbd className="font-sans">@</kbd> files · paste or drop images
           </p>
         )}
         {demoScenarios && demoScenarios.length > 0 && !disabled && (

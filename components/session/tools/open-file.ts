@@ -5,11 +5,17 @@
 export const openFileEvent = "conduit:open-file";
 
 export interface OpenFileDetail {
+  /** Empty: open the pane where it was. */
   path: string;
 }
 
 export function requestOpenFile(path: string): void {
   window.dispatchEvent(new CustomEvent<OpenFileDetail>(openFileEvent, { detail: { path } }));
+}
+
+/** Opens the Files pane as it was (the session page's Files button on narrow screens). */
+export function requestOpenFiles(): void {
+  requestOpenFile("");
 }
 
 /** The workspace-relative path of an absolute file path inside `root`, or undefined when outside it. */

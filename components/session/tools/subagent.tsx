@@ -27,7 +27,7 @@ export function SubagentStream({ toolUseId, done }: { toolUseId: string; done: b
       data-testid="subagent-stream"
       data-parent={toolUseId}
       data-done={done}
-      className="rounded-md border-l-2 border-indigo-200 pl-2 dark:border-indigo-900"
+      className="border-l-2 border-indigo-200 pl-2 dark:border-indigo-900"
     >
       <button
         type="button"
