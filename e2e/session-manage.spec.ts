@@ -51,6 +51,15 @@ test("a session is renamed, its process stopped and resumed, archived, then dele
     await dialog.getByTestId("session-delete-input").fill("delet");
     await expect(dialog.getByTestId("session-delete-confirm")).toBeDisabled();
     await dialog.getByTestId("session-delete-input").fill("delete");
+    // a destructive button in red (the app's .btn once overrode every utility on it: indigo)
+    const red = await ada.evaluate(() => {
+      const probe = Object.assign(document.createElement("div"), { className: "bg-red-600" });
+      document.body.append(probe);
+      const colour = getComputedStyle(probe).backgroundColor;
+      probe.remove();
+      return colour;
+    });
+    await expect(dialog.getByTestId("session-delete-confirm")).toHaveCSS("background-color", red);
     await dialog.getByTestId("session-delete-confirm").click();
     await expect(ada).toHaveURL(new RegExp(`/w/${ws.slug}$`));
     await ada.getByTestId("session-filter-archived").selectOption("all");

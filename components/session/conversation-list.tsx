@@ -372,7 +372,9 @@ export function ConversationList({
     };
   }, []);
 
-  // Chunks drawn and streamed text grow the page: follow any growth.
+  // Chunks drawn and streamed text grow the page, and so do what the page shows below the list (an
+  // approval card, whose diff grows as it loads; the background tasks above the prompt box):
+  // follow any growth.
   useEffect(() => {
     const target = listRef.current;
     if (!target || typeof ResizeObserver === "undefined") return;
@@ -380,6 +382,7 @@ export function ConversationList({
       if (stick.current && !checking.current) scrollToPageBottom();
     });
     observer.observe(target);
+    observer.observe(document.body);
     return () => observer.disconnect();
   }, []);
   useLayoutEffect(() => {
