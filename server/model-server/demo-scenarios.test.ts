@@ -154,26 +154,30 @@ describe("planTourEdit", () => {
   });
 });
 
+/** Step `stepIndex` of a scenario that decides step by step; `lastUserText`: the request's last message. */
+function callStep(name: string, stepIndex: number, lastUserText?: string): ReplyStep | undefined {
+  const scenario = byName.get(name)!;
+  if (typeof scenario.steps !== "function") throw new Error(`${name} decides step by step`);
+  // as the CLI sends it: text blocks
+  const messages =
+    lastUserText === undefined
+      ? []
+      : [{ role: "user" as const, content: [{ type: "text" as const, text: lastUserText }] }];
+  return scenario.steps({
+    scenario: name,
+    stepIndex,
+    prompt: "a prompt",
+    cwd: "/ws",
+    lastToolResults: [],
+    toolUsesSincePrompt: [],
+    toolResultsSincePrompt: [],
+    model: "m",
+    request: { model: "m", max_tokens: 1, messages },
+  }) as ReplyStep | undefined;
+}
+
 describe("the agent scenario", () => {
-  const agent = byName.get("demo-agent")!;
-  const stepOf = (stepIndex: number, lastUserText?: string): ReplyStep | undefined => {
-    if (typeof agent.steps !== "function") throw new Error("the agent scenario decides step by step");
-    const messages =
-      lastUserText === undefined
-        ? []
-        : [{ role: "user" as const, content: [{ type: "text" as const, text: lastUserText }] }];
-    return agent.steps({
-      scenario: "demo-agent",
-      stepIndex,
-      prompt: "delegate to an agent",
-      cwd: "/ws",
-      lastToolResults: [],
-      toolUsesSincePrompt: [],
-      toolResultsSincePrompt: [],
-      model: "m",
-      request: { model: "m", max_tokens: 1, messages },
-    }) as ReplyStep | undefined;
-  };
+  const stepOf = (stepIndex: number, lastUserText?: string) => callStep("demo-agent", stepIndex, lastUserText);
 
   it("calls Agent with a prompt whose tag picks the subagent's scenario, then says it works in the background", () => {
     const call = toolOf(stepOf(0));
@@ -197,22 +201,7 @@ describe("the agent scenario", () => {
 });
 
 describe("the background scenario", () => {
-  const background = byName.get("demo-background")!;
-  const stepOf = (stepIndex: number, lastUserText?: string): ReplyStep | undefined => {
-    if (typeof background.steps !== "function") throw new Error("the background scenario decides step by step");
-    const messages = lastUserText === undefined ? [] : [{ role: "user" as const, content: lastUserText }];
-    return background.steps({
-      scenario: "demo-background",
-      stepIndex,
-      prompt: "run it in the background",
-      cwd: "/ws",
-      lastToolResults: [],
-      toolUsesSincePrompt: [],
-      toolResultsSincePrompt: [],
-      model: "m",
-      request: { model: "m", max_tokens: 1, messages },
-    }) as ReplyStep | undefined;
-  };
+  const stepOf = (stepIndex: number, lastUserText?: string) => callStep("demo-background", stepIndex, lastUserText);
 
   it("runs its command in the background, says where it is listed, then reports how it ended", () => {
     expect(toolOf(stepOf(0))).toEqual({
