@@ -47,6 +47,9 @@ interface SizeResult {
   adoptedS?: number;
   /** Relay with the sessions' streams spread over the 100 ms period instead of in phase. */
   relaySpreadMs: number[];
+  /** The in-phase relay's receipts split by the receiving client's node: the session's owner, or another node (across Redis). */
+  relayViaOwnerMs: number[];
+  relayViaOtherMs: number[];
   notes: string[];
 }
 
@@ -118,7 +121,7 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
     keep: process.env.CLUSTER_KEEP === "1",
   });
   if (process.env.CLUSTER_KEEP === "1") console.log(`cluster: rig directory ${cluster.dir}`);
-  const result: SizeResult = { sidecars, sessions, relayMs: [], relaySpreadMs: [], ownerAckMs: [], forwardedAckMs: [], failoverS: undefined, notes: [] };
+  const result: SizeResult = { sidecars, sessions, relayMs: [], relaySpreadMs: [], relayViaOwnerMs: [], relayViaOtherMs: [], ownerAckMs: [], forwardedAckMs: [], failoverS: undefined, notes: [] };
   try {
     // Per node: one driver socket for commands, and watchers of at most 6 sessions each (a
     // reconnecting socket re-subscribes to all it watches at once, within the 8 commands a tab may run).
@@ -136,10 +139,16 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
     }
     // relay: every watcher stamps the stream lines it receives (into the phase being measured)
     let receipts = result.relayMs;
+    // owners are known once the sessions are warm; before, receipts are not split
+    const owners = new Map<string, ClusterNode | undefined>();
     for (const watcher of watchers) {
       watcher.socket.on("session:event", (event: WireEvent) => {
         const stamp = (event.payload as { bench_t_us?: unknown } | null)?.bench_t_us;
-        if (typeof stamp === "number") receipts.push((nowUs() - stamp) / 1000);
+        if (typeof stamp !== "number") return;
+        const ms = (nowUs() - stamp) / 1000;
+        receipts.push(ms);
+        if (receipts !== result.relayMs || !owners.has(event.sessionId)) return;
+        (owners.get(event.sessionId) === nodeOf.get(watcher) ? result.relayViaOwnerMs : result.relayViaOtherMs).push(ms);
       });
     }
     // sessions, created round-robin through the nodes, each warmed up (its CLI spawned) by a turn
@@ -152,7 +161,6 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
       }),
     );
     await pool(ids, 10, (id) => promptAndWait(cluster, clients[ids.indexOf(id) % clients.length]!, id, "warm up", 120_000));
-    const owners = new Map<string, ClusterNode | undefined>();
     for (const id of ids) owners.set(id, await cluster.ownerOf(id));
     const owned = cluster.nodes.map((n) => ids.filter((id) => owners.get(id) === n).length);
     result.notes.push(`leases per node after warm-up: ${cluster.nodes.map((n, i) => `${n.id}=${owned[i]}`).join(" ")}`);
@@ -162,6 +170,8 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
     const benchLag = monitorEventLoopDelay({ resolution: 5 });
     benchLag.enable();
     result.relayMs.length = 0;
+    result.relayViaOwnerMs.length = 0;
+    result.relayViaOtherMs.length = 0;
     await Promise.all(
       ids.map((id, i) =>
         send(clients[i % clients.length]!, "session:prompt", { sessionId: id, text: `stream ${lines} 100`, commandId: randomUUID() }),
@@ -308,7 +318,9 @@ export default async function run(): Promise<void> {
     console.log(
       `cluster (${sidecars} sidecar${sidecars === 1 ? "" : "s"}): relay receipts=${r.relayMs.length} p50=${fmt(percentile(r.relayMs, 50))} ms ` +
         `p99=${fmt(percentile(r.relayMs, 99))} ms max=${fmt(percentile(r.relayMs, 100))} ms; spread over the period: p50=${fmt(percentile(r.relaySpreadMs, 50))} ms ` +
-        `p99=${fmt(percentile(r.relaySpreadMs, 99))} ms; set-mode ack p50 via owner ` +
+        `p99=${fmt(percentile(r.relaySpreadMs, 99))} ms; in phase, received through the owner: p50=${fmt(percentile(r.relayViaOwnerMs, 50))} ms ` +
+        `p99=${fmt(percentile(r.relayViaOwnerMs, 99))} ms, through another node: p50=${fmt(percentile(r.relayViaOtherMs, 50))} ms ` +
+        `p99=${fmt(percentile(r.relayViaOtherMs, 99))} ms; set-mode ack p50 via owner ` +
         `${fmt(percentile(r.ownerAckMs, 50))} ms, via another node ${fmt(percentile(r.forwardedAckMs, 50))} ms; ${r.notes.join("; ")}; ` +
         `machine load average ${(await import("node:os")).loadavg()[0]!.toFixed(1)}`,
     );

@@ -12,6 +12,7 @@ import {
   sessionEventSize,
   type SessionEventRecord,
 } from "./session-events";
+import { findSessionCreatedBy } from "./sessions";
 import { itOnBothProviders } from "./test-support";
 
 /** The event log's queries, the same on both providers (the INSERT is raw SQL). */
@@ -42,6 +43,16 @@ async function exerciseEventLog(db: Db): Promise<void> {
   expect(await findSessionEvent(db, session.id, 2)).toEqual(first[1]);
   expect(await findSessionCommand(db, session.id, "cmd-00000001")).toEqual(first[0]);
   expect(await findSessionCommand(db, session.id, "cmd-missing")).toBeUndefined();
+  // a retried create finds its session by the command's id: the user's, in that workspace, recent
+  const created = { workspaceId: workspace.id, userId: user.id, commandId: "cmd-00000001", since: new Date(Date.now() - 60_000) };
+  const other = await db.user.create({ data: { email: "b@example.test", name: "B" } });
+  const otherWorkspace = await db.workspace.create({ data: { name: "W2", slug: "w2", rootPath: "/w2" } });
+  await db.session.create({ data: { workspaceId: workspace.id, createdById: user.id } });
+  expect(await findSessionCreatedBy(db, created)).toBe(session.id);
+  expect(await findSessionCreatedBy(db, { ...created, commandId: "cmd-missing" })).toBeUndefined();
+  expect(await findSessionCreatedBy(db, { ...created, userId: other.id })).toBeUndefined();
+  expect(await findSessionCreatedBy(db, { ...created, workspaceId: otherWorkspace.id })).toBeUndefined();
+  expect(await findSessionCreatedBy(db, { ...created, since: new Date(Date.now() + 60_000) })).toBeUndefined();
   expect(await listResultCandidates(db, session.id)).toEqual(['{"type":"result","subtype":"success"}']);
   expect(await lastSessionSeq(db, session.id)).toBe(3);
 

@@ -113,21 +113,23 @@ export async function insertSession(
 }
 
 /**
- * Sessions that a user created in a workspace since `since`, newest first: the candidates when a
- * `session:create` is retried and its first outcome must be found.
+ * The session a `session:create` with this `commandId` made, when the user created it in the
+ * workspace since `since` (a retried create must find its first outcome). One statement: the
+ * command's event by the `(sessionId, commandId)` index, among that user's recent sessions there
+ * (it was one lookup per recent session: a user's hundredth session of the day cost a hundred).
  */
-export async function listRecentSessionIds(
+export async function findSessionCreatedBy(
   db: Db,
-  workspaceId: string,
-  userId: string,
-  since: Date,
-): Promise<string[]> {
-  const rows = await db.session.findMany({
-    where: { workspaceId, createdById: userId, createdAt: { gte: since } },
-    orderBy: { createdAt: "desc" },
-    select: { id: true },
+  where: { workspaceId: string; userId: string; commandId: string; since: Date },
+): Promise<string | undefined> {
+  const row = await db.sessionEvent.findFirst({
+    where: {
+      commandId: where.commandId,
+      session: { workspaceId: where.workspaceId, createdById: where.userId, createdAt: { gte: where.since } },
+    },
+    select: { sessionId: true },
   });
-  return rows.map((r) => r.id);
+  return row?.sessionId;
 }
 
 /** The live fields of a session row, as they change. */

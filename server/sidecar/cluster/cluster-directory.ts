@@ -37,15 +37,53 @@ export interface ClusterDirectory {
   leaseOf?(sessionId: string): Promise<{ ownerId: string; expiresAt: number } | null>;
   /** The live nodes (heartbeat within the lease time, not stopped), this one included once it has beaten. */
   liveNodes(): Promise<SidecarNodeView[]>;
-  /** Where a new session should start: the live node with the most free memory (this one when alone). */
+  /**
+   * Where a new session should start (`pickNode`: the host with the most free memory, its node
+   * with the fewest sessions; this one when alone), remembered as pending there until that node's
+   * next heartbeat reports it.
+   */
   pickNodeForNewSession(): Promise<string>;
 }
 
-/** The node with the most free memory; this one on a tie or when no node is listed. Pure. */
-export function pickNode(nodes: readonly SidecarNodeView[], selfId: string): string {
+/** What one more CLI session is expected to take (each CLI process holds about 200 MB). */
+export const approxSessionMb = 200;
+
+/**
+ * Where a new session should start. Pure.
+ *
+ * - The host with the most free memory, less what the sessions placed there since its last
+ *   heartbeat will take (`pending`, sessions this node sent it that no beat reports yet): a
+ *   burst of creations between two beats does not all land on the node that led at the last one.
+ * - Nodes of one host share its memory (they report the same `MemAvailable`), so among them the
+ *   one with the fewest sessions (live, plus pending).
+ * - Then this node, then the lowest id. No node listed yet: this one.
+ */
+export function pickNode(nodes: readonly SidecarNodeView[], selfId: string, pending: ReadonlyMap<string, number> = new Map()): string {
+  const pendingOf = (node: SidecarNodeView) => pending.get(node.id) ?? 0;
+  const hosts = new Map<string, { freeMb: number; beatAt: string; pending: number }>();
+  for (const node of nodes) {
+    const host = hosts.get(node.host);
+    if (host === undefined) hosts.set(node.host, { freeMb: node.freeMb, beatAt: node.heartbeatAt, pending: pendingOf(node) });
+    else {
+      // the host's memory as its latest beat saw it
+      if (node.heartbeatAt > host.beatAt) Object.assign(host, { freeMb: node.freeMb, beatAt: node.heartbeatAt });
+      host.pending += pendingOf(node);
+    }
+  }
+  const headroom = (node: SidecarNodeView) => {
+    const host = hosts.get(node.host)!;
+    return host.freeMb - approxSessionMb * host.pending;
+  };
+  const load = (node: SidecarNodeView) => node.liveSessions + pendingOf(node);
   let best: SidecarNodeView | undefined;
   for (const node of nodes) {
-    if (best === undefined || node.freeMb > best.freeMb || (node.freeMb === best.freeMb && node.id === selfId)) best = node;
+    if (best === undefined) {
+      best = node;
+      continue;
+    }
+    const order =
+      headroom(node) - headroom(best) || load(best) - load(node) || Number(node.id === selfId) - Number(best.id === selfId) || (node.id < best.id ? 1 : 0);
+    if (order > 0) best = node;
   }
   return best?.id ?? selfId;
 }
@@ -67,6 +105,7 @@ export function createDbClusterDirectory(db: Db, selfId: string, now: () => Date
       liveSessions: row.liveSessions,
     }));
   };
+  let placed: { nodeId: string; at: number }[] = [];
   return {
     selfId,
     async ownerOf(sessionId) {
@@ -79,7 +118,16 @@ export function createDbClusterDirectory(db: Db, selfId: string, now: () => Date
     },
     liveNodes,
     async pickNodeForNewSession() {
-      return pickNode(await liveNodes(), selfId);
+      const nodes = await liveNodes();
+      const at = now().getTime();
+      // placements a node's beat has not reported yet (its beat after the placement counts the session)
+      const beatOf = new Map(nodes.map((n) => [n.id, Date.parse(n.heartbeatAt)]));
+      const pending = new Map<string, number>();
+      placed = placed.filter((p) => p.at > (beatOf.get(p.nodeId) ?? at - clusterTimings.leaseMs));
+      for (const p of placed) pending.set(p.nodeId, (pending.get(p.nodeId) ?? 0) + 1);
+      const target = pickNode(nodes, selfId, pending);
+      placed.push({ nodeId: target, at });
+      return target;
     },
   };
 }

@@ -97,7 +97,10 @@ describe.skipIf(pgTests.skip)("two sidecars on PostgreSQL and Redis", () => {
   let scratch: Promise<void> | undefined;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
 
-  /** Both nodes' heartbeats and lease renewals (NodeHeartbeat's job in main.ts): A has more free memory, so new sessions start there. */
+  /**
+   * Both nodes' heartbeats and lease renewals (NodeHeartbeat's job in main.ts): A's host has more
+   * free memory, so new sessions start there (two hosts: nodes of one host share its memory).
+   */
   async function beat(): Promise<void> {
     const now = new Date();
     for (const [id, freeMb] of [
@@ -106,7 +109,7 @@ describe.skipIf(pgTests.skip)("two sidecars on PostgreSQL and Redis", () => {
     ] as const) {
       await fx.db.sidecarNode.upsert({
         where: { id },
-        create: { id, host: "test", pid: process.pid, startedAt: now, heartbeatAt: now, freeMb },
+        create: { id, host: `test-${id}`, pid: process.pid, startedAt: now, heartbeatAt: now, freeMb },
         update: { heartbeatAt: now, freeMb },
       });
     }

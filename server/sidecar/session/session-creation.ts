@@ -9,8 +9,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/server/db/client";
-import { findSessionCommand } from "@/server/db/session-events";
-import { insertSession, listRecentSessionIds, type WorkspaceAccess } from "@/server/db/sessions";
+import { findSessionCreatedBy, insertSession, type WorkspaceAccess } from "@/server/db/sessions";
 import { buildCliArgs } from "@/server/sidecar/process/build-cli-args";
 import type { SessionView } from "@/server/shared/wire/session";
 import { CommandMemo } from "./command-memo";
@@ -111,12 +110,7 @@ export class SessionCreation {
   }
 
   /** The session a `session:create` with this id made, looked up in recent sessions' logs. */
-  private async findCreated(workspaceId: string, userId: string, commandId: string): Promise<string | undefined> {
-    const since = new Date(Date.now() - createRetryWindowMs);
-    for (const id of await listRecentSessionIds(this.deps.db, workspaceId, userId, since)) {
-      const event = await findSessionCommand(this.deps.db, id, commandId);
-      if (event) return id;
-    }
-    return undefined;
+  private findCreated(workspaceId: string, userId: string, commandId: string): Promise<string | undefined> {
+    return findSessionCreatedBy(this.deps.db, { workspaceId, userId, commandId, since: new Date(Date.now() - createRetryWindowMs) });
   }
 }
