@@ -5,6 +5,7 @@ import { existsSync } from "node:fs";
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import pg from "pg";
 import { PrismaClient } from "@/generated/prisma/client";
 import { PrismaClient as PgPrismaClient } from "@/generated/prisma-pg/client";
 import { DEFAULT_DATABASE_URL, parseDatabaseUrl, SQLITE_BUSY_TIMEOUT_MS } from "./database-url";
@@ -114,7 +115,22 @@ export function createDb(url: string = process.env.DATABASE_URL || DEFAULT_DATAB
   // (prisma/postgres/schema.prisma is rendered from prisma/schema.prisma, and
   // `db-migrate.ts check` fails when it is stale), so their APIs match and only the nominal
   // types differ.
-  return new PgPrismaClient({ adapter: new PrismaPg({ connectionString: target.url }) }) as unknown as Db;
+  const pool = new pg.Pool({ connectionString: target.url });
+  const db = new PgPrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }) as unknown as Db;
+  pgPools.set(db, pool);
+  return db;
+}
+
+const pgPools = new WeakMap<Db, pg.Pool>();
+
+/**
+ * The connection pool under a PostgreSQL client made by {@link createDb} (undefined for SQLite
+ * or a client made elsewhere). For the one hot statement that skips Prisma's query layer (the
+ * event log's append, `session-events.ts`); the pool is Prisma's own, so it holds no extra
+ * connections and closes with `$disconnect()`.
+ */
+export function pgPoolOf(db: Db): pg.Pool | undefined {
+  return pgPools.get(db);
 }
 
 const cache = globalThis as typeof globalThis & { __conduitDb?: { url: string; db: Db } };
