@@ -171,7 +171,7 @@ export function ApprovalCard({
       data-tool={tool}
       data-status={status}
       data-selected={selected || undefined}
-      aria-label={`${tool} approval, ${status}`}
+      aria-label={`${tool} approval${approval.subagent ? " from a subagent" : ""}, ${status}`}
       onFocusCapture={onActivate}
       onMouseDown={onActivate}
       className={`scroll-mt-20 rounded-lg border bg-white text-sm shadow-sm outline-none dark:bg-zinc-900 ${tone} ${
@@ -187,6 +187,21 @@ export function ApprovalCard({
           >
             {approvalSummary(approval) || <span className="text-zinc-400">{tool}</span>}
           </div>
+          {approval.subagent && (
+            <div
+              data-testid="approval-subagent"
+              className="mt-0.5 flex min-w-0 items-center gap-1.5 text-xs text-violet-700 dark:text-violet-300"
+            >
+              <span className="shrink-0 rounded bg-violet-100 px-1.5 py-0.5 text-[10px] font-medium dark:bg-violet-950">
+                Subagent
+              </span>
+              <span className="truncate" title={approval.subagent.description ?? undefined}>
+                {approval.subagent.description
+                  ? `asks for its task “${approval.subagent.description}”`
+                  : "asks, not the session's main agent"}
+              </span>
+            </div>
+          )}
           {showContext && (
             <div className="mt-0.5 flex flex-wrap items-center gap-x-1.5 text-xs text-zinc-500">
               <Link

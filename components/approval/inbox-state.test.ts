@@ -12,6 +12,7 @@ function approval(id: string, createdAt: string, status: ApprovalView["status"] 
     input: { command: "ls" },
     reason: null,
     blockedPath: null,
+    subagent: null,
     rememberOptions: [],
     status,
     createdAt,

@@ -35,6 +35,20 @@ describe("buildConversation", () => {
     expect(whole.tokens.input).toBeGreaterThan(0);
   });
 
+  it("names who decided a tool call, and says what happened when nobody did (a rule, the deadline)", () => {
+    const decided = buildConversation([
+      { ...ev(1, "decision", { requestId: "r1", toolName: "Bash", behavior: "allow" }), user: { id: "u1", name: "Ada" } },
+      ev(2, "decision", { requestId: "r2", toolName: "Write", behavior: "deny", message: "Nobody answered within 60 s." }),
+      ev(3, "decision", { requestId: "r3", behavior: "allow" }),
+    ]);
+    const notices = decided.items.flatMap((i) => (i.kind === "notice" ? [[i.text, i.detail]] : []));
+    expect(notices).toEqual([
+      ["Ada allowed Bash.", undefined],
+      ["Write was denied.", "Nobody answered within 60 s."],
+      ["A tool call was allowed.", undefined],
+    ]);
+  });
+
   it("shows the pending approval on the tool card until it is answered", () => {
     const log = fixtureLog("partial-messages");
     const asking = upTo(log, (e) => (e.payload as { type?: string }).type === "control_request");

@@ -17,6 +17,9 @@ export interface ApprovalRow {
   suggestions: string | null;
   decisionReason: string | null;
   blockedPath: string | null;
+  /** Asked by a subagent: the CLI's agent_id, and its task's description when the CLI gave one. */
+  agentId: string | null;
+  agentDescription: string | null;
   status: string;
   decidedById: string | null;
   decidedAt: Date | null;
@@ -38,6 +41,8 @@ const rowColumns = {
   suggestions: true,
   decisionReason: true,
   blockedPath: true,
+  agentId: true,
+  agentDescription: true,
   status: true,
   decidedById: true,
   decidedAt: true,
@@ -120,13 +125,13 @@ export type NewApproval = Pick<
   | "expiresAt"
   | "createdAt"
 > &
-  Partial<Pick<ApprovalRow, "decidedAt" | "finalInput" | "message">>;
+  Partial<Pick<ApprovalRow, "agentId" | "agentDescription" | "decidedAt" | "finalInput" | "message">>;
 
 /** Stores a new approval (pending, or already allowed by a rule). */
 export async function insertApproval(db: Db, data: NewApproval): Promise<void> {
   // One flat INSERT (Prisma's `create` costs about four times the CPU, on the path every tool call waits on).
-  await db.$executeRaw`INSERT INTO "Approval" ("id", "sessionId", "requestId", "toolName", "toolUseId", "input", "suggestions", "decisionReason", "blockedPath", "status", "expiresAt", "createdAt", "decidedAt", "finalInput", "message")
-    VALUES (${data.id}, ${data.sessionId}, ${data.requestId}, ${data.toolName}, ${data.toolUseId}, ${data.input}, ${data.suggestions}, ${data.decisionReason}, ${data.blockedPath}, ${data.status}, ${data.expiresAt}, ${data.createdAt}, ${data.decidedAt ?? null}, ${data.finalInput ?? null}, ${data.message ?? null})`;
+  await db.$executeRaw`INSERT INTO "Approval" ("id", "sessionId", "requestId", "toolName", "toolUseId", "input", "suggestions", "decisionReason", "blockedPath", "agentId", "agentDescription", "status", "expiresAt", "createdAt", "decidedAt", "finalInput", "message")
+    VALUES (${data.id}, ${data.sessionId}, ${data.requestId}, ${data.toolName}, ${data.toolUseId}, ${data.input}, ${data.suggestions}, ${data.decisionReason}, ${data.blockedPath}, ${data.agentId ?? null}, ${data.agentDescription ?? null}, ${data.status}, ${data.expiresAt}, ${data.createdAt}, ${data.decidedAt ?? null}, ${data.finalInput ?? null}, ${data.message ?? null})`;
 }
 
 /**

@@ -194,6 +194,39 @@ describe("the agent scenario", () => {
     expect(stepOf(2, notification)?.text).toBe("The subagent reported back: `conduit-demo.md` has 5 lines.");
   });
 
+  it("has its subagent read the file, ask to note what it found (a shell write the CLI asks about), and report", () => {
+    const subagent = byName.get("demo-subagent")!;
+    const steps = subagent.steps as readonly ((ctx: StepContext) => ReplyStep)[];
+    const read = { toolUseId: "t1", isError: false, text: "     1\t# Demo\n     2\tStatus: draft\n     3\t" };
+    const ctx = (results: { toolUseId: string; isError: boolean; text: string }[]) =>
+      ({
+        scenario: "demo-subagent",
+        stepIndex: results.length,
+        prompt: "p",
+        cwd: "/ws",
+        lastToolResults: results.slice(-1),
+        toolUsesSincePrompt: [],
+        toolResultsSincePrompt: results,
+        model: "m",
+        request: { model: "m", max_tokens: 1, messages: [] },
+      }) as StepContext;
+    const note = steps[1]!(ctx([read]));
+    expect(note.tools?.[0]).toMatchObject({
+      name: "Bash",
+      input: { command: "echo 'conduit-demo.md has 3 lines.' > demo-survey.txt" },
+    });
+    expect(steps[2]!(ctx([read, { toolUseId: "t2", isError: false, text: "" }])).text).toBe(
+      "`conduit-demo.md` has 3 lines. Noted in `demo-survey.txt`.",
+    );
+    expect(steps[2]!(ctx([read, { toolUseId: "t2", isError: true, text: "denied" }])).text).toBe(
+      "`conduit-demo.md` has 3 lines. The note was not allowed.",
+    );
+    const missing = { toolUseId: "t1", isError: true, text: "File does not exist." };
+    expect(steps[1]!(ctx([missing])).tools?.[0]?.input.command).toBe(
+      "echo 'conduit-demo.md does not exist yet (try tour to create it).' > demo-survey.txt",
+    );
+  });
+
   it("is not offered by a word: the subagent's scenario is picked by its tag only", () => {
     expect(demoScenarioList.map((info) => info.name)).not.toContain("demo-subagent");
     expect(pick("subagent")).toBe("demo-agent");

@@ -27,6 +27,8 @@ export const demoWriteFile = "conduit-hello.md";
 export const demoTourCommand = `touch ${demoTourFile} && ls -la`;
 /** The demo-background scenario's command: harmless, and long enough to stop it by hand. */
 export const demoBackgroundCommand = "sleep 60";
+/** Where the demo subagent notes its survey (a shell write: the CLI asks, and the card names the subagent). */
+export const demoSurveyFile = "demo-survey.txt";
 
 const tourFileContent = [
   "# Conduit demo",
@@ -230,7 +232,7 @@ function agentStep(ctx: StepContext): ReplyStep | undefined {
       {
         description: "Survey the demo file",
         subagent_type: "general-purpose",
-        prompt: `[scenario:demo-subagent] Read ${demoTourFile} if it exists and report what it says.`,
+        prompt: `[scenario:demo-subagent] Read ${demoTourFile} if it exists, note what you found in ${demoSurveyFile}, and report.`,
       },
       { text: "I'll hand this to a subagent; its steps appear under its card." },
     );
@@ -270,6 +272,18 @@ function backgroundStep(ctx: StepContext): ReplyStep | undefined {
     return say("It runs in the background: the list above the prompt box shows it, with Stop.");
   }
   return undefined;
+}
+
+/** The demo subagent's finding about the demo file, from its Read's result (the first tool result of its turn). */
+function surveyOf(ctx: StepContext): string {
+  const read = ctx.toolResultsSincePrompt[0];
+  if (read === undefined || read.isError) return `\`${demoTourFile}\` does not exist yet (try "tour" to create it).`;
+  return `\`${demoTourFile}\` has ${fileTextFromRead(read).split("\n").length} lines.`;
+}
+
+/** The shell command that writes the survey (plain words only: the finding's backquotes and quotes dropped). */
+function subagentNoteCommand(survey: string): string {
+  return `echo '${survey.replace(/[^\w .()-]/g, "")}' > ${demoSurveyFile}`;
 }
 
 /** The demo set, in trigger priority order (the first scenario with a matching word wins). */
@@ -402,15 +416,20 @@ export const demoScenarios: readonly Scenario[] = [
   },
   {
     name: "demo-subagent",
-    description: "The subagent of demo-agent: reads the demo file and reports (selected by its tag only).",
+    description:
+      "The subagent of demo-agent: reads the demo file, asks to note what it found (an approval that names the subagent), and reports (selected by its tag only).",
     steps: [
       callTool("Read", { file_path: demoTourFile }, { text: `Reading \`${demoTourFile}\`.` }),
       (ctx) =>
-        say(
-          ctx.lastToolResults[0]?.isError
-            ? `\`${demoTourFile}\` does not exist yet (try "tour" to create it).`
-            : `\`${demoTourFile}\` has ${fileTextFromRead(ctx.lastToolResults[0]!).split("\n").length} lines.`,
+        callTool(
+          "Bash",
+          { command: subagentNoteCommand(surveyOf(ctx)), description: `Note the survey in ${demoSurveyFile}` },
+          { text: `Noting that in \`${demoSurveyFile}\`.` },
         ),
+      (ctx) => {
+        const noted = ctx.lastToolResults[0]?.isError === false;
+        return say(`${surveyOf(ctx)}${noted ? ` Noted in \`${demoSurveyFile}\`.` : " The note was not allowed."}`);
+      },
     ],
   },
   {

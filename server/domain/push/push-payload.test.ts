@@ -27,6 +27,13 @@ describe("approvalPushPayload", () => {
     expect(ZPushPayload.parse(payload)).toEqual(payload);
   });
 
+  it("says when a subagent asks", () => {
+    const base = { id: "a", sessionId: "s", toolName: "Bash", input: { command: "make test" }, sessionTitle: null, workspace };
+    expect(approvalPushPayload({ ...base, subagent: { description: "Run the tests" } }).body).toBe("Subagent (Run the tests): Bash: make test");
+    expect(approvalPushPayload({ ...base, subagent: { description: null } }).body).toBe("Subagent: Bash: make test");
+    expect(approvalPushPayload({ ...base, subagent: null }).body).toBe("Bash: make test");
+  });
+
   it("falls back to the tool's name and clips long commands to one short line", () => {
     expect(approvalPushPayload({ id: "a", sessionId: "s", toolName: "mcp__x__y", input: {}, sessionTitle: null, workspace }).body).toBe("mcp__x__y");
     const long = approvalPushPayload({ id: "a", sessionId: "s", toolName: "Bash", input: { command: `echo ${"x".repeat(500)}\nrm -rf /` }, sessionTitle: null, workspace });

@@ -95,12 +95,15 @@ export function approvalPushPayload(approval: {
   input: Record<string, unknown>;
   sessionTitle: string | null;
   workspace: { slug: string; name: string };
+  /** Asked by a subagent: the body says so. */
+  subagent?: { description: string | null } | null;
 }): PushPayload {
   const where = approval.sessionTitle ? `${approval.workspace.name} · ${approval.sessionTitle}` : approval.workspace.name;
+  const subject = subjectOf(approval.toolName, approval.input);
   return {
     kind: "approval",
     title: clip(`Approval needed in ${where}`, maxTitle),
-    body: clip(subjectOf(approval.toolName, approval.input), maxBody),
+    body: clip(approval.subagent ? `Subagent${approval.subagent.description ? ` (${approval.subagent.description})` : ""}: ${subject}` : subject, maxBody),
     url: sessionPath(approval.workspace.slug, approval.sessionId),
     tag: `approval:${approval.id}`,
   };

@@ -80,6 +80,8 @@ export interface ApprovalView {
   /** The CLI's reason for asking, when it gave one. */
   reason: string | null;
   blockedPath: string | null;
+  /** Asked by a subagent (not the session's main agent): its task as the CLI described it, when it did. */
+  subagent: { description: string | null } | null;
   rememberOptions: RememberOption[];
   status: ApprovalStatus;
   createdAt: string;

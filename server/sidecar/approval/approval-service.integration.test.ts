@@ -349,6 +349,9 @@ describe("approvals with the real CLI", () => {
     expect(ack).toMatchObject({ ok: true, data: { finalInput: { command: "echo approver > bash-out.txt" } } });
     await resultOf(sessionId);
     expect(await readFile(path.join(cli.cwd, "bash-out.txt"), "utf8")).toBe("approver\n");
+    // the session's log says who decided (the conversation reads "<name> allowed Bash.")
+    const decisions = (await listSessionEvents(fx.db, sessionId, 0)).filter((e) => e.kind === "decision");
+    expect(decisions.map((e) => [JSON.parse(e.payload).behavior, e.userId])).toEqual([["allow", fx.owner.id]]);
   }, 60_000);
 
   it("a deny with a message reaches the model as the tool result", async () => {

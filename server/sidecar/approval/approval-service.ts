@@ -36,7 +36,6 @@ import {
 } from "@/server/domain/approval/approval-state";
 import { answerFor } from "@/server/domain/approval/decision-answer";
 import { parseRole } from "@/server/domain/workspace/roles";
-import type { PermissionDecision } from "@/server/shared/claude-protocol/encode";
 import type { CanUseToolRequest } from "@/server/shared/claude-protocol/messages";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import {
@@ -48,7 +47,7 @@ import {
   type FileReview,
 } from "@/server/shared/wire/approval";
 import { CommandMemo } from "@/server/sidecar/session/command-memo";
-import type { PermissionQuestion } from "@/server/sidecar/session/session-runner-contract";
+import type { DecidedPermission, PermissionQuestion } from "@/server/sidecar/session/session-runner-contract";
 import { buildReview, readPlan } from "./approval-review";
 import { resolvedFactOf, rowFields, viewOf, viewOfRow } from "./approval-views";
 
@@ -83,7 +82,7 @@ interface PendingEntry {
   disk: string | null;
   /** The deciders were told (the review is read); until then the approval is in no inbox. */
   shown: boolean;
-  answer: (decision: PermissionDecision) => void;
+  answer: (decision: DecidedPermission) => void;
   timer: ReturnType<typeof setTimeout> | undefined;
   detachAbort: () => void;
 }
@@ -123,7 +122,7 @@ export class ApprovalService {
   readonly decidePermission = async (
     session: { sessionId: string; workspaceId: string },
     question: PermissionQuestion,
-  ): Promise<PermissionDecision> => {
+  ): Promise<DecidedPermission> => {
     const { request, requestId, signal } = question;
     const context = await this.contextOf(session.sessionId);
     if (!context) return denyRequest({ message: "Conduit could not find this session; nothing was allowed." });
@@ -133,7 +132,7 @@ export class ApprovalService {
     if (rule) {
       const decision = allowRequest(request);
       await insertApproval(this.deps.db, {
-        ...rowFields(randomUUID(), session.sessionId, requestId, request, now),
+        ...rowFields(randomUUID(), session.sessionId, requestId, request, now, question.agent),
         status: "allowed",
         expiresAt: null,
         decidedAt: new Date(now),
@@ -144,6 +143,7 @@ export class ApprovalService {
     }
 
     const id = randomUUID();
+    const agentDescription = question.agent?.description ?? null;
     const approval = createApproval({
       id,
       sessionId: session.sessionId,
@@ -158,7 +158,7 @@ export class ApprovalService {
     const shown = this.readShown(request, context.workspace.rootPath, session.sessionId, id);
     // Persist, then tell: a reload right after the fact must find the row.
     await insertApproval(this.deps.db, {
-      ...rowFields(id, session.sessionId, requestId, request, now),
+      ...rowFields(id, session.sessionId, requestId, request, now, question.agent),
       status: "pending",
       expiresAt: approval.expiresAt === null ? null : new Date(approval.expiresAt),
     });
@@ -170,13 +170,13 @@ export class ApprovalService {
       }),
     });
 
-    return new Promise<PermissionDecision>((resolve) => {
+    return new Promise<DecidedPermission>((resolve) => {
       const entry: PendingEntry = {
         approval,
         request,
         context,
         recipients,
-        view: viewOf(approval, context, { review: null, plan: null }),
+        view: viewOf(approval, context, { review: null, plan: null, agentDescription }),
         disk: null,
         shown: false,
         answer: resolve,
@@ -226,7 +226,7 @@ export class ApprovalService {
     const { review, disk, plan } = await shown;
     // Settled meanwhile (expired, cancelled): its resolution already went out.
     if (this.pending.get(approval.id) !== entry) return;
-    entry.view = viewOf(approval, context, { review, plan });
+    entry.view = viewOf(approval, context, { review, plan, agentDescription: entry.view.subagent?.description ?? null });
     entry.disk = disk;
     entry.shown = true;
     this.deps.notify(entry.recipients, ApprovalFact.requested, entry.view);
@@ -357,7 +357,7 @@ export class ApprovalService {
     if (workspaceRules.length > 0) {
       await addPermissionRules(this.deps.db, entry.context.workspace.id, user.id, workspaceRules);
     }
-    entry.answer(decided.answer);
+    entry.answer({ ...decided.answer, decidedBy: { id: user.id, name: user.name } });
     const view: ApprovalView = {
       ...entry.view,
       status: decided.status,

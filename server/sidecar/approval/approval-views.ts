@@ -11,7 +11,15 @@ import type { PendingApproval } from "@/server/domain/approval/approval-state";
 import type { CanUseToolRequest, PermissionUpdate } from "@/server/shared/claude-protocol/messages";
 import type { ApprovalResolved, ApprovalStatus, ApprovalView, FileReview, RememberOption } from "@/server/shared/wire/approval";
 
-export function rowFields(id: string, sessionId: string, requestId: string, request: CanUseToolRequest, now: number) {
+/** The Approval row's fields of a question (`agent`: the subagent that asked, see `PermissionQuestion`). */
+export function rowFields(
+  id: string,
+  sessionId: string,
+  requestId: string,
+  request: CanUseToolRequest,
+  now: number,
+  agent?: { id: string; description: string | null },
+) {
   return {
     id,
     sessionId,
@@ -22,6 +30,8 @@ export function rowFields(id: string, sessionId: string, requestId: string, requ
     suggestions: request.permission_suggestions ? JSON.stringify(request.permission_suggestions) : null,
     decisionReason: request.decision_reason ?? null,
     blockedPath: request.blocked_path ?? null,
+    agentId: agent?.id ?? request.agent_id ?? null,
+    agentDescription: agent?.description ?? null,
     createdAt: new Date(now),
   };
 }
@@ -30,7 +40,7 @@ export function rowFields(id: string, sessionId: string, requestId: string, requ
 export function viewOf(
   approval: PendingApproval,
   context: ApprovalContext,
-  extra: { review: FileReview | null; plan: string | null },
+  extra: { review: FileReview | null; plan: string | null; agentDescription: string | null },
 ): ApprovalView {
   return {
     id: approval.id,
@@ -41,6 +51,7 @@ export function viewOf(
     input: approval.input,
     reason: approval.decisionReason ?? approval.description,
     blockedPath: approval.blockedPath,
+    subagent: approval.agentId === null ? null : { description: extra.agentDescription },
     rememberOptions: rememberOptionsOf(approval.suggestions),
     status: "pending",
     createdAt: new Date(approval.createdAt).toISOString(),
@@ -82,6 +93,7 @@ export function viewOfRow(row: ApprovalRow): ApprovalView {
     input,
     reason: row.decisionReason,
     blockedPath: row.blockedPath,
+    subagent: row.agentId === null ? null : { description: row.agentDescription },
     rememberOptions: rememberOptionsOf(suggestions),
     status: row.status as ApprovalStatus,
     createdAt: row.createdAt.toISOString(),

@@ -41,8 +41,10 @@ export class SessionEventLog {
     kind: WireEventKind,
     payload: string,
     value: unknown,
-    command?: { commandId: string; actor: Actor },
+    /** A command's id and who sent it; or only who (a decision's approver), for an event that is no command. */
+    command?: { commandId?: string; actor: Actor },
   ): Promise<StoredEvent> {
+    if (command && command.commandId === undefined) this.names.set(command.actor.id, command.actor.name);
     const stored = this.writer.append({
       sessionId: entry.id,
       kind,
@@ -52,7 +54,8 @@ export class SessionEventLog {
       userId: command?.actor.id ?? null,
     });
     entry.tail = stored.catch(() => undefined);
-    if (!command) {
+    // a command's failure reaches its caller; any other event's is logged here
+    if (command?.commandId === undefined) {
       stored.catch((err: unknown) =>
         this.deps.log.error({ err, sessionId: entry.id, kind }, "an event was not stored and is lost"),
       );

@@ -6,11 +6,10 @@ import type { Logger } from "pino";
 import type { Db } from "@/server/db/client";
 import type { McpSpawnServer } from "@/server/domain/workspace/mcp-servers";
 import type { EventPageLimits } from "@/server/db/session-events";
-import type { PermissionDecision } from "@/server/shared/claude-protocol/encode";
 import type { PermissionModeChoice, SubscribeResult } from "@/server/shared/wire/session";
 import type { SessionLeases } from "@/server/sidecar/cluster/session-leases";
 import type { SessionEventWriter } from "./session-event-writer";
-import type { PermissionDecider, PermissionQuestion, SessionRunner, SessionRunnerOptions } from "./session-runner-contract";
+import type { DecidedPermission, PermissionDecider, PermissionQuestion, SessionRunner, SessionRunnerOptions } from "./session-runner-contract";
 import type { TurnSnapshots } from "./turn-snapshots";
 
 /** What `createSession` needs besides who asks and where. */
@@ -33,7 +32,7 @@ export type CreateRunner = (options: SessionRunnerOptions, decidePermission: Per
 export type SessionPermissionDecider = (
   session: { sessionId: string; workspaceId: string },
   question: PermissionQuestion,
-) => Promise<PermissionDecision>;
+) => Promise<DecidedPermission>;
 
 /** The person a command comes from. */
 export interface Actor {

@@ -197,7 +197,8 @@ export class SessionLifecycle {
    */
   private async decide(entry: SessionEntry, question: PermissionQuestion): Promise<PermissionDecision> {
     const decider = this.deps.decidePermission ?? denyWithoutQueue;
-    const decision = await decider({ sessionId: entry.id, workspaceId: entry.workspace.id }, question);
+    const { decidedBy, ...answer } = await decider({ sessionId: entry.id, workspaceId: entry.workspace.id }, question);
+    const decision = answer as PermissionDecision;
     const record = {
       requestId: question.requestId,
       toolName: question.request.tool_name,
@@ -207,7 +208,8 @@ export class SessionLifecycle {
     };
     // appendRaw logs a failed write; the answer stands either way (the Approval row has it). A
     // hub that is closing has stopped its children: their withdrawn questions need no event.
-    if (!this.parts.isClosed()) void this.parts.events.appendRaw(entry, "decision", JSON.stringify(record), record);
+    // The event names who decided (its userId); a rule, the deadline or a cancel leave it without one.
+    if (!this.parts.isClosed()) void this.parts.events.appendRaw(entry, "decision", JSON.stringify(record), record, decidedBy ? { actor: decidedBy } : undefined);
     return decision;
   }
 

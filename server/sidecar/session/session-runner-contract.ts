@@ -55,9 +55,20 @@ export interface PromptInput {
 export interface PermissionQuestion {
   requestId: string;
   request: CanUseToolRequest;
+  /**
+   * The subagent that asked (the request's `agent_id`), with its task as the CLI described it in
+   * `system/task_started` (null when this process never reported that task). Absent: the main agent.
+   */
+  agent?: { id: string; description: string | null };
   /** Aborted when the CLI cancels the request (interrupt) or the process exits. */
   signal: AbortSignal;
 }
+
+/**
+ * A decision as the session's decider gives it: what goes to the CLI, and the person who made it
+ * (absent when a rule, the deadline or a cancel answered). The runner sends only the decision.
+ */
+export type DecidedPermission = PermissionDecision & { decidedBy?: { id: string; name: string } };
 
 /** Answers permission questions; the runner writes the decision to the CLI. */
 export type PermissionDecider = (question: PermissionQuestion) => Promise<PermissionDecision>;

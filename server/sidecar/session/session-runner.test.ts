@@ -351,6 +351,35 @@ describe("permissions and control requests", () => {
     expect(statuses()).toContain("awaiting-approval");
   });
 
+  it("names the subagent that asks, with its task's description from task_started", async () => {
+    const decide = vi.fn<PermissionDecider>(async () => ({ behavior: "allow", updatedInput: {} }));
+    const { runner, spawner } = setup({ deps: { decidePermission: decide } });
+    await runner.start();
+    await runner.prompt({ uuid: UUID_1, text: "delegate" });
+    spawner.last.print(frames.init(CLAUDE_ID));
+    const task = { type: "system", session_id: CLAUDE_ID, uuid: UUID_2, tool_use_id: "toolu_agent" };
+    spawner.last.print({ ...task, subtype: "task_started", task_id: "a1", description: "Run the tests", task_type: "local_agent" });
+    spawner.last.print({ ...task, subtype: "task_started", task_id: "b1", description: "Long build", task_type: "local_bash" });
+    const asked = (id: string, agentId?: string) => {
+      const frame = frames.canUseTool(id, "Bash", { command: "make test" });
+      (frame.request as Record<string, unknown>).agent_id = agentId;
+      spawner.last.print(frame);
+    };
+    asked("req-1", "a1");
+    asked("req-2");
+    // an agent this process never reported (its task_started lost): named, without a description
+    asked("req-3", "zz");
+    // a background shell's task id is not an agent
+    asked("req-4", "b1");
+    const agents = decide.mock.calls.map(([question]) => [question.requestId, question.agent]);
+    expect(agents).toEqual([
+      ["req-1", { id: "a1", description: "Run the tests" }],
+      ["req-2", undefined],
+      ["req-3", { id: "zz", description: null }],
+      ["req-4", { id: "b1", description: null }],
+    ]);
+  });
+
   it("aborts the decider's signal on control_cancel_request and on exit", async () => {
     const signals: AbortSignal[] = [];
     const decide: PermissionDecider = ({ signal }) => {

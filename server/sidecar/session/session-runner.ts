@@ -129,6 +129,9 @@ const admitEverything: Admission = {
   admit: () => ({ release() {} }),
 };
 
+/** Subagents remembered per process (the oldest forgotten first). */
+const maxRememberedSubagents = 200;
+
 const NO_CONVERSATION = /No conversation found with session ID/i;
 // `--session-id` for a conversation the CLI already saved: the next spawn must resume it.
 const ALREADY_IN_USE = /Session ID \S+ is already in use/i;
@@ -182,6 +185,8 @@ class SupervisedSessionRunner implements SessionRunner {
   private conversationSaved: boolean;
   private missingConversation: string | undefined;
   private permissionMode: PermissionMode;
+  /** The subagents this process started (task id = the agent_id of their questions) and their task's description. */
+  private readonly subagents = new Map<string, string | null>();
   private model: string | undefined;
 
   constructor(options: SessionRunnerOptions, deps: SessionRunnerDeps) {
@@ -621,7 +626,11 @@ class SupervisedSessionRunner implements SessionRunner {
         if (message.num_turns === undefined || message.num_turns > 0) this.conversationSaved = true;
       }
     } else if (message.type === "system") {
-      if (message.subtype === "init") {
+      if (message.subtype === "task_started" && message.task_type === "local_agent") {
+        // a subagent's task: its permission questions carry its id as agent_id
+        this.subagents.set(message.task_id, message.description ?? null);
+        if (this.subagents.size > maxRememberedSubagents) this.subagents.delete(this.subagents.keys().next().value!);
+      } else if (message.subtype === "init") {
         if (message.session_id !== this.conversationId) {
           // A new id mid-process (/clear, fork) is a new conversation, saved once its turn ends.
           this.conversationId = message.session_id;
@@ -688,8 +697,10 @@ class SupervisedSessionRunner implements SessionRunner {
     const onAbort = () => this.apply({ type: "approval-cancelled", requestId });
     signal.addEventListener("abort", onAbort, { once: true });
     let decision: Promise<PermissionDecision>;
+    const agentId = request.agent_id;
+    const agent = agentId ? { id: agentId, description: this.subagents.get(agentId) ?? null } : undefined;
     try {
-      decision = Promise.resolve(this.deps.decidePermission({ requestId, request, signal }));
+      decision = Promise.resolve(this.deps.decidePermission({ requestId, request, signal, ...(agent ? { agent } : {}) }));
     } catch (error) {
       decision = Promise.reject(error);
     }

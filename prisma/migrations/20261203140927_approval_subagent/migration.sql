@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Approval" ADD COLUMN "agentDescription" TEXT;
+ALTER TABLE "Approval" ADD COLUMN "agentId" TEXT;
