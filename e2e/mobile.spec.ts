@@ -94,6 +94,17 @@ test("a phone-sized editor approves a diff from the inbox and the session page w
     // The Bash that ends the tour, then the finished turn: the page still fits.
     const bash = bea.locator('[data-testid="session-approvals"] [data-testid="approval-card"][data-status="pending"][data-tool="Bash"]');
     await expect(bash).toBeVisible({ timeout: 45_000 });
+    // the command is shown whole (the box grows with wrapped lines), the file it writes relative to the workspace
+    const command = bash.getByTestId("approval-command");
+    const wholeShown = () => command.evaluate((el) => el.scrollHeight <= el.clientHeight + 1);
+    expect(await wholeShown()).toBe(true);
+    // a one-line command longer than the screen wraps, and the box grows with it
+    await command.fill(`echo ${"word ".repeat(40)}`);
+    expect(await wholeShown()).toBe(true);
+    await bash.getByRole("button", { name: "Restore proposed" }).tap();
+    await expect(command).toHaveValue("touch conduit-demo.md && ls -la");
+    await expect(bash.getByTestId("approval-path")).toHaveAttribute("data-outside", "false");
+    await expect(bash.getByTestId("approval-path")).toHaveText("Path: conduit-demo.md");
     await bash.getByTestId("approve-button").tap();
     await expect(bea.getByTestId("turn-end")).toHaveCount(1, { timeout: 45_000 });
     await expectNoHorizontalScroll(bea, "session page after the turn", testInfo);

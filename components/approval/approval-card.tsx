@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useId, useImperativeHandle, useMemo, useRef, useState, type ReactNode, type Ref } from "react";
 import type { ApprovalStatus, ApprovalView, Decision } from "@/server/shared/wire/approval";
-import { formatRelative, sessionTitle } from "@/components/session/format";
+import { formatRelative, relativePath, sessionTitle } from "@/components/session/format";
 import { LazyMarkdown } from "@/components/session/markdown-lazy";
 import type { DecideOutcome } from "./approval-client";
 import { ApprovalCountdown } from "./approval-countdown";
@@ -239,12 +239,7 @@ export function ApprovalCard({
               {approval.reason}
             </p>
           )}
-          {approval.blockedPath && (
-            <p className="mt-0.5">
-              <span className="font-medium text-zinc-500">Outside the allowed paths: </span>
-              <span className="font-mono">{approval.blockedPath}</span>
-            </p>
-          )}
+          {approval.blockedPath && <BlockedPath path={approval.blockedPath} root={approval.workspace.rootPath} />}
         </div>
       )}
 
@@ -413,6 +408,7 @@ function ApprovalBody({
         )}
         <FileReviewPanel
           review={approval.review}
+          root={approval.workspace.rootPath}
           readOnly={readOnly}
           shownText={approvedText}
           onTextChange={(text) => {
@@ -612,5 +608,30 @@ function DecidedSummary({
       )}
       {children && <div className="pt-1">{children}</div>}
     </div>
+  );
+}
+
+/**
+ * The path the CLI's permission check stopped at (`blocked_path`: the file a command writes, a
+ * path a tool reaches). Inside the workspace it is shown relative to it; outside, in full and
+ * marked, since that is what an approver most needs to notice.
+ */
+function BlockedPath({ path, root }: { path: string; root: string }) {
+  const inside = relativePath(path, root);
+  if (inside !== path) {
+    return (
+      <p className="mt-0.5" data-testid="approval-path" data-outside="false">
+        <span className="font-medium text-zinc-500">Path: </span>
+        <span className="font-mono" title={path}>
+          {inside}
+        </span>
+      </p>
+    );
+  }
+  return (
+    <p className="mt-0.5 text-amber-800 dark:text-amber-300" data-testid="approval-path" data-outside="true">
+      <span className="font-medium">Outside the workspace: </span>
+      <span className="font-mono">{path}</span>
+    </p>
   );
 }

@@ -57,7 +57,7 @@ export function BashReview({ command, description, readOnly = false, onCommandCh
             setValue(e.target.value);
             onCommandChange?.(e.target.value === command ? undefined : e.target.value);
           }}
-          className="min-w-0 flex-1 resize-y bg-transparent px-2 py-1.5 leading-[18px] outline-none"
+          className="field-sizing-content max-h-72 min-w-0 flex-1 resize-y bg-transparent px-2 py-1.5 leading-[18px] outline-none"
         />
       </div>
       {description && <p className="text-xs text-zinc-600 dark:text-zinc-400">{description}</p>}

@@ -36,6 +36,10 @@ describe("file review display", () => {
   it("the title names the cell of a notebook review", () => {
     expect(reviewTitle(review({ cell: cell() }))).toBe('/ws/nb.ipynb · cell "cell-a" · code');
     expect(reviewTitle(review({ filePath: "/ws/a.ts" }))).toBe("/ws/a.ts");
+    // relative to the workspace when inside it; in full when outside
+    expect(reviewTitle(review({ filePath: "/ws/src/a.ts" }), "/ws")).toBe("src/a.ts");
+    expect(reviewTitle(review({ filePath: "/etc/hosts" }), "/ws")).toBe("/etc/hosts");
+    expect(reviewTitle(review({ filePath: "/ws2/a.ts" }), "/ws")).toBe("/ws2/a.ts");
   });
 
   it("a decided card shows the text the tool got: new_source for NotebookEdit, content for Write", () => {

@@ -4,6 +4,7 @@
  * one cell's source, so the cell decides the language and a deleted cell cannot be edited.
  */
 import type { FileReview } from "@/server/shared/wire/approval";
+import { relativePath } from "@/components/session/format";
 import { languageForPath } from "./apply-hunks";
 
 /** The Monaco language of both sides. */
@@ -24,8 +25,9 @@ export function reviewBadge(review: FileReview): "new file" | "new cell" | "dele
 }
 
 /** The path line: the file, and for a notebook the cell under review. */
-export function reviewTitle(review: FileReview): string {
-  return review.cell ? `${review.filePath} · ${review.cell.label}` : review.filePath;
+export function reviewTitle(review: FileReview, root?: string): string {
+  const file = relativePath(review.filePath, root);
+  return review.cell ? `${file} · ${review.cell.label}` : file;
 }
 
 /**

@@ -36,6 +36,8 @@ export interface FileReviewPanelProps {
   shownText?: string;
   /** The right side's text after every change (hunk toggles and typing). */
   onTextChange?: (text: string) => void;
+  /** The workspace's directory: the file's path is shown relative to it (in full on hover). */
+  root?: string;
 }
 
 /**
@@ -44,7 +46,13 @@ export interface FileReviewPanelProps {
  * edits elsewhere survive; when the approver edited inside the hunk itself, the text is rebuilt
  * from the original. A deleted notebook cell is shown read-only: it can only be allowed or denied.
  */
-export function FileReviewPanel({ review, readOnly: decided = false, shownText, onTextChange }: FileReviewPanelProps) {
+export function FileReviewPanel({
+  review,
+  readOnly: decided = false,
+  shownText,
+  onTextChange,
+  root,
+}: FileReviewPanelProps) {
   const readOnly = decided || !isReviewEditable(review);
   const original = review.original ?? "";
   const [accepted, setAccepted] = useState<ReadonlySet<string>>(() => new Set(review.hunks.map((h) => h.id)));
@@ -60,7 +68,7 @@ export function FileReviewPanel({ review, readOnly: decided = false, shownText, 
     [original, shownText, review.proposed, collapsed],
   );
   const language = reviewLanguage(review);
-  const title = reviewTitle(review);
+  const title = reviewTitle(review, root);
   const badge = reviewBadge(review);
   const stats = useMemo(() => countChanges(review.hunks), [review.hunks]);
   // The card around the diff paints first; Monaco's editor (tens of ms to create) mounts after.
@@ -118,7 +126,7 @@ export function FileReviewPanel({ review, readOnly: decided = false, shownText, 
   return (
     <div className="overflow-hidden rounded-md border border-zinc-200 dark:border-zinc-800">
       <div className="flex flex-wrap items-center gap-x-3 gap-y-1 border-b border-zinc-200 bg-zinc-50 px-2.5 py-1.5 text-xs dark:border-zinc-800 dark:bg-zinc-950">
-        <span className="min-w-0 truncate font-mono font-medium" title={title}>
+        <span className="min-w-0 truncate font-mono font-medium" title={reviewTitle(review)}>
           {title}
         </span>
         {badge && (

@@ -6,7 +6,7 @@ function approval(id: string, createdAt: string, status: ApprovalView["status"] 
   return {
     id,
     sessionId: "s1",
-    workspace: { id: "w1", slug: "demo", name: "Demo" },
+    workspace: { id: "w1", slug: "demo", name: "Demo", rootPath: "/srv/demo" },
     sessionTitle: null,
     toolName: "Bash",
     input: { command: "ls" },

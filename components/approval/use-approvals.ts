@@ -150,8 +150,8 @@ export async function decideApproval(approvalId: string, decision: Decision): Pr
 
 /** One line naming what an approval is about: the file, the command, the question. */
 export function approvalSummary(approval: ApprovalView): string {
-  if (approval.review) return reviewTitle(approval.review);
-  return toolSummary(approval.toolName, approval.input);
+  if (approval.review) return reviewTitle(approval.review, approval.workspace.rootPath);
+  return toolSummary(approval.toolName, approval.input, approval.workspace.rootPath);
 }
 
 function notifyIfHidden(approval: ApprovalView): void {

@@ -28,7 +28,7 @@ export interface ApprovalRow {
   expiresAt: Date | null;
   createdAt: Date;
   decidedBy: { id: string; name: string } | null;
-  session: { title: string | null; createdById: string; workspace: { id: string; slug: string; name: string } };
+  session: { title: string | null; createdById: string; workspace: { id: string; slug: string; name: string; rootPath: string } };
 }
 
 const rowColumns = {
@@ -52,7 +52,7 @@ const rowColumns = {
   createdAt: true,
   decidedBy: { select: { id: true, name: true } },
   session: {
-    select: { title: true, createdById: true, workspace: { select: { id: true, slug: true, name: true } } },
+    select: { title: true, createdById: true, workspace: { select: { id: true, slug: true, name: true, rootPath: true } } },
   },
 } as const;
 

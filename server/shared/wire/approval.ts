@@ -73,7 +73,8 @@ export interface RememberOption {
 export interface ApprovalView {
   id: string;
   sessionId: string;
-  workspace: { id: string; slug: string; name: string };
+  /** `rootPath`: the workspace's directory on the server (paths inside it are shown relative to it). */
+  workspace: { id: string; slug: string; name: string; rootPath: string };
   sessionTitle: string | null;
   toolName: string;
   input: Record<string, unknown>;

@@ -45,7 +45,7 @@ export function viewOf(
   return {
     id: approval.id,
     sessionId: approval.sessionId,
-    workspace: { id: context.workspace.id, slug: context.workspace.slug, name: context.workspace.name },
+    workspace: { id: context.workspace.id, slug: context.workspace.slug, name: context.workspace.name, rootPath: context.workspace.rootPath },
     sessionTitle: context.title,
     toolName: approval.toolName,
     input: approval.input,
@@ -87,7 +87,12 @@ export function viewOfRow(row: ApprovalRow): ApprovalView {
   return {
     id: row.id,
     sessionId: row.sessionId,
-    workspace: row.session.workspace,
+    workspace: {
+      id: row.session.workspace.id,
+      slug: row.session.workspace.slug,
+      name: row.session.workspace.name,
+      rootPath: row.session.workspace.rootPath,
+    },
     sessionTitle: row.session.title,
     toolName: row.toolName,
     input,
