@@ -11,17 +11,27 @@ const stored = (iso: string) => new Date(iso).toISOString().replace("Z", "+00:00
  */
 function seedSession(
   db: Database.Database,
-  input: { id: string; workspaceId: string; userId: string; prompt: string; reply: string; at: string },
+  input: {
+    id: string;
+    workspaceId: string;
+    userId: string;
+    prompt: string;
+    reply: string;
+    at: string;
+    title?: null;
+    status?: string;
+  },
 ): void {
   const at = stored(input.at);
   db.prepare(
     `INSERT INTO Session (id, workspaceId, createdById, status, mode, title, searchText, createdAt, updatedAt, lastActivityAt)
-     VALUES (?, ?, ?, 'stopped', 'default', ?, ?, ?, ?, ?)`,
+     VALUES (?, ?, ?, ?, 'default', ?, ?, ?, ?, ?)`,
   ).run(
     input.id,
     input.workspaceId,
     input.userId,
-    input.prompt.slice(0, 40),
+    input.status ?? "stopped",
+    input.title === null ? null : input.prompt.slice(0, 40),
     `${input.prompt}\n${input.reply}`.toLowerCase(),
     at,
     at,
@@ -125,6 +135,8 @@ test("history lists past sessions, searches them, opens a transcript and offers 
       prompt: "Write a haiku about giraffes",
       reply: "Long necks in the sun.",
       at: "2026-11-03T10:00:00Z",
+      title: null,
+      status: "awaiting-approval",
     });
   })();
   db.close();
@@ -132,6 +144,10 @@ test("history lists past sessions, searches them, opens a transcript and offers 
   await page.goto(`/history?workspace=${workspace.slug}`);
   const list = page.getByTestId("history-list");
   await expect(list.getByTestId("history-row")).toHaveCount(2);
+  // a session without a title is named by its first prompt, as in the workspace's list; statuses read as words
+  const giraffes = list.getByTestId("history-row").first();
+  await expect(giraffes.getByRole("link")).toHaveText("Write a haiku about giraffes");
+  await expect(giraffes.locator('[data-status="awaiting-approval"]')).toHaveText("awaiting approval");
   await page.getByTestId("history-search").fill("STRIPES");
   await page.getByTestId("history-submit").click();
   await expect(list.getByTestId("history-row")).toHaveCount(1);

@@ -49,6 +49,11 @@ const look: Record<SessionStatus, { label: string; className: string; dot: strin
   },
 };
 
+/** A session's status in words ("awaiting approval"), for tables and text. */
+export function statusLabel(status: string): string {
+  return (look as Record<string, { label: string } | undefined>)[status]?.label ?? status;
+}
+
 /** A session's status as a coloured pill; `data-status` carries the raw value. */
 export function StatusBadge({ status, testId }: { status: SessionStatus; testId?: string }) {
   const l = look[status] ?? look.idle;

@@ -6,6 +6,7 @@
  */
 import { Prisma } from "@/generated/prisma/client";
 import { pgPoolOf, type Db } from "./client";
+import { parsePayload } from "./session-wire-event";
 
 /** One row of the event log. `payload` is JSON text: a CLI line exactly as printed, or a command's payload. */
 export interface SessionEventRecord {
@@ -401,4 +402,24 @@ export async function listSessionEventTail(db: Db, sessionId: string, limits: Ev
   }
   if (chosen.length === 0) return [];
   return db.sessionEvent.findMany({ where: { sessionId, seq: { in: chosen } }, orderBy: { seq: "asc" }, select: columns });
+}
+
+/**
+ * The first prompt's text of each session (its first 200 characters), for titles of sessions
+ * that have none: one statement for a page of sessions.
+ */
+export async function firstPromptsOf(db: Db, sessionIds: readonly string[]): Promise<Record<string, string>> {
+  const firstPrompts: Record<string, string> = {};
+  if (sessionIds.length === 0) return firstPrompts;
+  const prompts = await db.sessionEvent.findMany({
+    where: { sessionId: { in: [...sessionIds] }, kind: "prompt" },
+    orderBy: [{ sessionId: "asc" }, { seq: "asc" }],
+    distinct: ["sessionId"],
+    select: { sessionId: true, payload: true },
+  });
+  for (const p of prompts) {
+    const text = (parsePayload(p.payload) as { text?: unknown } | null | undefined)?.text;
+    if (typeof text === "string") firstPrompts[p.sessionId] = text.slice(0, 200);
+  }
+  return firstPrompts;
 }

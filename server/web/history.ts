@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { getDb } from "@/server/db/client";
+import { firstPromptsOf } from "@/server/db/session-events";
 import type { TranscriptApproval } from "@/server/shared/wire/history";
 import { listSessionHistory, listSessionTurnCosts, type HistoryPage, type TurnCost } from "@/server/db/session-history";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
@@ -34,6 +35,8 @@ export interface HistoryData {
   workspace: { slug: string; name: string } | null;
   people: { id: string; name: string }[];
   models: string[];
+  /** The first prompt of each listed session without a title: the page names the session by it, as the workspace's list does. */
+  firstPrompts: Record<string, string>;
 }
 
 const dayMs = 86_400_000;
@@ -93,6 +96,10 @@ export async function readHistory(userId: string, params: HistoryParams): Promis
     workspace,
     people,
     models: models.map((m) => m.model).filter((m): m is string => m !== null),
+    firstPrompts: await firstPromptsOf(
+      db,
+      page.rows.filter((r) => !r.title?.trim()).map((r) => r.id),
+    ),
   };
 }
 

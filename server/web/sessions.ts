@@ -7,7 +7,7 @@
  * these reads give the first paint and the raw log download.
  */
 import { getDb, type Db } from "@/server/db/client";
-import { listSessionEventPage, listSessionEventTail } from "@/server/db/session-events";
+import { firstPromptsOf, listSessionEventPage, listSessionEventTail } from "@/server/db/session-events";
 import { parsePayload, toWireEvent } from "@/server/db/session-wire-event";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import {
@@ -73,19 +73,7 @@ export async function listSessions(
   const rows = page.slice(0, limit);
   const last = rows.at(-1);
   const nextCursor = page.length > limit && last ? encodeHistoryCursor(last.createdAt, last.id) : null;
-  const firstPrompts: Record<string, string> = {};
-  if (rows.length > 0) {
-    const prompts = await db.sessionEvent.findMany({
-      where: { sessionId: { in: rows.map((r) => r.id) }, kind: "prompt" },
-      orderBy: [{ sessionId: "asc" }, { seq: "asc" }],
-      distinct: ["sessionId"],
-      select: { sessionId: true, payload: true },
-    });
-    for (const p of prompts) {
-      const text = (parsePayload(p.payload) as { text?: unknown } | undefined)?.text;
-      if (typeof text === "string") firstPrompts[p.sessionId] = text.slice(0, 200);
-    }
-  }
+  const firstPrompts = await firstPromptsOf(db, rows.map((r) => r.id));
   return { workspace, sessions: await toViews(rows, workspace, settings), settings, firstPrompts, nextCursor };
 }
 

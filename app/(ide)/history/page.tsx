@@ -2,6 +2,8 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { FilterDate, FilterSelect } from "@/components/filter-select";
 import { formatUsd } from "@/components/format/money";
+import { sessionTitle } from "@/components/session/format";
+import { statusLabel } from "@/components/session/status-badge";
 import { checkHistoryFilters, historyStatuses } from "./filters";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import { requirePageUser } from "@/server/web/auth";
@@ -137,12 +139,12 @@ export default async function HistoryPage({
                         href={`/history/${encodeURIComponent(r.workspace.slug)}/${encodeURIComponent(r.id)}`}
                         className="text-indigo-600 hover:underline dark:text-indigo-400"
                       >
-                        {r.title ?? `Session ${r.id.slice(0, 8)}`}
+                        {sessionTitle(r, data.firstPrompts[r.id])}
                       </Link>
                     </td>
                     <td>{r.workspace.name}</td>
                     <td>{r.createdBy.name}</td>
-                    <td>{r.status}</td>
+                    <td data-status={r.status}>{statusLabel(r.status)}</td>
                     <td className="font-mono text-xs">{r.model ?? "default"}</td>
                     <td className="font-mono text-xs">{r.createdAt.replace("T", " ").slice(0, 16)}</td>
                     <td className="text-right">{r.turns}</td>
