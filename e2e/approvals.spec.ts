@@ -61,6 +61,8 @@ test("an Edit is reviewed in another member's inbox, changed in the diff and all
     const edit = await allowUntil(bea, "Edit");
     await expect(bea.getByTestId("approval-count")).toHaveText("1");
     await expect(edit).toContainText(demoFile);
+    // the CLI's description of an Edit is only the file's name, which the card already shows
+    await expect(edit.getByTestId("approval-reason")).toHaveCount(0);
     await expect(edit.getByTestId("approval-countdown")).toHaveText(/expires in \d+:\d{2}|no deadline/);
     const diff = edit.getByTestId("approval-diff");
     await expect(diff).toBeVisible();

@@ -103,6 +103,7 @@ test("a phone-sized editor approves a diff from the inbox and the session page w
     expect(await wholeShown()).toBe(true);
     await bash.getByRole("button", { name: "Restore proposed" }).tap();
     await expect(command).toHaveValue("touch conduit-demo.md && ls -la");
+    await expect(bash.getByTestId("approval-reason")).toHaveText("Claude Code asks: Touch the demo file and list the workspace");
     await expect(bash.getByTestId("approval-path")).toHaveAttribute("data-outside", "false");
     await expect(bash.getByTestId("approval-path")).toHaveText("Path: conduit-demo.md");
     await bash.getByTestId("approve-button").tap();

@@ -162,6 +162,7 @@ export function ApprovalCard({
   }));
 
   const tone = pending ? "border-amber-300 dark:border-amber-800/80" : "border-zinc-200 dark:border-zinc-800";
+  const reason = shownReason(approval);
   return (
     <article
       ref={root}
@@ -231,12 +232,12 @@ export function ApprovalCard({
         </div>
       </header>
 
-      {(approval.reason || approval.blockedPath) && (
+      {(reason || approval.blockedPath) && (
         <div className="mx-3 mb-2 rounded border-l-2 border-zinc-300 bg-zinc-50 px-2 py-1 text-xs text-zinc-700 dark:border-zinc-700 dark:bg-zinc-950 dark:text-zinc-300">
-          {approval.reason && (
+          {reason && (
             <p data-testid="approval-reason">
               <span className="font-medium text-zinc-500">Claude Code asks: </span>
-              {approval.reason}
+              {reason}
             </p>
           )}
           {approval.blockedPath && <BlockedPath path={approval.blockedPath} root={approval.workspace.rootPath} />}
@@ -634,4 +635,20 @@ function BlockedPath({ path, root }: { path: string; root: string }) {
       <span className="font-mono">{path}</span>
     </p>
   );
+}
+
+/**
+ * The CLI's reason for asking, unless it only repeats the file the card already names (for
+ * Edit and Write the CLI's description is the file's name: "Claude Code asks: a.md" said nothing).
+ */
+function shownReason(approval: ApprovalView): string | null {
+  const reason = approval.reason?.trim();
+  if (!reason) return null;
+  const file = approval.input.file_path ?? approval.input.notebook_path;
+  if (typeof file === "string") {
+    const root = approval.workspace.rootPath;
+    const repeats = [file, relativePath(file, root), file.split("/").at(-1)];
+    if (repeats.includes(reason)) return null;
+  }
+  return reason;
 }
