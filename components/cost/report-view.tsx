@@ -123,7 +123,7 @@ export function ReportView(props: {
           <thead className="text-left text-xs text-zinc-500">
             <tr>
               <th className="py-1">Period</th>
-              <th>{report.by}</th>
+              <th className="capitalize">{report.by}</th>
               <th className="text-right">USD</th>
               <th className="text-right">Input</th>
               <th className="text-right">Output</th>
@@ -142,13 +142,13 @@ export function ReportView(props: {
               >
                 <td className="py-1 font-mono text-xs">{r.period}</td>
                 <td>{r.label}</td>
-                <td className="text-right font-mono">{r.usd}</td>
-                <td className="text-right font-mono">{r.inputTokens}</td>
-                <td className="text-right font-mono">{r.outputTokens}</td>
-                <td className="text-right font-mono">{r.cacheReadTokens}</td>
-                <td className="text-right font-mono">{r.cacheWriteTokens}</td>
-                <td className="text-right font-mono">{r.turns}</td>
-                <td className="text-right font-mono">{r.sessions}</td>
+                <Usd usd={r.usd} />
+                <Count n={r.inputTokens} />
+                <Count n={r.outputTokens} />
+                <Count n={r.cacheReadTokens} />
+                <Count n={r.cacheWriteTokens} />
+                <Count n={r.turns} />
+                <Count n={r.sessions} />
               </tr>
             ))}
           </tbody>
@@ -156,15 +156,13 @@ export function ReportView(props: {
             <tr data-testid="report-total" className="border-t-2 border-zinc-300 font-medium dark:border-zinc-700">
               <td className="py-1">Total</td>
               <td />
-              <td className="text-right font-mono" data-testid="report-total-cell-usd">
-                {t.usd}
-              </td>
-              <td className="text-right font-mono">{t.inputTokens}</td>
-              <td className="text-right font-mono">{t.outputTokens}</td>
-              <td className="text-right font-mono">{t.cacheReadTokens}</td>
-              <td className="text-right font-mono">{t.cacheWriteTokens}</td>
-              <td className="text-right font-mono">{t.turns}</td>
-              <td className="text-right font-mono">{t.sessions}</td>
+              <Usd usd={t.usd} testId="report-total-cell-usd" />
+              <Count n={t.inputTokens} />
+              <Count n={t.outputTokens} />
+              <Count n={t.cacheReadTokens} />
+              <Count n={t.cacheWriteTokens} />
+              <Count n={t.turns} />
+              <Count n={t.sessions} />
             </tr>
           </tfoot>
         </table>
@@ -182,4 +180,17 @@ function Figure(props: { label: string; value: string; testId?: string }) {
       </div>
     </div>
   );
+}
+
+/** A table's dollar cell: formatted as everywhere else, the exact figure (as in the CSV) in `data-usd` and on hover. */
+function Usd({ usd, testId }: { usd: number; testId?: string }) {
+  return (
+    <td className="text-right font-mono" data-testid={testId} data-usd={usd} title={`$${usd}`}>
+      {formatUsd(usd)}
+    </td>
+  );
+}
+
+function Count({ n }: { n: number }) {
+  return <td className="text-right font-mono">{formatCount(n)}</td>;
 }

@@ -158,7 +158,10 @@ function tourSummary(
     );
   const bash = outcome(uses.bash);
   lines.push(bash?.isError ? `- \`${demoTourCommand}\` was declined or failed.` : `- Ran \`${demoTourCommand}\`.`);
-  lines.push("", "Try prompts with the words write, question, plan, slow or error to see more.");
+  lines.push(
+    "",
+    "Try prompts with the words write, question, plan, todo, agent, background, slow or error to see more.",
+  );
   return lines.join("\n");
 }
 
