@@ -1,5 +1,6 @@
 import { AccountSettings } from "@/components/account/account-settings";
 import { PushToggle } from "@/components/account/push-toggle";
+import { formatUsd } from "@/components/format/money";
 import { readAccount } from "@/server/web/account";
 import { requirePageUser } from "@/server/web/auth";
 import { readPushState } from "@/server/web/push";
@@ -23,9 +24,9 @@ export default async function AccountPage() {
       <section className="card space-y-2" aria-label="Spend this month">
         <h2 className="text-sm font-medium text-zinc-500">Spend in {month} (UTC)</h2>
         <p className="text-2xl font-semibold" data-testid="account-spend">
-          ${account.spentUsd.toFixed(2)}
+          {formatUsd(account.spentUsd)}
           <span className="ml-2 text-sm font-normal text-zinc-500" data-testid="account-budget">
-            {account.monthlyBudgetUsd === null ? "no monthly budget set" : `of $${account.monthlyBudgetUsd.toFixed(2)} budget`}
+            {account.monthlyBudgetUsd === null ? "no monthly budget set" : `of ${formatUsd(account.monthlyBudgetUsd)} budget`}
           </span>
         </p>
         {share !== undefined && (
