@@ -32,6 +32,8 @@ test("sign up, sign out, sign in, create a workspace, add a viewer who cannot ma
 
   await page.goto("/workspaces");
   await expect(page.getByTestId("workspace-link").filter({ hasText: name })).toBeVisible();
+  const row = page.getByTestId("workspace-list").locator("li").filter({ hasText: name });
+  await expect(row.getByTestId("workspace-activity")).toHaveText("no sessions yet");
   await page.getByTestId("workspace-link").filter({ hasText: name }).click();
   await expect(page).toHaveURL(workspaceUrl);
 

@@ -59,3 +59,28 @@ describe("createWorkspace", () => {
     expect(created.rootPath).toBe(path.join(root, "docs-2"));
   });
 });
+
+describe("listWorkspaceActivity", () => {
+  it("counts each workspace's sessions (deleted ones left out), those working now, and the latest activity", async () => {
+    const team = await workspaces.createWorkspace(fixtures.owner.id, { name: "Busy", directory: "busy" });
+    const quiet = await workspaces.createWorkspace(fixtures.owner.id, { name: "Quiet", directory: "quiet" });
+    const session = (status: string, at: string, deleted = false) =>
+      fixtures.db.session.create({
+        data: {
+          workspaceId: team.id,
+          createdById: fixtures.owner.id,
+          status,
+          lastActivityAt: new Date(at),
+          ...(deleted ? { deletedAt: new Date(at) } : {}),
+        },
+      });
+    await session("running", "2026-11-01T10:00:00Z");
+    await session("awaiting-approval", "2026-11-02T10:00:00Z");
+    await session("stopped", "2026-11-03T10:00:00Z");
+    await session("running", "2026-11-05T10:00:00Z", true);
+    const activity = await workspaces.listWorkspaceActivity([team.id, quiet.id]);
+    expect(activity[team.id]).toEqual({ sessions: 3, working: 2, lastActivityAt: "2026-11-03T10:00:00.000Z" });
+    expect(activity[quiet.id]).toBeUndefined();
+    expect(await workspaces.listWorkspaceActivity([])).toEqual({});
+  });
+});

@@ -116,6 +116,44 @@ export async function listWorkspaces(userId: string): Promise<WorkspaceSummary[]
   }));
 }
 
+/** What the workspace list says of each workspace's sessions. */
+export interface WorkspaceActivity {
+  /** Sessions not deleted (archived ones included). */
+  sessions: number;
+  /** Sessions starting, running or waiting for an approval now. */
+  working: number;
+  /** The latest activity of any session (ISO), or null without sessions. */
+  lastActivityAt: string | null;
+}
+
+/** The sessions' counts and latest activity of each workspace, in two grouped statements. */
+export async function listWorkspaceActivity(workspaceIds: readonly string[]): Promise<Record<string, WorkspaceActivity>> {
+  const activity: Record<string, WorkspaceActivity> = {};
+  if (workspaceIds.length === 0) return activity;
+  const db = getDb();
+  const where = { workspaceId: { in: [...workspaceIds] }, deletedAt: null };
+  const [all, working] = await Promise.all([
+    db.session.groupBy({ by: ["workspaceId"], where, _count: { _all: true }, _max: { lastActivityAt: true } }),
+    db.session.groupBy({
+      by: ["workspaceId"],
+      where: { ...where, status: { in: ["starting", "running", "awaiting-approval"] } },
+      _count: { _all: true },
+    }),
+  ]);
+  for (const row of all) {
+    activity[row.workspaceId] = {
+      sessions: row._count._all,
+      working: 0,
+      lastActivityAt: row._max.lastActivityAt?.toISOString() ?? null,
+    };
+  }
+  for (const row of working) {
+    const a = activity[row.workspaceId];
+    if (a) a.working = row._count._all;
+  }
+  return activity;
+}
+
 /**
  * Creates a workspace owned by the caller, with a new directory under the root. A directory name
  * the caller asked for that is taken gets the same answer whoever took it (see
