@@ -99,6 +99,28 @@ async function promptAndWait(cluster: Cluster, client: ChaosClient, sessionId: s
   await until(async () => (await resultCount(cluster, sessionId)) > before, timeoutMs, `a result in ${sessionId}`, 100);
 }
 
+/** A session's log from the prompt with `commandId` on, one word per event (kind, and the CLI line's type or the process phase). */
+async function logSince(cluster: Cluster, sessionId: string, commandId: string): Promise<string> {
+  const prompt = await cluster.db.sessionEvent.findFirst({ where: { sessionId, commandId }, select: { seq: true } });
+  const rows = await cluster.db.sessionEvent.findMany({
+    where: { sessionId, seq: { gte: (prompt?.seq ?? 1) - 3 } },
+    orderBy: { seq: "asc" },
+    select: { seq: true, kind: true, payload: true },
+    take: 40,
+  });
+  const word = (r: { seq: number; kind: string; payload: string }) => {
+    const p = (() => {
+      try {
+        return JSON.parse(r.payload) as { type?: string; subtype?: string; phase?: string; code?: string };
+      } catch {
+        return {};
+      }
+    })();
+    return `${r.seq}:${r.kind}${p.type ? `/${p.type}${p.subtype ? `.${p.subtype}` : ""}` : ""}${p.phase ? `/${p.phase}` : ""}${p.code ? `/${p.code}` : ""}`;
+  };
+  return `${prompt ? `prompt at ${prompt.seq}` : "the prompt is not in the log"}; ${rows.map(word).join(" ")}`;
+}
+
 /** CLUSTER_SIDECAR_ENV ("NAME=value NAME=value") as an environment. */
 function extraSidecarEnv(): Record<string, string> {
   const pairs = (process.env.CLUSTER_SIDECAR_ENV ?? "").split(/\s+/).filter((p) => p.includes("="));
@@ -264,6 +286,7 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
     const resumable: number[] = [];
     const answered: number[] = [];
     const refusals = new Map<string, number>();
+    const unanswered: string[] = [];
     await Promise.all(
       orphaned.map(async (id, i) => {
         const client = survivors[i % survivors.length]!;
@@ -271,8 +294,10 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
         const commandId = randomUUID();
         for (let attempt = 0; ; attempt++) {
           // as the browser: a command goes out once the socket is connected again (one sidecar:
-          // after the restart), not into socket.io's buffer, whose late copies would take slots
-          await client.connected(60_000).catch(() => undefined);
+          // after the restart) and the page has its sessions back, not into socket.io's buffer,
+          // whose late copies would take slots, nor beside a tab's six resubscribes (a tab may run
+          // 8 commands; a browser tab watches one session, a watcher here six)
+          await client.ready(60_000).catch(() => undefined);
           const ack = await send(client, "session:prompt", { sessionId: id, text: "after failover", commandId });
           if (ack?.ok) break;
           const why = ack ? (ack.error as { code?: string } | undefined)?.code ?? "error" : "no ack";
@@ -281,12 +306,18 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
           await new Promise((r) => setTimeout(r, Math.min(1_000, 250 * (attempt + 1))));
         }
         resumable.push((performance.now() - t0) / 1000);
-        await until(async () => (await resultCount(cluster, id)) > resultsBefore, 120_000, `a result in ${id}`, 100);
-        answered.push((performance.now() - t0) / 1000);
+        try {
+          await until(async () => (await resultCount(cluster, id)) > resultsBefore, 120_000, `a result in ${id}`, 100);
+          answered.push((performance.now() - t0) / 1000);
+        } catch {
+          // accepted and never answered: what the session's log says since the kill, for the report
+          unanswered.push(`${id}: ${await logSince(cluster, id, commandId)}`);
+        }
       }),
     );
     result.failoverS = Math.max(...resumable);
-    result.answeredS = Math.max(...answered);
+    result.answeredS = unanswered.length > 0 ? undefined : Math.max(...answered);
+    if (unanswered.length > 0) result.notes.push(`ACCEPTED BUT NEVER ANSWERED (120 s): ${unanswered.join(" | ")}`);
     await adopted;
     result.notes.push(
       `failover: ${orphaned.length} sessions of ${victim.id}; resumable p50 ${fmt(percentile(resumable, 50), 1)} s, last ${fmt(result.failoverS, 1)} s; ` +

@@ -295,6 +295,12 @@ export class ChaosClient {
     await until(() => this.socket.connected, timeoutMs, `${this.name} connected`, 20);
   }
 
+  /** Connected, and every watched session subscribed again (a reconnected page has its sessions back before anyone acts in it). */
+  async ready(timeoutMs = 20_000): Promise<void> {
+    await this.connected(timeoutMs);
+    await until(() => this.subscribing.size === 0, timeoutMs, `${this.name} subscribed again`, 20);
+  }
+
   view(sessionId: string): SessionView {
     let view = this.views.get(sessionId);
     if (!view) {
