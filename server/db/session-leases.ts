@@ -29,6 +29,8 @@ export function findSessionLease(db: Db, sessionId: string): Promise<SessionLeas
 export async function claimSessionLease(
   db: Db,
   claim: { sessionId: string; ownerId: string; now: Date; expiresAt: Date },
+  /** `takeOwn: false`: an unexpired lease of `ownerId` itself is not taken either (an adopter must not take its own hub's). */
+  options: { takeOwn?: boolean } = {},
 ): Promise<{ claimed: true; lease: SessionLeaseRow } | { claimed: false; holder: SessionLeaseRow | null }> {
   try {
     const lease = await db.sessionLease.create({
@@ -40,7 +42,10 @@ export async function claimSessionLease(
     if (!isUniqueConflict(err)) throw err;
   }
   const taken = await db.sessionLease.updateManyAndReturn({
-    where: { sessionId: claim.sessionId, OR: [{ ownerId: claim.ownerId }, { expiresAt: { lt: claim.now } }] },
+    where:
+      options.takeOwn === false
+        ? { sessionId: claim.sessionId, expiresAt: { lt: claim.now } }
+        : { sessionId: claim.sessionId, OR: [{ ownerId: claim.ownerId }, { expiresAt: { lt: claim.now } }] },
     data: { ownerId: claim.ownerId, generation: { increment: 1 }, expiresAt: claim.expiresAt, updatedAt: claim.now },
     select: columns,
   });

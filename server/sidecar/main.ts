@@ -223,6 +223,7 @@ async function main(): Promise<void> {
     notify: notifyUsersOf(server.io),
     onAdopted: async (ids) => void (await Promise.all(ids.map((id) => hub.dropEntry(id)))),
   });
+  leases.gateClaims((sessionId) => adoption.settled(sessionId));
   heartbeat.afterBeat("leases", () => leases.renew());
   heartbeat.afterBeat("adoption", () => adoption.run());
   // REDIS_URL: commands reach the sidecar that runs their session, events reach every sidecar.

@@ -10,6 +10,7 @@ import { itOnBothProviders } from "@/server/db/test-support";
 import { eventLogStoreOf, SessionEventWriter } from "@/server/sidecar/session/session-event-writer";
 import { ApprovalFact } from "@/server/shared/wire/approval";
 import { Adoption, adoptedApprovalMessage, type AdoptionDeps } from "./adoption";
+import { LeaseKeeper } from "./session-leases";
 
 const log = pino({ level: "silent" });
 const t0 = Date.parse("2026-12-01T10:00:00Z");
@@ -179,4 +180,67 @@ itOnBothProviders("adoption", "a dead node's lease renewed just after its last h
   expect(await db.approval.findUnique({ where: { id: approval.id } })).toMatchObject({ status: "cancelled" });
   expect(await db.session.findUnique({ where: { id: running.id } })).toMatchObject({ status: "stopped", pid: null });
   expect(await db.sessionLease.count()).toBe(0);
+});
+
+itOnBothProviders("adoption", "a command's claim on a session being settled waits for the settle, so its prompt is not refused as the dead node's", async (db) => {
+  const { session, node, events } = await seed(db);
+  await node("dead", "host-1", t0 - 6_001);
+  await node("node-b", "host-1", t0);
+  const { unread } = await deadNodeSessions(db, session, events);
+  // the adopter's settle blocks in its first step (the reap) until released
+  let releaseReap!: () => void;
+  let reaping!: () => void;
+  const inReap = new Promise<void>((r) => (reaping = r));
+  const b = adopter(db, "node-b", "host-1", {
+    reap: async (pids) => {
+      reaping();
+      await new Promise<void>((r) => (releaseReap = r));
+      return { reaped: pids, survived: [] };
+    },
+  });
+  const keeper = new LeaseKeeper({ db, selfId: "node-b", log, now: () => t0 });
+  keeper.gateClaims((id) => b.adoption.settled(id));
+  const run = b.adoption.run();
+  await inReap;
+  expect(b.adoption.settled(unread.id)).toBeDefined();
+  // a prompt for the session reaches this node's hub now: its claim waits for the settle
+  let claimedAt: "before" | "after" | undefined;
+  let settledYet = false;
+  const claim = keeper.claim(unread.id).then((r) => {
+    claimedAt = settledYet ? "after" : "before";
+    return r;
+  });
+  await new Promise((r) => setTimeout(r, 100));
+  expect(claimedAt).toBeUndefined();
+  settledYet = true;
+  releaseReap();
+  await run;
+  expect(await claim).toEqual({ heldAlready: false });
+  expect(claimedAt).toBe("after");
+  expect(b.adoption.settled(unread.id)).toBeUndefined();
+  // the dead node's prompt was refused before the claim; the lease is this node's own now
+  expect(await notices(db, unread.id)).toEqual([expect.objectContaining({ phase: "prompt-refused" })]);
+  expect(await db.sessionLease.findUnique({ where: { sessionId: unread.id } })).toMatchObject({ ownerId: "node-b" });
+  // a session nobody settles is claimed at once
+  expect(b.adoption.settled("another")).toBeUndefined();
+});
+
+itOnBothProviders("adoption", "a session this node's hub took over before the adoption reached it is left alone: its new turn is not settled, its lease stays", async (db) => {
+  const { session, node, events } = await seed(db);
+  await node("dead", "host-1", t0 - 6_001);
+  await node("node-b", "host-1", t0);
+  const { unread } = await deadNodeSessions(db, session, events);
+  // node-b's hub takes the session over for a prompt (the dead node's lease is gone) and logs it
+  const keeper = new LeaseKeeper({ db, selfId: "node-b", log, now: () => t0 });
+  await keeper.claim(unread.id);
+  const lease = await db.sessionLease.findUniqueOrThrow({ where: { sessionId: unread.id } });
+  await db.sessionEvent.create({ data: { sessionId: unread.id, seq: 2, kind: "prompt", payload: JSON.stringify({ text: "again", uuid: "u9" }) } });
+  const b = adopter(db, "node-b", "host-1");
+  const [report] = await b.adoption.run();
+  expect(report?.sessions).not.toContain(unread.id);
+  // no notice for the live turn's prompt, the hub's lease untouched (same generation), the row not stopped
+  expect(await notices(db, unread.id)).toEqual([]);
+  expect(await db.sessionLease.findUnique({ where: { sessionId: unread.id } })).toMatchObject({ ownerId: "node-b", generation: lease.generation });
+  expect(await db.session.findUnique({ where: { id: unread.id } })).toMatchObject({ status: "starting" });
+  expect(keeper.holds(unread.id)).toBe(true);
 });

@@ -74,6 +74,8 @@ export interface AdoptionReport {
 
 export class Adoption {
   private unknownChecked = false;
+  /** Sessions this node holds as an adopter while it settles them, until their hold is released. */
+  private readonly settling = new Map<string, Promise<void>>();
   private readonly host: string;
   private readonly now: () => number;
 
@@ -115,29 +117,56 @@ export class Adoption {
     const leaseMs = this.deps.leaseMs ?? clusterTimings.leaseMs;
     const claim = (sessionId: string) => {
       const now = this.now();
-      return claimSessionLease(db, { sessionId, ownerId: this.deps.selfId, now: new Date(now), expiresAt: new Date(now + leaseMs) });
+      // `takeOwn: false`: a lease this node's own hub holds (it took the session over for a
+      // command before this adoption reached it) is a live runner's, left alone like another
+      // node's; taking it here would settle the new turn as the dead node's and then delete the
+      // hub's lease with the adopter's hold, fencing the runner mid-turn.
+      return claimSessionLease(db, { sessionId, ownerId: this.deps.selfId, now: new Date(now), expiresAt: new Date(now + leaseMs) }, { takeOwn: false });
     };
-    for (const sessionId of await sessionIdsOfNode(db, nodeId)) {
-      let claimed = await claim(sessionId);
-      // The dead node's own lease, a moment from running out: it renewed its leases just after
-      // its last heartbeat (the beat, then the renewal), so its heartbeat is older than the lease
-      // time a little before its leases are. Claimed once it has run out, not skipped: a skipped
-      // session would keep its running turn and pending approval with nobody left to settle them.
-      if (!claimed.claimed && claimed.holder?.ownerId === nodeId) {
-        const wait = Math.min(leaseMs, claimed.holder.expiresAt.getTime() - this.now() + 5);
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-        claimed = await claim(sessionId);
-      }
-      if (claimed.claimed) held.push(claimed.lease);
-      else this.deps.log.info({ sessionId, owner: claimed.holder?.ownerId }, "a dead sidecar's session already runs elsewhere");
-    }
-    const sessions = held.map((lease) => lease.sessionId);
+    let doneSettling!: () => void;
+    const settled = new Promise<void>((resolve) => (doneSettling = resolve));
     try {
-      return await this.settle(nodeId, host, sessions);
+      for (const sessionId of await sessionIdsOfNode(db, nodeId)) {
+        // From its claim on, a command for the session waits (`settled`): this node's hub would
+        // otherwise start a turn that the settle below takes for the dead node's and refuses.
+        this.settling.set(sessionId, settled);
+        let claimed = await claim(sessionId);
+        // The dead node's own lease, a moment from running out: it renewed its leases just after
+        // its last heartbeat (the beat, then the renewal), so its heartbeat is older than the lease
+        // time a little before its leases are. Claimed once it has run out, not skipped: a skipped
+        // session would keep its running turn and pending approval with nobody left to settle them.
+        if (!claimed.claimed && claimed.holder?.ownerId === nodeId) {
+          const wait = Math.min(leaseMs, claimed.holder.expiresAt.getTime() - this.now() + 5);
+          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+          claimed = await claim(sessionId);
+        }
+        if (claimed.claimed) held.push(claimed.lease);
+        else {
+          this.settling.delete(sessionId);
+          this.deps.log.info({ sessionId, owner: claimed.holder?.ownerId }, "a dead sidecar's session already runs elsewhere");
+        }
+      }
+      return await this.settle(
+        nodeId,
+        host,
+        held.map((lease) => lease.sessionId),
+      );
     } finally {
       // the adopter's own hold only: a runner this node started meanwhile claimed a newer generation
       for (const lease of held) await releaseSessionLease(db, lease).catch(() => undefined);
+      for (const [sessionId, gate] of this.settling) if (gate === settled) this.settling.delete(sessionId);
+      doneSettling();
     }
+  }
+
+  /**
+   * While this node settles `sessionId` as a dead node's (it holds the session's lease as the
+   * adopter), a promise of the end of that settle; otherwise undefined. The lease keeper waits
+   * for it before a claim (`LeaseKeeper.gateClaims`), so a command arriving meanwhile runs on the
+   * settled session: its prompt is not taken for one the dead node left unanswered.
+   */
+  settled(sessionId: string): Promise<void> | undefined {
+    return this.settling.get(sessionId);
   }
 
   private async settle(nodeId: string, host: string, sessions: string[]): Promise<AdoptionReport> {

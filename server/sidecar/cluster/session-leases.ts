@@ -51,6 +51,7 @@ export class LeaseKeeper implements SessionLeases {
   private readonly listeners = new Set<(sessionId: string) => void>();
   private readonly leaseMs: number;
   private readonly now: () => number;
+  private claimGate: (sessionId: string) => Promise<void> | undefined = () => undefined;
 
   constructor(
     private readonly deps: { db: Db; selfId: string; log: Pick<Logger, "info" | "warn" | "error">; leaseMs?: number; now?: () => number },
@@ -78,7 +79,13 @@ export class LeaseKeeper implements SessionLeases {
     return () => this.listeners.delete(listener);
   }
 
+  /** A wait before each claim: the adoption's settle of the session, when one runs (`Adoption.settled`). */
+  gateClaims(gate: (sessionId: string) => Promise<void> | undefined): void {
+    this.claimGate = gate;
+  }
+
   async claim(sessionId: string): Promise<{ heldAlready: boolean }> {
+    await this.claimGate(sessionId);
     const now = this.now();
     const before = this.held.get(sessionId);
     this.claiming.add(sessionId);
