@@ -28,6 +28,7 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { parsePayload } from "@/server/db/session-wire-event";
 import type { WireEvent } from "@/server/shared/wire/session";
 import type { ChaosClient } from "@/test/chaos/rig";
 import { clusterUnavailableReason, startCluster, type Cluster, type ClusterNode } from "@/test/cluster/rig";
@@ -109,13 +110,8 @@ async function logSince(cluster: Cluster, sessionId: string, commandId: string):
     take: 40,
   });
   const word = (r: { seq: number; kind: string; payload: string }) => {
-    const p = (() => {
-      try {
-        return JSON.parse(r.payload) as { type?: string; subtype?: string; phase?: string; code?: string };
-      } catch {
-        return {};
-      }
-    })();
+    const parsed = parsePayload(r.payload);
+    const p = (typeof parsed === "object" && parsed !== null ? parsed : {}) as { type?: string; subtype?: string; phase?: string; code?: string };
     return `${r.seq}:${r.kind}${p.type ? `/${p.type}${p.subtype ? `.${p.subtype}` : ""}` : ""}${p.phase ? `/${p.phase}` : ""}${p.code ? `/${p.code}` : ""}`;
   };
   return `${prompt ? `prompt at ${prompt.seq}` : "the prompt is not in the log"}; ${rows.map(word).join(" ")}`;

@@ -273,11 +273,10 @@ export function createConversationBuilder(): ConversationBuilder {
           str(p?.tool_name) ??
           (requestId ? approvals.get(requestId)?.approval.toolName : undefined);
         // without a person (a workspace rule, the deadline, a cancel): what happened, not "Someone"
-        const what = tool ?? "A tool call";
         notice(
           e,
           verdict.startsWith("deny") ? "warning" : "info",
-          e.user ? `${e.user.name} ${pastTense(verdict)}${tool ? ` ${tool}` : ""}.` : `${what} was ${pastTense(verdict)}.`,
+          e.user ? `${by} ${pastTense(verdict)}${tool ? ` ${tool}` : ""}.` : `${tool ?? "A tool call"} was ${pastTense(verdict)}.`,
           e.user ? undefined : str(p?.message),
         );
         if (requestId) settleApproval(requestId);

@@ -32,7 +32,6 @@ export class SessionEventLog {
     value: unknown,
     command?: { commandId: string; actor: Actor },
   ): Promise<StoredEvent> {
-    if (command) this.names.set(command.actor.id, command.actor.name);
     return this.appendRaw(entry, kind, JSON.stringify(value), value, command);
   }
 
@@ -44,7 +43,7 @@ export class SessionEventLog {
     /** A command's id and who sent it; or only who (a decision's approver), for an event that is no command. */
     command?: { commandId?: string; actor: Actor },
   ): Promise<StoredEvent> {
-    if (command && command.commandId === undefined) this.names.set(command.actor.id, command.actor.name);
+    if (command) this.names.set(command.actor.id, command.actor.name);
     const stored = this.writer.append({
       sessionId: entry.id,
       kind,

@@ -56,6 +56,7 @@ import { noSandbox, type CliSandbox } from "@/server/sidecar/process/sandbox";
 import { oomExitReason, type SessionCgroup, type SessionCgroups } from "@/server/sidecar/process/session-cgroup";
 import type { SessionCredential } from "@/server/sidecar/credential-proxy/credential-proxy";
 import { openNetwork } from "@/server/domain/workspace/network-policy";
+import { rememberBounded } from "./command-memo";
 import { writeSpawnMcpConfig, type SpawnMcpConfig } from "./mcp-config";
 import { attachSpawnNetwork, sandboxNetworkOf, type NetworkAttachment, type SessionNetwork } from "@/server/sidecar/network/session-network";
 import {
@@ -628,8 +629,7 @@ class SupervisedSessionRunner implements SessionRunner {
     } else if (message.type === "system") {
       if (message.subtype === "task_started" && message.task_type === "local_agent") {
         // a subagent's task: its permission questions carry its id as agent_id
-        this.subagents.set(message.task_id, message.description ?? null);
-        if (this.subagents.size > maxRememberedSubagents) this.subagents.delete(this.subagents.keys().next().value!);
+        rememberBounded(this.subagents, message.task_id, message.description ?? null, maxRememberedSubagents);
       } else if (message.subtype === "init") {
         if (message.session_id !== this.conversationId) {
           // A new id mid-process (/clear, fork) is a new conversation, saved once its turn ends.
