@@ -163,10 +163,11 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
       for (const socket of sockets) socket.close();
       await revocations?.close();
       await server.close();
-      await cluster?.close();
       await hub.close();
       await snapshots?.close();
       await approvals?.close();
+      // last, as in server/sidecar/main.ts: the hub's and the approvals' last emits cross Redis
+      await cluster?.close();
     },
   };
 }

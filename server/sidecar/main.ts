@@ -261,11 +261,12 @@ async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, "sidecar stopping");
     // Sockets first (no new commands), then the children (their last lines are logged), then the database.
+    // Redis closes after the last event is written and emitted: the other nodes' browsers see the
+    // children stop (an emit after it would be lost to them, and a forwarded command meets a closed hub).
     slowConsumers.close();
     revocations
       .close()
       .then(() => server.close())
-      .then(() => cluster?.close())
       .then(() => hub.close())
       // its children are stopped: its leases are free, and its node row says it stopped cleanly
       .then(() => leases.releaseAll())
@@ -276,6 +277,7 @@ async function main(): Promise<void> {
       .then(() => snapshots.close())
       .then(() => writer.close())
       .then(() => approvals.close())
+      .then(() => cluster?.close())
       .then(() => push.close())
       .then(() => credentialProxy.close())
       .then(() => checkpointer.close())

@@ -1,10 +1,11 @@
 /**
- * The chaos suite's cluster scenarios (issue #14, docs/CHAOS.md C1–C2). Each starts its own
+ * The chaos suite's cluster scenarios (issue #14, docs/CHAOS.md C1–C3). Each starts its own
  * two-sidecar cluster on PostgreSQL and Redis (test/cluster/rig.ts) beside the suite's one-sidecar
  * world, and closes it at the end. Without CONDUIT_TEST_PG_URL / CONDUIT_TEST_REDIS_URL they are
  * skipped with that reason (reported as skipped, never passed); `.ci/run` sets both.
  */
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import type { Ack } from "@/server/shared/wire/ack";
 import type { CommandAccepted } from "@/server/shared/wire/session";
 import { startCluster, type Cluster, type ClusterNode } from "@/test/cluster/rig";
@@ -198,4 +199,75 @@ const c2: Scenario = {
     }),
 };
 
-export const clusterScenarios: Scenario[] = [c1, c2];
+/**
+ * C3: a polite stop (SIGTERM, as a deploy restarts a node) of the owning sidecar mid-turn, clients
+ * on both nodes. The stopping node's last events (its child's exit, the session stopped) reach the
+ * other node's clients live, and its leases are released at once: the next prompt is taken by the
+ * survivor without waiting for a lease to expire.
+ */
+const c3: Scenario = {
+  id: "C3",
+  title: "cluster: SIGTERM of the owning sidecar mid-turn; its last events reach the other node's clients, the survivor resumes at once",
+  timeoutMs: 120_000,
+  skip: clusterSkip,
+  run: () =>
+    withCluster(async (cluster) => {
+      const f = new Findings();
+      const sent: SentPrompt[] = [];
+      const [n1, n2] = cluster.nodes as [ClusterNode, ClusterNode];
+      const a = await cluster.client("C3-owner-on-1", n1);
+      const b = await cluster.client("C3-owner-on-2", n2);
+      const sessionId = await cluster.createSession(a, "real");
+      for (const client of [a, b]) await client.watch(sessionId);
+      await prompt(a, sessionId, "[scenario:quick] first", sent);
+      await waitForEvent(cluster, sessionId, isResult, 40_000, "the first turn's result");
+      const owner = await cluster.ownerOf(sessionId);
+      if (!owner) throw new Error("no sidecar holds the session's lease after its first turn");
+      const survivor = owner === n1 ? n2 : n1;
+      f.notes.push(`session owned by ${owner.id}; ${survivor.id} survives`);
+      await prompt(b, sessionId, "[scenario:slow] stream for a while", sent);
+      await until(
+        async () => (await cluster.db.sessionEvent.count({ where: { sessionId, kind: "cli", payload: { contains: "part 3." } } })) > 0,
+        30_000,
+        "the slow turn streaming",
+        20,
+      );
+      const stoppedAt = Date.now();
+      await owner.process.stop();
+      f.faults += 1;
+      f.notes.push(`owner stopped in ${((Date.now() - stoppedAt) / 1000).toFixed(1)} s`);
+      const ownerLog = readFileSync(owner.process.logFile, "utf8");
+      const failedEmits = ownerLog.split("publishing an emit to the other sidecars failed").length - 1;
+      f.expect(failedEmits === 0, `the stopping node failed to publish ${failedEmits} emits to the other node`);
+      f.expect((await cluster.ownerOf(sessionId)) === undefined, "the stopped node still holds the session's lease");
+      // The client on the survivor has the stopping node's last events without asking again.
+      const lastSeq = (await cluster.db.sessionEvent.aggregate({ where: { sessionId }, _max: { seq: true } }))._max.seq ?? 0;
+      await until(async () => b.view(sessionId).last >= lastSeq, 10_000, "the survivor's client receiving the stopped node's last events", 50).catch(
+        () => f.problems.push(`the client on ${survivor.id} saw up to seq ${b.view(sessionId).last}, the log holds ${lastSeq}`),
+      );
+      for (const client of [a, b]) if (isOn(client, owner)) moveClient(client, survivor);
+      // The prompt through the survivor's client, while the other one reconnects.
+      const results = () => cluster.db.sessionEvent.count({ where: { sessionId, kind: "cli", payload: { contains: '"type":"result"' } } });
+      const resultsBefore = await results();
+      const sentAt = Date.now();
+      const next = await prompt(b, sessionId, "[scenario:quick] after the restart", sent);
+      f.expect(next?.ok === true, `the prompt after the stop was not accepted: ${JSON.stringify(next)}`);
+      f.notes.push(`prompt sent ${((sentAt - stoppedAt) / 1000).toFixed(1)} s after the stop began, acknowledged in ${((Date.now() - sentAt) / 1000).toFixed(1)} s`);
+      await until(async () => (await results()) > resultsBefore, 30_000, "the resumed turn's result").catch(() =>
+        f.problems.push("the resumed turn never ended"),
+      );
+      for (const client of [a, b]) await client.connected(30_000);
+      const answeredS = (Date.now() - stoppedAt) / 1000;
+      f.notes.push(`answered ${answeredS.toFixed(1)} s after the stop began`);
+      f.expect((await cluster.ownerOf(sessionId)) === survivor, "the survivor does not hold the session after the stop");
+      const spawned = await cluster.db.sessionEvent.findMany({
+        where: { sessionId, kind: "process", payload: { contains: '"phase":"spawned"' } },
+        orderBy: { seq: "asc" },
+      });
+      f.expect(spawned.length >= 2 && spawned.at(-1)!.payload.includes('"resumed":true'), "the survivor's child was not started with --resume");
+      await checkAll(cluster, f, sessionId, [a, b], sent);
+      return f.outcome();
+    }),
+};
+
+export const clusterScenarios: Scenario[] = [c1, c2, c3];

@@ -40,7 +40,7 @@ export interface ClusterForwarding {
   router: SessionRouter;
   remote: RemoteSubscriptions;
   approvals: ClusterApprovals | undefined;
-  /** Stops the bus, then closes Redis (after the Socket.IO server closed). */
+  /** Stops the bus, then closes Redis: last, after the hub, the event writer and the approvals (their last emits cross Redis). */
   close(): Promise<void>;
 }
 
