@@ -1,5 +1,5 @@
 /**
- * The chaos suite's cluster scenarios (issue #14, docs/CHAOS.md C1–C3). Each starts its own
+ * The chaos suite's cluster scenarios (issue #14, docs/CHAOS.md C1–C4). Each starts its own
  * two-sidecar cluster on PostgreSQL and Redis (test/cluster/rig.ts) beside the suite's one-sidecar
  * world, and closes it at the end. Without CONDUIT_TEST_PG_URL / CONDUIT_TEST_REDIS_URL they are
  * skipped with that reason (reported as skipped, never passed); `.ci/run` sets both.
@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Ack } from "@/server/shared/wire/ack";
+import { ApprovalFact, type ApprovalResolved } from "@/server/shared/wire/approval";
 import type { CommandAccepted } from "@/server/shared/wire/session";
 import { startCluster, type Cluster, type ClusterNode } from "@/test/cluster/rig";
 import { until } from "@/test/until";
@@ -270,4 +271,50 @@ const c3: Scenario = {
     }),
 };
 
-export const clusterScenarios: Scenario[] = [c1, c2, c3];
+/**
+ * C4: a polite stop of the node whose CLI is asking. Its pending approval is cancelled, and the
+ * decider connected to the other node sees it resolved (the inbox card goes) without reloading.
+ */
+const c4: Scenario = {
+  id: "C4",
+  title: "cluster: SIGTERM of the node whose CLI asks; the decider on the other node sees the approval cancelled",
+  timeoutMs: 90_000,
+  skip: clusterSkip,
+  run: () =>
+    withCluster(async (cluster) => {
+      const f = new Findings();
+      const sent: SentPrompt[] = [];
+      const [n1, n2] = cluster.nodes as [ClusterNode, ClusterNode];
+      const asker = await cluster.client("C4-asker-on-1", n1);
+      const sessionId = await cluster.createSession(asker, "permission");
+      await asker.watch(sessionId);
+      await prompt(asker, sessionId, "echo before the restart", sent);
+      const approval = await until(
+        async () => (await cluster.db.approval.count({ where: { sessionId } })) > 0,
+        30_000,
+        "the approval request",
+      ).then(() => cluster.db.approval.findFirstOrThrow({ where: { sessionId } }));
+      const owner = await cluster.ownerOf(sessionId);
+      if (!owner) throw new Error("no sidecar holds the session's lease while its CLI asks");
+      const other = owner === n1 ? n2 : n1;
+      const decider = await cluster.client("C4-decider-elsewhere", other, cluster.editor);
+      const resolved: Pick<ApprovalResolved, "approvalId" | "status">[] = [];
+      decider.socket.on(ApprovalFact.resolved, (fact: ApprovalResolved) => resolved.push(fact));
+      await owner.process.stop();
+      f.faults += 1;
+      await until(async () => resolved.some((r) => r.approvalId === approval.id), 10_000, "the decider's approval:resolved", 50).catch(() =>
+        f.problems.push(`the decider on ${other.id} was never told the approval ended (${JSON.stringify(resolved)})`),
+      );
+      const row = await cluster.db.approval.findUniqueOrThrow({ where: { id: approval.id } });
+      f.expect(row.status === "cancelled", `the approval is ${row.status} after its node stopped`);
+      f.expect(
+        resolved.find((r) => r.approvalId === approval.id)?.status === "cancelled",
+        `the decider was told ${JSON.stringify(resolved)}, not that the approval was cancelled`,
+      );
+      // the asker's node is gone: no view to compare; the prompt, cost and approvals against the log
+      await checkAll(cluster, f, sessionId, [], sent);
+      return f.outcome();
+    }),
+};
+
+export const clusterScenarios: Scenario[] = [c1, c2, c3, c4];
