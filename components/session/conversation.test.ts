@@ -126,6 +126,18 @@ describe("buildConversation", () => {
     expect(items[1]).toMatchObject({ kind: "notice", tone: "error", text: "The CLI process exited unexpectedly (signal SIGKILL)." });
   });
 
+  it("says why a session ended for good, and keeps the reason for the prompt box", () => {
+    const reason = "Claude Code has no saved conversation abc to resume (its transcript is gone), so it cannot continue";
+    const before = buildConversation([ev(1, "process", { phase: "exited", pid: 7, code: 1, signal: null, expected: false })]);
+    expect(before.endedReason).toBeUndefined();
+    const c = buildConversation([
+      ev(1, "process", { phase: "exited", pid: 7, code: 1, signal: null, expected: false }),
+      ev(2, "process", { phase: "dead", reason }),
+    ]);
+    expect(c.items.at(-1)).toMatchObject({ kind: "notice", tone: "error", text: `This session has ended: ${reason}. Start a new session to go on.` });
+    expect(c.endedReason).toBe(reason);
+  });
+
   it("never throws on odd payloads", () => {
     const odd = [
       ev(1, "cli", null),

@@ -115,6 +115,8 @@ export interface Conversation {
   backgroundTasks: unknown[];
   /** A title the CLI confirmed (`system/session_title_changed`). */
   title?: string;
+  /** Why the session ended for good (the sidecar's `dead` notice), when it did. */
+  endedReason?: string;
 }
 
 const interruptMarker = /^\[Request interrupted by user( for tool use)?\]$/;
@@ -176,6 +178,7 @@ export function createConversationBuilder(): ConversationBuilder {
   let turns = 0;
   let backgroundTasks: unknown[] = [];
   let title: string | undefined;
+  let endedReason: string | undefined;
   const taskTools = new Map<string, string>();
   let sawInit = false;
   let stderrTail: string[] = [];
@@ -306,6 +309,9 @@ export function createConversationBuilder(): ConversationBuilder {
           stderrTail = [];
         } else if (phase === "prompt-refused" || phase === "turn-interrupted") {
           notice(e, phase === "prompt-refused" ? "error" : "warning", str(p?.reason) ?? "The sidecar restarted; this prompt was not answered.");
+        } else if (phase === "dead") {
+          endedReason = str(p?.reason) ?? "its CLI could not be restarted";
+          notice(e, "error", `This session has ended: ${endedReason}. Start a new session to go on.`);
         } else if (phase === "spawned" && p?.resumed === true) {
           notice(e, "info", "The CLI process restarted and resumed the conversation.");
         }
@@ -648,7 +654,7 @@ export function createConversationBuilder(): ConversationBuilder {
       if (itemsChanged) itemsView = items.slice();
       itemsChanged = false;
       changed = false;
-      cached = { items: itemsView, partials, mode, model, costUsd, tokens, turns, firstPrompt, backgroundTasks, title };
+      cached = { items: itemsView, partials, mode, model, costUsd, tokens, turns, firstPrompt, backgroundTasks, title, endedReason };
       return cached;
     },
   };

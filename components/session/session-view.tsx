@@ -77,7 +77,7 @@ export function SessionView({ workspace, initialSession, initialTail, currentUse
   const promptRefusal = !canWrite
     ? "You are a viewer in this workspace: you can watch this session but not prompt it. Ask an owner for the editor role."
     : dead
-      ? "This session is dead: its CLI could not be restarted. Start a new session from the workspace page."
+      ? `This session has ended: ${conversation.endedReason ?? "its CLI could not be restarted"}. Start a new session from the workspace page.`
       : undefined;
 
   const send = useCallback(

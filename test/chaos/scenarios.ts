@@ -6,7 +6,8 @@
  */
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
 import { findCgroupLayout } from "@/server/sidecar/process/session-cgroup";
 import { until } from "@/test/until";
 import { clusterScenarios } from "./cluster-scenarios";
@@ -938,4 +939,63 @@ const a15: Scenario = {
   },
 };
 
-export const scenarios: Scenario[] = [a1, lostPrompt, a4, a2, a5, a8, a8approval, a6, a7, a11, a12, a9, a10, a3, a15, ...clusterScenarios];
+/**
+ * A14: the conversation is gone when the session resumes (its transcript wiped, moved, or the
+ * config dir restored from an older backup). The CLI says "No conversation found"; the session
+ * ends with that reason in its log and status, and never carries on as a fresh conversation.
+ */
+const a14: Scenario = {
+  id: "A14",
+  title: "resume of a conversation the CLI no longer has: the session ends with the reason, no fresh conversation in its place",
+  timeoutMs: 60_000,
+  async run(world) {
+    const f = new Findings();
+    const sent: SentPrompt[] = [];
+    const client = await world.client("A14");
+    const sessionId = await world.createSession(client, "real");
+    await client.watch(sessionId);
+    const statuses: string[] = [];
+    client.socket.on("session:status", (view: { id: string; status: string }) => {
+      if (view.id === sessionId) statuses.push(view.status);
+    });
+    await prompt(client, sessionId, "[scenario:quick] remember this", sent);
+    await waitForEvent(world, sessionId, isResult, 30_000, "the first answer");
+    const [conversationId] = await claudeSessionIdsOf(world, sessionId);
+    // The sidecar restarts, and the CLI's saved conversations are gone meanwhile.
+    await world.sidecar.stop();
+    const projects = path.join(world.dir, "data", "claude-config", world.workspaces.real.id, "projects");
+    f.expect(existsSync(projects), `no CLI transcripts under ${projects} (the test removes the wrong directory)`);
+    rmSync(projects, { recursive: true, force: true });
+    await world.sidecar.start();
+    f.faults += 1;
+    await client.connected(30_000);
+    world.model.clearRequests();
+    await prompt(client, sessionId, "[scenario:quick] and now?", sent);
+    const dead = await waitForEvent(world, sessionId, isPhase("dead"), 20_000, "the session's end").catch(() => undefined);
+    const reason = dead ? ((JSON.parse(dead.payload) as { reason?: string }).reason ?? "") : "";
+    f.expect(dead !== undefined, "no `dead` notice in the log after the failed resume");
+    f.expect(reason.includes(`no saved conversation ${conversationId}`), `the notice does not name the missing conversation: ${reason}`);
+    f.expect(!reason.includes(world.dir), `the notice shows a server path: ${reason}`);
+    await until(() => statuses.includes("dead"), 5_000, "the dead status reaching the client").catch(() =>
+      f.problems.push(`the client was never told the session is dead (statuses: ${statuses.join(", ")})`),
+    );
+    const row = await world.db.session.findUniqueOrThrow({ where: { id: sessionId }, select: { status: true } });
+    f.expect(row.status === "dead", `the session row is ${row.status}`);
+    // Nothing went to the model, and no child started a conversation of its own.
+    const asked = world.model.requests.filter((r) => r.kind === "messages").length;
+    f.expect(asked === 0, `the model was asked ${asked} times after the conversation was lost (a fresh conversation)`);
+    const ids = await claudeSessionIdsOf(world, sessionId);
+    f.expect(new Set(ids).size === 1, `a child reported another conversation id: ${ids.join(", ")}`);
+    // A later prompt is refused, with words a person can act on.
+    const refused = await prompt(client, sessionId, "[scenario:quick] still there?", sent);
+    f.expect(
+      refused?.ok === false && refused.error.code === "conflict" && /Start a new session/.test(refused.error.message),
+      `a prompt to the ended session got ${JSON.stringify(refused)}`,
+    );
+    f.notes.push(`reason: ${reason}`);
+    await checkAll(world, f, sessionId, [client], sent);
+    return f.outcome();
+  },
+};
+
+export const scenarios: Scenario[] = [a1, lostPrompt, a4, a2, a5, a8, a8approval, a6, a7, a11, a12, a9, a10, a3, a14, a15, ...clusterScenarios];

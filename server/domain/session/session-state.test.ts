@@ -260,7 +260,7 @@ describe("session lifecycle", () => {
     expect(state).toMatchObject({
       status: "dead",
       exit: { code: 1, expected: false },
-      reason: "restart budget exhausted after 5 restarts",
+      reason: "the CLI crashed again after 5 restarts in a row (the restart budget), so it is not restarted any more",
     });
     // Dead is final.
     expect(reduceSessionState(state, { type: "process-spawned" }, now + 3)).toBe(state);

@@ -225,7 +225,7 @@ export function reduceSessionState(state: SessionState, event: SessionEvent, now
         ...core(state),
         status: "dead",
         exit,
-        reason: `restart budget exhausted after ${state.consecutiveRestarts} restarts`,
+        reason: `the CLI crashed again after ${state.consecutiveRestarts} restarts in a row (the restart budget), so it is not restarted any more`,
         since: now,
       };
     }

@@ -124,7 +124,7 @@ describe("a CLI that keeps crashing", () => {
     kit = await createFakeRunner("crash-after", { config: { restartBaseMs: 20, restartMaxMs: 100 } });
     await kit.runner.start();
     const dead = await kit.waitForState((state) => state.status === "dead", 10_000);
-    expect(dead).toMatchObject({ status: "dead", reason: "restart budget exhausted after 5 restarts" });
+    expect(dead).toMatchObject({ status: "dead", reason: "the CLI crashed again after 5 restarts in a row (the restart budget), so it is not restarted any more" });
     expect(kit.pids()).toHaveLength(6);
     const exits = kit.events.filter((e) => e.type === "process" && e.phase === "exited");
     expect(exits).toHaveLength(6);

@@ -152,7 +152,7 @@ export function assertNotDead(entry: SessionEntry): void {
   if (status === "dead") {
     throw new AppError(
       ErrorCode.conflict,
-      "This session's CLI crashed too often and the session is closed. Start a new session.",
+      "This session has ended and takes no more prompts (its last notice says why). Start a new session.",
     );
   }
 }

@@ -250,6 +250,9 @@ export class SessionLifecycle {
         break;
       }
       case "state":
+        // Ended for good: why, in the log, where every viewer (and a later page load) reads it.
+        if (event.state.status === "dead" && entry.status !== "dead")
+          this.parts.events.appendQuietly(entry, "process", { phase: "dead", reason: event.state.reason });
         this.applyState(entry, event.state);
         // ended for good: the session is free for any node
         if (event.state.status === "dead") void this.deps.leases?.release(entry.id);

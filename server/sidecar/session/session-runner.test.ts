@@ -541,7 +541,7 @@ describe("crashes and restarts", () => {
     expect(delays).toEqual([100, 200, 400, 800, 1000]);
     expect(runner.state).toMatchObject({
       status: "dead",
-      reason: expect.stringContaining("restart budget exhausted after 5"),
+      reason: expect.stringContaining("crashed again after 5 restarts in a row"),
     });
     expect(admission.liveCount).toBe(0);
     await expect(runner.prompt({ uuid: UUID_1, text: "hi" })).rejects.toMatchObject({ code: "conflict" });

@@ -518,7 +518,7 @@ class SupervisedSessionRunner implements SessionRunner {
     this.clearWatchdogs();
 
     if (this.missingConversation !== undefined) {
-      this.log.error(fields, "claude CLI has no conversation to resume; session is dead");
+      this.log.error({ ...fields, configDir: this.options.configDir }, "claude CLI has no conversation to resume; session is dead");
       this.die(this.missingConversation);
       return;
     }
@@ -649,9 +649,10 @@ class SupervisedSessionRunner implements SessionRunner {
   }
 
   private noteMissingConversation(): void {
+    // Shown to the session's viewers: no server path (the log line has the config dir).
     this.missingConversation ??=
-      `the CLI has no saved conversation ${this.conversationId} to resume (its transcript is missing from ` +
-      `${this.options.configDir}); start a new session`;
+      `Claude Code has no saved conversation ${this.conversationId} to resume (its transcript is gone: ` +
+      `the CLI's config directory was wiped, moved or restored from an older backup), so it cannot continue`;
   }
 
   private onStderrLine(generation: Generation, text: string): void {
