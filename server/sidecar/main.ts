@@ -30,7 +30,7 @@ import { eventLogStoreOf, SessionEventWriter } from "@/server/sidecar/session/se
 import { createSidecarMetrics, sidecarHttpRoutes } from "@/server/sidecar/metrics/sidecar-metrics";
 import { createSessionRunner } from "@/server/sidecar/session/session-runner";
 import { createSocketServer } from "@/server/sidecar/socket/create-socket-server";
-import { attachSessionSockets } from "@/server/sidecar/socket/session-socket";
+import { attachSessionSockets, sessionRoom } from "@/server/sidecar/socket/session-socket";
 import { attachSessionControlSockets } from "@/server/sidecar/socket/session-controls-socket";
 import { attachSessionMcpSockets } from "@/server/sidecar/socket/session-mcp-socket";
 import { loadWorkspaceMcpServers, resetMcpRunRoot } from "@/server/sidecar/session/mcp-config";
@@ -197,6 +197,8 @@ async function main(): Promise<void> {
     sidecarId,
     leases,
     log,
+    // a browser in the session's room, on any sidecar (the adapter asks the others): its idle CLI stays warm
+    watched: async (sessionId) => (await server.io.in(sessionRoom(sessionId)).fetchSockets()).length > 0,
     decidePermission: tracedDecider(latency, approvals.decidePermission),
     createRunner: (options, decidePermission) =>
       createSessionRunner(options, {

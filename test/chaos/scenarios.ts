@@ -14,6 +14,7 @@ import { clusterScenarios } from "./cluster-scenarios";
 import { checkAll, Findings, prompt, type ScenarioOutcome } from "./findings";
 import {
   checkViews,
+  findEvent,
   isPhase,
   isResult,
   pidsMatching,
@@ -940,6 +941,77 @@ const a15: Scenario = {
 };
 
 /**
+ * A13: idle culling (1 s here). An idle child nobody has open is stopped and resumes on the next
+ * prompt; one someone has open is kept warm; a busy one is never culled mid-turn.
+ */
+const a13: Scenario = {
+  id: "A13",
+  title: "idle culling: idle and nobody watching → stopped and resumable; watched or busy → kept",
+  timeoutMs: 90_000,
+  async run(world) {
+    const f = new Findings();
+    const sent: SentPrompt[] = [];
+    await world.sidecar.stop();
+    await world.sidecar.start({ CONDUIT_IDLE_CULL_SEC: "1" });
+    try {
+      const watcher = await world.client("A13-watcher");
+      const leaver = await world.client("A13-leaver");
+      const kept = await world.createSession(watcher, "real");
+      const left = await world.createSession(leaver, "real");
+      await watcher.watch(kept);
+      await leaver.watch(left);
+      await prompt(watcher, kept, "[scenario:quick] stay", sent);
+      await prompt(leaver, left, "[scenario:quick] go", sent);
+      await waitForEvent(world, kept, isResult, 30_000, "the watched session's answer");
+      await waitForEvent(world, left, isResult, 30_000, "the other session's answer");
+      const pidOf = async (id: string) => (await world.db.session.findUniqueOrThrow({ where: { id }, select: { pid: true } })).pid;
+      const keptPid = await pidOf(kept);
+      // Idle and nobody has it open: stopped (politely) within a few cull periods.
+      leaver.close();
+      f.faults += 1;
+      const closedAt = Date.now();
+      const culled = await waitForEvent(world, left, isPhase("exited"), 15_000, "the unwatched idle child culled").catch(() => undefined);
+      f.expect(culled !== undefined, "the idle session nobody had open was not culled");
+      if (culled) {
+        f.expect(culled.payload.includes('"expected":true'), `the cull was not a polite stop: ${culled.payload}`);
+        f.notes.push(`unwatched idle child culled ${((Date.now() - closedAt) / 1000).toFixed(1)} s after its viewer left`);
+      }
+      // Meanwhile the watched one, idle just as long, kept its child.
+      await new Promise((r) => setTimeout(r, 3000));
+      f.expect(keptPid !== null && processAlive(keptPid), "the watched idle session's CLI was culled");
+      f.expect((await pidOf(kept)) === keptPid, "the watched idle session's CLI changed");
+      // Busy: a turn longer than the cull time, nobody watching, resumes the culled conversation and is not cut.
+      const results = () => world.db.sessionEvent.count({ where: { sessionId: left, kind: "cli", payload: { contains: '"type":"result"' } } });
+      const resultsBefore = await results();
+      await prompt(watcher, left, "[scenario:slow] a turn longer than the cull time", sent);
+      const asked = await waitForEvent(world, left, (r) => r.kind === "prompt" && r.payload.includes("longer than the cull time"), 10_000, "the slow prompt");
+      await until(async () => (await results()) > resultsBefore, 30_000, "the resumed slow answer").catch(() =>
+        f.problems.push("the resumed slow turn never ended"),
+      );
+      const resumed = await findEvent(world, left, isResult);
+      f.expect(resumed !== undefined && !resumed.payload.includes('"is_error":true'), `the resumed slow turn ended badly: ${resumed?.payload.slice(0, 200)}`);
+      const cutting = await world.db.sessionEvent.count({
+        where: { sessionId: left, kind: "process", seq: { gt: asked.seq, lt: resumed?.seq ?? 0 }, payload: { contains: '"phase":"exited"' } },
+      });
+      f.expect(cutting === 0, `the busy child exited ${cutting} times during its turn (culled mid-turn)`);
+      const ids = await claudeSessionIdsOf(world, left);
+      f.expect(ids.length >= 2 && new Set(ids).size === 1, `the culled session did not resume its conversation (${ids.join(", ")})`);
+      // The last viewer leaves the watched one: it goes too.
+      watcher.close();
+      await waitForEvent(world, kept, isPhase("exited"), 15_000, "the watched child culled after its viewer left").catch(() =>
+        f.problems.push("the watched session was never culled after its last viewer left"),
+      );
+      await checkAll(world, f, kept, [], sent);
+      await checkAll(world, f, left, [], sent);
+    } finally {
+      await world.sidecar.stop();
+      await world.sidecar.start();
+    }
+    return f.outcome();
+  },
+};
+
+/**
  * A14: the conversation is gone when the session resumes (its transcript wiped, moved, or the
  * config dir restored from an older backup). The CLI says "No conversation found"; the session
  * ends with that reason in its log and status, and never carries on as a fresh conversation.
@@ -998,4 +1070,4 @@ const a14: Scenario = {
   },
 };
 
-export const scenarios: Scenario[] = [a1, lostPrompt, a4, a2, a5, a8, a8approval, a6, a7, a11, a12, a9, a10, a3, a14, a15, ...clusterScenarios];
+export const scenarios: Scenario[] = [a1, lostPrompt, a4, a2, a5, a8, a8approval, a6, a7, a11, a12, a9, a10, a3, a13, a14, a15, ...clusterScenarios];

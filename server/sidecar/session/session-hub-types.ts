@@ -68,6 +68,8 @@ export interface SessionHubDeps {
   turnSnapshots?: TurnSnapshots;
   /** Session ownership in a cluster (server/sidecar/cluster/session-leases.ts); none: this hub runs whatever it is asked. */
   leases?: SessionLeases;
+  /** Whether anyone has a session open, on any sidecar (its runners keep a watched idle child); none: never. */
+  watched?: (sessionId: string) => Promise<boolean>;
 }
 
 /** What `subscribe` hands to its `deliver` callback. */

@@ -106,6 +106,7 @@ export class SessionLifecycle {
           networkPolicyOf(await this.deps.db.workspace.findUniqueOrThrow({ where: { id: entry.workspace.id }, select: { networkPolicy: true, networkDomains: true } })),
         // and the workspace's MCP servers (mcp-config.ts)
         mcpServers: async () => (await this.deps.mcpServersOf?.(entry.workspace.id)) ?? [],
+        ...(this.deps.watched ? { watched: () => this.deps.watched!(entry.id) } : {}),
       },
       (question) => this.decide(entry, question),
     );

@@ -42,6 +42,12 @@ export interface SessionRunnerOptions {
   networkPolicy?: () => Promise<NetworkPolicy>;
   /** The workspace's MCP servers (secrets open), asked before every spawn: `--mcp-config` (see `mcp-config.ts`); default none. */
   mcpServers?: () => Promise<readonly McpSpawnServer[]>;
+  /**
+   * True while someone has the session open (a browser subscribed, on any sidecar). Asked when an
+   * idle child is due to be culled: a watched one is kept, so its next turn starts warm, and is
+   * asked again later; default: never watched (idle children are culled on time).
+   */
+  watched?: () => Promise<boolean>;
 }
 
 /** A prompt as the runner writes it. */

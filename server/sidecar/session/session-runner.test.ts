@@ -666,6 +666,57 @@ describe("watchdogs", () => {
     expect(admission.liveCount).toBe(1);
   });
 
+  it("keeps an idle child warm while someone has the session open, and culls it once nobody has", async () => {
+    let open = true;
+    const asked: number[] = [];
+    const { runner, spawner } = setup({
+      runner: {
+        watched: async () => {
+          asked.push(Date.now());
+          return open;
+        },
+      },
+    });
+    await runner.start();
+    await runner.prompt({ uuid: UUID_1, text: "one" });
+    playTurn(spawner.last, UUID_1);
+    const idleAt = Date.now();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(asked).toEqual([idleAt + 60_000]);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(asked).toHaveLength(2);
+    expect(spawner.last.exited).toBe(false);
+    expect(runner.state.status).toBe("idle");
+    open = false;
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(asked).toHaveLength(3);
+    expect(spawner.last.stdin.writableEnded).toBe(true);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(runner.state).toMatchObject({ status: "stopped", exit: { expected: true } });
+  });
+
+  it("decides by what happened while it asked: a prompt meanwhile keeps the child, a failed answer culls it", async () => {
+    let answer: ((open: boolean) => void) | undefined;
+    const first = setup({ runner: { watched: () => new Promise<boolean>((r) => (answer = r)) } });
+    await first.runner.start();
+    await first.runner.prompt({ uuid: UUID_1, text: "one" });
+    playTurn(first.spawner.last, UUID_1);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(answer).toBeDefined();
+    await first.runner.prompt({ uuid: UUID_2, text: "two" });
+    answer!(false);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(first.spawner.last.exited).toBe(false);
+    expect(first.runner.state.status).toBe("running");
+
+    const second = setup({ runner: { sessionId: "session-2", watched: () => Promise.reject(new Error("adapter timed out")) } });
+    await second.runner.start();
+    await second.runner.prompt({ uuid: UUID_1, text: "one" });
+    playTurn(second.spawner.last, UUID_1);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(second.spawner.last.stdin.writableEnded).toBe(true);
+  });
+
   it("does not cull while an approval is pending", async () => {
     const { runner, spawner } = setup({ deps: { decidePermission: () => new Promise(() => undefined) } });
     await runner.start();

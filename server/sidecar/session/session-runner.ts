@@ -134,6 +134,8 @@ const admitEverything: Admission = {
 const maxRememberedSubagents = 200;
 
 const NO_CONVERSATION = /No conversation found with session ID/i;
+/** How often a watched idle child is asked about again (at most): its last viewer may have left. */
+const maxWatchedRecheckMs = 60_000;
 // `--session-id` for a conversation the CLI already saved: the next spawn must resume it.
 const ALREADY_IN_USE = /Session ID \S+ is already in use/i;
 
@@ -796,15 +798,38 @@ class SupervisedSessionRunner implements SessionRunner {
     this.cullTimer = undefined;
     const state = this.currentState;
     if (state.status !== "idle" || state.pendingApprovals.length > 0) return;
-    if (this.clock.now() >= state.lastActivityAt + this.config.idleCullMs) {
-      this.log.info(
-        { sessionId: this.sessionId, idleMs: this.clock.now() - state.lastActivityAt },
-        "culling idle claude CLI",
-      );
-      void this.stop();
-    } else {
+    if (this.clock.now() < state.lastActivityAt + this.config.idleCullMs) {
       this.syncWatchdogs();
+      return;
     }
+    const watched = this.options.watched;
+    if (watched === undefined) {
+      this.cull(state);
+      return;
+    }
+    // A placeholder timer while the answer comes, so that syncWatchdogs arms no second check.
+    const asking = this.clock.setTimeout(() => undefined, 0);
+    this.cullTimer = asking;
+    void watched()
+      .catch((err: unknown) => {
+        this.log.warn({ err, sessionId: this.sessionId }, "could not tell whether anyone has the session open; culling it");
+        return false;
+      })
+      .then((open) => {
+        // Something happened meanwhile (a prompt, a stop, a new check): that decides, not this answer.
+        if (this.cullTimer !== asking) return;
+        this.cullTimer = undefined;
+        const now = this.currentState;
+        if (now !== state && (now.status !== "idle" || now.lastActivityAt !== state.lastActivityAt)) return this.syncWatchdogs();
+        if (!open) return this.cull(now);
+        // Kept warm for whoever has it open; asked again after a while (the last viewer may leave).
+        this.cullTimer = this.clock.setTimeout(() => this.checkIdle(), Math.min(this.config.idleCullMs, maxWatchedRecheckMs));
+      });
+  }
+
+  private cull(state: SessionState): void {
+    this.log.info({ sessionId: this.sessionId, idleMs: this.clock.now() - state.lastActivityAt }, "culling idle claude CLI");
+    void this.stop();
   }
 
   private cancelRestart(): void {
