@@ -285,10 +285,10 @@ export function ApprovalCard({
             </button>
             {approval.rememberOptions.length > 0 && (
               <div className="flex min-w-0 flex-wrap items-center gap-1.5 text-xs">
-                <span className="text-zinc-500">or always allow</span>
+                <span className="text-zinc-500">or remember</span>
                 {approval.rememberOptions.length === 1 ? (
                   <span
-                    className="max-w-[28ch] truncate rounded bg-zinc-100 px-1.5 py-0.5 font-mono text-[11px] dark:bg-zinc-800"
+                    className="max-w-[48ch] truncate rounded bg-zinc-100 px-1.5 py-0.5 font-mono text-[11px] dark:bg-zinc-800"
                     title={approval.rememberOptions[0]!.label}
                   >
                     {approval.rememberOptions[0]!.label}
@@ -299,7 +299,7 @@ export function ApprovalCard({
                     data-testid="approve-remember-option"
                     value={rememberIndex}
                     onChange={(e) => setRememberIndex(Number(e.target.value))}
-                    className="max-w-[28ch] rounded border border-zinc-300 bg-white px-1 py-0.5 font-mono text-[11px] dark:border-zinc-700 dark:bg-zinc-900"
+                    className="max-w-[48ch] rounded border border-zinc-300 bg-white px-1 py-0.5 font-mono text-[11px] dark:border-zinc-700 dark:bg-zinc-900"
                   >
                     {approval.rememberOptions.map((o) => (
                       <option key={o.index} value={o.index}>

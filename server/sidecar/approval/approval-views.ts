@@ -122,21 +122,32 @@ export function rememberOptionsOf(suggestions: readonly PermissionUpdate[]): Rem
 }
 
 
+/**
+ * What choosing a suggestion remembers, as a phrase the card puts after "or remember:" and before
+ * its scope ("in this session"): "allow Bash(npm test:*)", "accept-edits mode (file edits without asking)".
+ */
 function describeSuggestion(s: PermissionUpdate): string {
   switch (s.type) {
     case "setMode":
-      return `Switch this session to ${s.mode}`;
+      return modePhrases[s.mode] ?? `${s.mode} mode`;
     case "addDirectories":
-      return `Allow access to ${s.directories.join(", ")}`;
+      return `access to ${s.directories.join(", ")}`;
     case "removeDirectories":
-      return `Remove access to ${s.directories.join(", ")}`;
+      return `no access to ${s.directories.join(", ")}`;
     default: {
       const rules = s.rules.map(ruleLabel).join(", ");
-      const verb = s.behavior === "allow" ? "Always allow" : s.behavior === "deny" ? "Always deny" : "Always ask for";
+      const verb = s.behavior === "allow" ? "allow" : s.behavior === "deny" ? "deny" : "ask for";
       return `${verb} ${rules}`;
     }
   }
 }
+
+const modePhrases: Record<string, string> = {
+  acceptEdits: "accept-edits mode (file edits without asking)",
+  plan: "plan mode",
+  bypassPermissions: "bypass mode (nothing asked)",
+  default: "default mode",
+};
 
 
 function safeJson(text: string): unknown {
