@@ -118,17 +118,17 @@ export default async function HistoryPage({
               No sessions match.
             </p>
           ) : (
-            <table data-testid="history-list" className="w-full text-sm">
+            <table data-testid="history-list" className="w-full text-sm [&_td]:pr-3 [&_td]:align-top [&_th]:pr-3 [&_th]:whitespace-nowrap">
               <thead className="text-left text-xs text-zinc-500">
                 <tr>
                   <th className="py-1">Session</th>
-                  <th>Workspace</th>
+                  <th className="hidden sm:table-cell">Workspace</th>
                   <th>Started by</th>
                   <th>Status</th>
-                  <th>Model</th>
+                  <th className="hidden md:table-cell">Model</th>
                   <th>Started</th>
-                  <th className="text-right">Turns</th>
-                  <th className="text-right">Cost</th>
+                  <th className="hidden text-right sm:table-cell">Turns</th>
+                  <th className="text-right !pr-0">Cost</th>
                 </tr>
               </thead>
               <tbody>
@@ -141,14 +141,22 @@ export default async function HistoryPage({
                       >
                         {sessionTitle(r, data.firstPrompts[r.id])}
                       </Link>
+                      {/* on a phone the hidden columns' facts go under the title */}
+                      <span className="block text-xs text-zinc-500 sm:hidden">
+                        {r.workspace.name} · {r.turns} {r.turns === 1 ? "turn" : "turns"}
+                      </span>
                     </td>
-                    <td>{r.workspace.name}</td>
+                    <td className="hidden sm:table-cell">{r.workspace.name}</td>
                     <td>{r.createdBy.name}</td>
                     <td data-status={r.status}>{statusLabel(r.status)}</td>
-                    <td className="font-mono text-xs">{r.model ?? "default"}</td>
-                    <td className="font-mono text-xs">{r.createdAt.replace("T", " ").slice(0, 16)}</td>
-                    <td className="text-right">{r.turns}</td>
-                    <td className="text-right font-mono">{formatUsd(r.costUsd)}</td>
+                    <td className="hidden font-mono text-xs md:table-cell">{r.model ?? "default"}</td>
+                    <td className="whitespace-nowrap font-mono text-xs">
+                      <span className="hidden sm:inline">{r.createdAt.slice(0, 10)} </span>
+                      {r.createdAt.slice(11, 16)}
+                      <span className="block sm:hidden">{r.createdAt.slice(5, 10)}</span>
+                    </td>
+                    <td className="hidden text-right sm:table-cell">{r.turns}</td>
+                    <td className="whitespace-nowrap text-right font-mono !pr-0">{formatUsd(r.costUsd)}</td>
                   </tr>
                 ))}
               </tbody>
