@@ -42,7 +42,8 @@ export default async function IdeLayout({ children }: { children: ReactNode }) {
         <div className="ml-auto flex items-center gap-3 text-sm">
           <span data-testid="current-user" title={user.email} className="max-w-32 truncate sm:max-w-none">
             {user.name}
-            {user.isAdmin && <span className="ml-1 rounded bg-zinc-200 px-1 text-xs dark:bg-zinc-700">admin</span>}
+            {/* the name, not a cut badge, on a phone (Admin is in the nav there) */}
+            {user.isAdmin && <span className="ml-1 hidden rounded bg-zinc-200 px-1 text-xs sm:inline dark:bg-zinc-700">admin</span>}
           </span>
           <Link href="/account" data-testid="nav-account" className="text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100">
             Account
