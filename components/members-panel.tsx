@@ -102,7 +102,7 @@ export function MembersPanel(props: { slug: string; members: MemberRow[]; canMan
         <thead className="text-left text-xs text-zinc-500">
           <tr>
             <th className="py-1">Name</th>
-            <th>Email</th>
+            <th className="hidden sm:table-cell">Email</th>
             <th>Role</th>
             <th />
           </tr>
@@ -116,8 +116,12 @@ export function MembersPanel(props: { slug: string; members: MemberRow[]; canMan
               data-role={m.role}
               className="border-t border-zinc-200 dark:border-zinc-800"
             >
-              <td className="py-2">{m.name}</td>
-              <td>{m.email}</td>
+              <td className="py-2 pr-2">
+                {m.name}
+                {/* on a phone the email goes under the name */}
+                <span className="block break-all text-xs text-zinc-500 sm:hidden">{m.email}</span>
+              </td>
+              <td className="hidden pr-2 sm:table-cell">{m.email}</td>
               <td>
                 {canManage ? (
                   <select

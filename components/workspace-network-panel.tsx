@@ -77,7 +77,7 @@ export function WorkspaceNetworkPanel(props: { slug: string; mode: Mode; domains
         <select
           id={selectId}
           data-testid="workspace-network-policy"
-          className="field w-auto"
+          className="field w-full sm:w-auto"
           value={mode}
           disabled={!props.canEdit || busy}
           onChange={(e) => setMode(e.target.value as Mode)}

@@ -128,6 +128,29 @@ test("a phone-sized editor approves a diff from the inbox and the session page w
   }
 });
 
+test("a phone-sized owner's workspace page (members, network, settings) and history fit the screen", async ({ browser }, testInfo) => {
+  test.setTimeout(120_000);
+  const stamp = Date.now().toString(36);
+  const email = uniqueEmail("owen");
+  const owen = await phonePage(browser, email, `Owen with a rather long name ${stamp}`);
+  try {
+    // a long workspace name and an owner's panels: the role select, Leave, the network policy's long options
+    const ws = await createWorkspace(owen, `A workspace with a long descriptive name ${stamp}`);
+    await owen.goto(`/w/${ws.slug}`);
+    await expect(owen.getByTestId("member-row")).toHaveCount(1);
+    await expect(owen.getByTestId("workspace-network-policy")).toBeVisible();
+    await expectNoHorizontalScroll(owen, "workspace page of its owner", testInfo);
+    await startSession(owen, "default");
+    await sendPrompt(owen, "hello");
+    await expect(owen.getByTestId("turn-end")).toHaveCount(1, { timeout: 45_000 });
+    await owen.goto("/history");
+    await expect(owen.getByTestId("history-row")).toHaveCount(1);
+    await expectNoHorizontalScroll(owen, "history", testInfo);
+  } finally {
+    await owen.context().close();
+  }
+});
+
 test("the push toggle says when this browser cannot show notifications, and never claims to be on", async ({ browser }, testInfo) => {
   test.setTimeout(120_000);
   // Notifications blocked for the site in the browser's settings.
