@@ -66,7 +66,7 @@ export default function CodeEditor({ initial, language, readOnly, onChange, onSa
         automaticLayout: true,
         wordWrap: "off",
       }}
-      loading={<div className="h-[60vh] animate-pulse rounded bg-zinc-100 dark:bg-zinc-800" />}
+      loading={<div className="h-[60vh] motion-safe:animate-pulse rounded bg-zinc-100 dark:bg-zinc-800" />}
     />
   );
 }

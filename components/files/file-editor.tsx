@@ -10,7 +10,7 @@ import { filesApi, FilesRequestError, type FileRead } from "./files-api";
 
 const CodeEditor = dynamic(() => import("./code-editor"), {
   ssr: false,
-  loading: () => <div className="h-[60vh] animate-pulse rounded bg-zinc-100 dark:bg-zinc-800" />,
+  loading: () => <div className="h-[60vh] motion-safe:animate-pulse rounded bg-zinc-100 dark:bg-zinc-800" />,
 });
 const ReviewDiff = dynamic(() => import("@/components/approval/review-diff"), {
   ssr: false,

@@ -150,7 +150,7 @@ function AssistantBubble({
     >
       <span
         aria-hidden
-        className={`mt-0.5 inline-flex size-6 shrink-0 items-center justify-center rounded-md bg-orange-100 text-[11px] font-bold text-orange-700 dark:bg-orange-900/50 dark:text-orange-300 ${streaming ? "animate-pulse" : ""}`}
+        className={`mt-0.5 inline-flex size-6 shrink-0 items-center justify-center rounded-md bg-orange-100 text-[11px] font-bold text-orange-700 dark:bg-orange-900/50 dark:text-orange-300 ${streaming ? "motion-safe:animate-pulse" : ""}`}
       >
         C
       </span>

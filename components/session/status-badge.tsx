@@ -63,7 +63,7 @@ export function StatusBadge({ status, testId }: { status: SessionStatus; testId?
       data-status={status}
       className={`inline-flex items-center gap-1.5 rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap ring-1 ring-inset ${l.className}`}
     >
-      <span aria-hidden className={`size-1.5 rounded-full ${l.dot} ${l.pulse ? "animate-pulse" : ""}`} />
+      <span aria-hidden className={`size-1.5 rounded-full ${l.dot} ${l.pulse ? "motion-safe:animate-pulse" : ""}`} />
       {l.label}
     </span>
   );

@@ -49,7 +49,7 @@ export const ConnectionNotice = memo(function ConnectionNotice({ state }: { stat
       data-testid="connection-notice"
       className="inline-flex items-center gap-1.5 rounded-full bg-amber-50 px-2 py-0.5 text-xs text-amber-900 ring-1 ring-amber-200 ring-inset dark:bg-amber-950 dark:text-amber-200 dark:ring-amber-900"
     >
-      <span aria-hidden className="size-1.5 animate-pulse rounded-full bg-amber-500" />
+      <span aria-hidden className="size-1.5 motion-safe:animate-pulse rounded-full bg-amber-500" />
       {state.problem ?? "Connecting…"}
     </span>
   );

@@ -31,7 +31,7 @@ export function BackgroundTasks({
       <ul className="space-y-1">
         {tasks.map((t) => (
           <li key={t.taskId} data-testid="background-task" data-task-id={t.taskId} className="flex items-center gap-2">
-            <span aria-hidden className="size-1.5 animate-pulse rounded-full bg-indigo-500" />
+            <span aria-hidden className="size-1.5 motion-safe:animate-pulse rounded-full bg-indigo-500" />
             <span className="rounded bg-zinc-100 px-1 font-mono text-[10px] text-zinc-500 dark:bg-zinc-800">
               {t.type === "local_bash" ? "shell" : t.type === "local_agent" ? "agent" : t.type}
             </span>

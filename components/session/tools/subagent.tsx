@@ -41,7 +41,7 @@ export function SubagentStream({ toolUseId, done }: { toolUseId: string; done: b
         </span>
         Subagent · {items.length} step{items.length === 1 ? "" : "s"}
         {!done && (
-          <span className="ml-1 size-1.5 animate-pulse rounded-full bg-indigo-500 normal-case" aria-label="running" />
+          <span className="ml-1 size-1.5 motion-safe:animate-pulse rounded-full bg-indigo-500 normal-case" aria-label="running" />
         )}
       </button>
       {open && (

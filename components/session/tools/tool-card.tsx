@@ -189,7 +189,7 @@ function ToolState({ state }: { state: string }) {
     case "running":
       return (
         <span className="inline-flex shrink-0 items-center gap-1 text-[11px] text-zinc-500">
-          <span aria-hidden className="size-1.5 animate-pulse rounded-full bg-indigo-500" />
+          <span aria-hidden className="size-1.5 motion-safe:animate-pulse rounded-full bg-indigo-500" />
           running
         </span>
       );
