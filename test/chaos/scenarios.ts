@@ -35,7 +35,6 @@ export interface Scenario {
   run(world: ChaosWorld): Promise<ScenarioOutcome>;
 }
 
-
 const claudeSessionIdsOf = async (world: Pick<ChaosWorld, "db">, sessionId: string) =>
   (
     await world.db.sessionEvent.findMany({
@@ -167,6 +166,18 @@ const lostPrompt: Scenario = {
 /** Restarts the world's sidecar with `once` variables (after a polite stop). */
 async function restartPlain(world: ChaosWorld, once: Record<string, string> = {}): Promise<void> {
   await world.sidecar.start(once);
+}
+
+/** Runs `run` with the world's sidecar restarted under `env`, and restarts it plainly afterwards, whatever happened. */
+async function withSidecarEnv<T>(world: ChaosWorld, env: Record<string, string>, run: () => Promise<T>): Promise<T> {
+  await world.sidecar.stop();
+  await world.sidecar.start(env);
+  try {
+    return await run();
+  } finally {
+    await world.sidecar.stop();
+    await world.sidecar.start();
+  }
 }
 
 /** A4: duplicate commands with ack loss: each commandId takes effect once. */
@@ -659,9 +670,12 @@ const a5: Scenario = {
     );
     // the sweep looks about every second: on a quiet machine the flood ends sooner than that, so
     // give it a few looks before the slow one reads again (a cut that never comes fails below)
-    await until(async () => sweepCuts(world.sidecar.logFile) > cutsBefore, 5_000, "the sweep cut the slow socket", 100).catch(
-      () => undefined,
-    );
+    await until(
+      async () => sweepCuts(world.sidecar.logFile) > cutsBefore,
+      5_000,
+      "the sweep cut the slow socket",
+      100,
+    ).catch(() => undefined);
     raw.resume();
     await slow.connected(30_000);
     await checkAll(world, f, sessionId, [...fast, slow], sent);
@@ -728,15 +742,10 @@ const a10: Scenario = {
     }
     // bwrap: the CLI is PID 1's child in a namespace of its own; its end takes everything along
     const before = world.sidecar.pid;
-    await world.sidecar.stop();
-    await world.sidecar.start({ CONDUIT_SANDBOX: "bwrap" });
-    try {
+    await withSidecarEnv(world, { CONDUIT_SANDBOX: "bwrap" }, async () => {
       const bwrapLeft = await round("bwrap");
       f.expect(bwrapLeft === 0, `CONDUIT_SANDBOX=bwrap: ${bwrapLeft} setsid grandchildren outlived the stop`);
-    } finally {
-      await world.sidecar.stop();
-      await world.sidecar.start();
-    }
+    });
     f.notes.push(`sidecar ${before} restarted with bwrap and back`);
     return f.outcome();
   },
@@ -874,7 +883,8 @@ async function findEventAfter(
 /** A15: a per-session cgroup memory cap. */
 const a15: Scenario = {
   id: "A15",
-  title: "cgroup memory cap: a CLI allocating 400 MB under a 200 MB cap is OOM-killed and reported; another session keeps streaming",
+  title:
+    "cgroup memory cap: a CLI allocating 400 MB under a 200 MB cap is OOM-killed and reported; another session keeps streaming",
   timeoutMs: 90_000,
   skip: () => {
     const why = cgroupsUnusable();
@@ -884,9 +894,7 @@ const a15: Scenario = {
     const f = new Findings();
     const sent: SentPrompt[] = [];
     const capMb = 200;
-    await world.sidecar.stop();
-    await world.sidecar.start({ CONDUIT_SESSION_MEMORY_MB: String(capMb) });
-    try {
+    await withSidecarEnv(world, { CONDUIT_SESSION_MEMORY_MB: String(capMb) }, async () => {
       const sidecarPid = world.sidecar.pid;
       const client = await world.client("A15");
       const hog = await world.createSession(client, "hog");
@@ -904,15 +912,14 @@ const a15: Scenario = {
         payload.reason?.includes(`memory cap of ${capMb} MB`) === true,
         `the hog's exit does not name the memory cap: ${exited.payload}`,
       );
-      f.expect(
-        !(await findEventAfter(world, hog, isResult)),
-        "the hog answered: it was not stopped at the cap",
-      );
+      f.expect(!(await findEventAfter(world, hog, isResult)), "the hog answered: it was not stopped at the cap");
       // the other session streams on, in the same sidecar
       await prompt(client, calm, "after", sent);
       await until(
         async () =>
-          (await world.db.sessionEvent.count({ where: { sessionId: calm, kind: "cli", payload: { contains: '"type":"result"' } } })) >= 2,
+          (await world.db.sessionEvent.count({
+            where: { sessionId: calm, kind: "cli", payload: { contains: '"type":"result"' } },
+          })) >= 2,
         20_000,
         "the calm session's answer after the OOM kill",
       ).catch(() => f.problems.push("the other session did not answer after the OOM kill"));
@@ -928,14 +935,13 @@ const a15: Scenario = {
         10_000,
         "the OOM kill counted",
       ).catch(() => f.problems.push("conduit_sidecar_oom_kills_total stayed 0"));
-      f.notes.push(`the hog died by ${payload.signal ?? "?"}: "${payload.reason ?? "no reason"}"; OOM kills counted: ${oomKills}`);
+      f.notes.push(
+        `the hog died by ${payload.signal ?? "?"}: "${payload.reason ?? "no reason"}"; OOM kills counted: ${oomKills}`,
+      );
       await checkAll(world, f, hog, [client], sent);
       await checkAll(world, f, calm, [client], sent);
       client.close();
-    } finally {
-      await world.sidecar.stop();
-      await world.sidecar.start();
-    }
+    });
     return f.outcome();
   },
 };
@@ -951,9 +957,7 @@ const a13: Scenario = {
   async run(world) {
     const f = new Findings();
     const sent: SentPrompt[] = [];
-    await world.sidecar.stop();
-    await world.sidecar.start({ CONDUIT_IDLE_CULL_SEC: "1" });
-    try {
+    await withSidecarEnv(world, { CONDUIT_IDLE_CULL_SEC: "1" }, async () => {
       const watcher = await world.client("A13-watcher");
       const leaver = await world.client("A13-leaver");
       const kept = await world.createSession(watcher, "real");
@@ -964,49 +968,79 @@ const a13: Scenario = {
       await prompt(leaver, left, "[scenario:quick] go", sent);
       await waitForEvent(world, kept, isResult, 30_000, "the watched session's answer");
       await waitForEvent(world, left, isResult, 30_000, "the other session's answer");
-      const pidOf = async (id: string) => (await world.db.session.findUniqueOrThrow({ where: { id }, select: { pid: true } })).pid;
+      const pidOf = async (id: string) =>
+        (await world.db.session.findUniqueOrThrow({ where: { id }, select: { pid: true } })).pid;
       const keptPid = await pidOf(kept);
       // Idle and nobody has it open: stopped (politely) within a few cull periods.
       leaver.close();
       f.faults += 1;
       const closedAt = Date.now();
-      const culled = await waitForEvent(world, left, isPhase("exited"), 15_000, "the unwatched idle child culled").catch(() => undefined);
+      const culled = await waitForEvent(
+        world,
+        left,
+        isPhase("exited"),
+        15_000,
+        "the unwatched idle child culled",
+      ).catch(() => undefined);
       f.expect(culled !== undefined, "the idle session nobody had open was not culled");
       if (culled) {
         f.expect(culled.payload.includes('"expected":true'), `the cull was not a polite stop: ${culled.payload}`);
-        f.notes.push(`unwatched idle child culled ${((Date.now() - closedAt) / 1000).toFixed(1)} s after its viewer left`);
+        f.notes.push(
+          `unwatched idle child culled ${((Date.now() - closedAt) / 1000).toFixed(1)} s after its viewer left`,
+        );
       }
       // Meanwhile the watched one, idle just as long, kept its child.
       await new Promise((r) => setTimeout(r, 3000));
       f.expect(keptPid !== null && processAlive(keptPid), "the watched idle session's CLI was culled");
       f.expect((await pidOf(kept)) === keptPid, "the watched idle session's CLI changed");
       // Busy: a turn longer than the cull time, nobody watching, resumes the culled conversation and is not cut.
-      const results = () => world.db.sessionEvent.count({ where: { sessionId: left, kind: "cli", payload: { contains: '"type":"result"' } } });
+      const results = () =>
+        world.db.sessionEvent.count({
+          where: { sessionId: left, kind: "cli", payload: { contains: '"type":"result"' } },
+        });
       const resultsBefore = await results();
       await prompt(watcher, left, "[scenario:slow] a turn longer than the cull time", sent);
-      const asked = await waitForEvent(world, left, (r) => r.kind === "prompt" && r.payload.includes("longer than the cull time"), 10_000, "the slow prompt");
+      const asked = await waitForEvent(
+        world,
+        left,
+        (r) => r.kind === "prompt" && r.payload.includes("longer than the cull time"),
+        10_000,
+        "the slow prompt",
+      );
       await until(async () => (await results()) > resultsBefore, 30_000, "the resumed slow answer").catch(() =>
         f.problems.push("the resumed slow turn never ended"),
       );
       const resumed = await findEvent(world, left, isResult);
-      f.expect(resumed !== undefined && !resumed.payload.includes('"is_error":true'), `the resumed slow turn ended badly: ${resumed?.payload.slice(0, 200)}`);
+      f.expect(
+        resumed !== undefined && !resumed.payload.includes('"is_error":true'),
+        `the resumed slow turn ended badly: ${resumed?.payload.slice(0, 200)}`,
+      );
       const cutting = await world.db.sessionEvent.count({
-        where: { sessionId: left, kind: "process", seq: { gt: asked.seq, lt: resumed?.seq ?? 0 }, payload: { contains: '"phase":"exited"' } },
+        where: {
+          sessionId: left,
+          kind: "process",
+          seq: { gt: asked.seq, lt: resumed?.seq ?? 0 },
+          payload: { contains: '"phase":"exited"' },
+        },
       });
       f.expect(cutting === 0, `the busy child exited ${cutting} times during its turn (culled mid-turn)`);
       const ids = await claudeSessionIdsOf(world, left);
-      f.expect(ids.length >= 2 && new Set(ids).size === 1, `the culled session did not resume its conversation (${ids.join(", ")})`);
+      f.expect(
+        ids.length >= 2 && new Set(ids).size === 1,
+        `the culled session did not resume its conversation (${ids.join(", ")})`,
+      );
       // The last viewer leaves the watched one: it goes too.
       watcher.close();
-      await waitForEvent(world, kept, isPhase("exited"), 15_000, "the watched child culled after its viewer left").catch(() =>
-        f.problems.push("the watched session was never culled after its last viewer left"),
-      );
+      await waitForEvent(
+        world,
+        kept,
+        isPhase("exited"),
+        15_000,
+        "the watched child culled after its viewer left",
+      ).catch(() => f.problems.push("the watched session was never culled after its last viewer left"));
       await checkAll(world, f, kept, [], sent);
       await checkAll(world, f, left, [], sent);
-    } finally {
-      await world.sidecar.stop();
-      await world.sidecar.start();
-    }
+    });
     return f.outcome();
   },
 };
@@ -1018,7 +1052,8 @@ const a13: Scenario = {
  */
 const a14: Scenario = {
   id: "A14",
-  title: "resume of a conversation the CLI no longer has: the session ends with the reason, no fresh conversation in its place",
+  title:
+    "resume of a conversation the CLI no longer has: the session ends with the reason, no fresh conversation in its place",
   timeoutMs: 60_000,
   async run(world) {
     const f = new Findings();
@@ -1043,10 +1078,15 @@ const a14: Scenario = {
     await client.connected(30_000);
     world.model.clearRequests();
     await prompt(client, sessionId, "[scenario:quick] and now?", sent);
-    const dead = await waitForEvent(world, sessionId, isPhase("dead"), 20_000, "the session's end").catch(() => undefined);
+    const dead = await waitForEvent(world, sessionId, isPhase("dead"), 20_000, "the session's end").catch(
+      () => undefined,
+    );
     const reason = dead ? ((JSON.parse(dead.payload) as { reason?: string }).reason ?? "") : "";
     f.expect(dead !== undefined, "no `dead` notice in the log after the failed resume");
-    f.expect(reason.includes(`no saved conversation ${conversationId}`), `the notice does not name the missing conversation: ${reason}`);
+    f.expect(
+      reason.includes(`no saved conversation ${conversationId}`),
+      `the notice does not name the missing conversation: ${reason}`,
+    );
     f.expect(!reason.includes(world.dir), `the notice shows a server path: ${reason}`);
     await until(() => statuses.includes("dead"), 5_000, "the dead status reaching the client").catch(() =>
       f.problems.push(`the client was never told the session is dead (statuses: ${statuses.join(", ")})`),
@@ -1070,4 +1110,23 @@ const a14: Scenario = {
   },
 };
 
-export const scenarios: Scenario[] = [a1, lostPrompt, a4, a2, a5, a8, a8approval, a6, a7, a11, a12, a9, a10, a3, a13, a14, a15, ...clusterScenarios];
+export const scenarios: Scenario[] = [
+  a1,
+  lostPrompt,
+  a4,
+  a2,
+  a5,
+  a8,
+  a8approval,
+  a6,
+  a7,
+  a11,
+  a12,
+  a9,
+  a10,
+  a3,
+  a13,
+  a14,
+  a15,
+  ...clusterScenarios,
+];
