@@ -58,6 +58,11 @@ const CPU = process.env.BROWSER_TURN_CPU === "1";
  * extra is the pages' CPU taking the CLI's core; the headline's conditions stay the default.
  */
 const SPLIT_CORES = process.env.BROWSER_TURN_SPLIT_CORES === "1";
+/**
+ * `BROWSER_TURN_REDUCED_MOTION=1`: the pages prefer reduced motion (no pulsing dots while a turn
+ * runs). A diagnostic of what the pages' animations cost the CLI on a shared machine.
+ */
+const REDUCED_MOTION = process.env.BROWSER_TURN_REDUCED_MOTION === "1";
 const serverCore = 0;
 const browserCore = 1;
 
@@ -194,7 +199,7 @@ async function startBareCli(modelUrl: string): Promise<BareCli> {
 // the browsers
 
 async function signedIn(browser: Browser, base: string, email: string, name: string): Promise<Page> {
-  const context = await browser.newContext({ baseURL: base });
+  const context = await browser.newContext({ baseURL: base, ...(REDUCED_MOTION ? { reducedMotion: "reduce" as const } : {}) });
   // the page keeps its latency marks for the breakdown (components/session/latency-marks.ts),
   // a traced run as User Timing marks in the trace as well
   await context.addInitScript(`window.__conduitLatencyMarks = ${TRACE ? '"trace"' : "true"}`);

@@ -286,6 +286,53 @@ const a2: Scenario = {
   },
 };
 
+/** A2-short: a blackout shorter than the ping timeout: the connection holds, and what queued arrives once, in order. */
+const a2short: Scenario = {
+  id: "A2-short",
+  title:
+    "blackout of 10 s (under the ping timeout) while a turn streams; no reconnect, the queued events arrive once, in order",
+  timeoutMs: 60_000,
+  async run(world) {
+    const f = new Findings();
+    const sent: SentPrompt[] = [];
+    const client = await world.client("A2s-dark");
+    const sessionId = await world.createSession(client, "real");
+    await client.watch(sessionId);
+    await prompt(client, sessionId, "[scenario:quick] warm up", sent);
+    await waitForEvent(world, sessionId, isResult, 30_000, "the warm-up answer");
+    let disconnects = 0;
+    client.socket.on("disconnect", () => (disconnects += 1));
+    const ws = (
+      client.socket.io.engine.transport as unknown as { ws?: { _socket?: { pause(): void; resume(): void } } }
+    ).ws?._socket;
+    if (!ws) throw new Error("the client is not on a WebSocket");
+    const heldBefore = client.view(sessionId).last;
+    await prompt(client, sessionId, "[scenario:slow] talk in the dark", sent);
+    ws.pause();
+    f.faults += 1;
+    // the whole slow turn is stored while the client reads nothing
+    await until(
+      async () =>
+        (await world.db.sessionEvent.count({
+          where: { sessionId, kind: "cli", payload: { contains: '"type":"result"' } },
+        })) >= 2,
+      30_000,
+      "the slow turn's end while dark",
+    );
+    const heldInDark = client.view(sessionId).last;
+    await new Promise((r) => setTimeout(r, 10_000));
+    ws.resume();
+    f.notes.push(`held seq ${heldBefore} before, ${heldInDark} when the turn ended in the dark`);
+    await checkAll(world, f, sessionId, [client], sent);
+    f.expect(
+      disconnects === 0,
+      `the connection dropped ${disconnects} times in a 10 s blackout (under the ping timeout)`,
+    );
+    f.expect(client.view(sessionId).resets === 0, "the client had to resync after a short blackout");
+    return f.outcome();
+  },
+};
+
 /** A8: kill -9 of the CLI mid-turn: crash shown at once, no silent replay, next prompt resumes. */
 const a8: Scenario = {
   id: "A8",
@@ -1115,6 +1162,7 @@ export const scenarios: Scenario[] = [
   lostPrompt,
   a4,
   a2,
+  a2short,
   a5,
   a8,
   a8approval,
