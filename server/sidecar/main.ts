@@ -188,7 +188,7 @@ async function main(): Promise<void> {
     ...(await settleUnansweredPrompts({ db, writer, sidecarId: legacyId, log })),
   ];
   if (unanswered.length > 0) log.info({ prompts: unanswered.length }, "settled prompts an earlier sidecar left unanswered");
-  const hub = new SessionHub({
+  const hub: SessionHub = new SessionHub({
     db,
     writer,
     turnSnapshots: snapshots,
@@ -205,6 +205,8 @@ async function main(): Promise<void> {
         cliPath,
         decidePermission,
         admission,
+        // full: the session idle longest gives its slot (its next prompt resumes it)
+        reclaimSlot: (forSessionId): Promise<boolean> => hub.reclaimIdleChild(forSessionId),
         config: supervisor,
         logger: runnerLog,
         sandbox,

@@ -34,6 +34,7 @@ import { mintSocketToken } from "@/server/shared/socket-token";
 import type { Ack } from "@/server/shared/wire/ack";
 import type { SubscribeResult, WireEvent } from "@/server/shared/wire/session";
 import { resolveClaudeBinary } from "@/server/sidecar/process/claude-binary";
+import { maxCommandsInFlight } from "@/server/sidecar/socket/handle-command";
 import { CrashTracker } from "@/scripts/start-supervisor";
 import { fakeCliScript } from "@/test/fake-cli/runner-kit";
 import { until } from "@/test/until";
@@ -251,6 +252,8 @@ export class ChaosClient {
   connects = 0;
   private readonly watched = new Set<string>();
   private subscribing = new Map<string, Promise<void>>();
+  private inFlight = 0;
+  private readonly slotWaiters: (() => void)[] = [];
   /** Why each connection ended, as socket.io-client reported it. */
   readonly disconnects: string[] = [];
   /**
@@ -332,14 +335,20 @@ export class ChaosClient {
       try {
         const afterSeq = this.fillGaps ? contiguousSeq(view) : view.last;
         ack = await new Promise<Ack<SubscribeResult>>((resolve, reject) => {
-          this.socket.timeout(10_000).emit("session:subscribe", { sessionId, afterSeq }, (err: Error | null, reply: Ack<SubscribeResult>) => {
-            if (err) return reject(err);
-            // Taken in the ack's own callback, in wire order: the sidecar sends the reply before
-            // any live event of the room it joined, but a websocket chunk holding both delivers
-            // them in one tick, before an `await emitWithAck` would resume.
-            if (reply.ok) this.takeReply(view, reply.data);
-            resolve(reply);
-          });
+          void this.inSlot(
+            () =>
+              new Promise<void>((done) =>
+                this.socket.timeout(10_000).emit("session:subscribe", { sessionId, afterSeq }, (err: Error | null, reply: Ack<SubscribeResult>) => {
+                  done();
+                  if (err) return reject(err);
+                  // Taken in the ack's own callback, in wire order: the sidecar sends the reply before
+                  // any live event of the room it joined, but a websocket chunk holding both delivers
+                  // them in one tick, before an `await emitWithAck` would resume.
+                  if (reply.ok) this.takeReply(view, reply.data);
+                  resolve(reply);
+                }),
+              ),
+          );
         });
       } catch {
         return; // the connection went; the next connect subscribes again
@@ -399,7 +408,7 @@ export class ChaosClient {
     for (let attempt = 0; attempt < attempts; attempt++) {
       try {
         await this.connected(30_000);
-        const ack = (await this.socket.timeout(options.ackTimeoutMs ?? 10_000).emitWithAck(event, payload)) as Ack<T>;
+        const ack = (await this.inSlot(() => this.socket.timeout(options.ackTimeoutMs ?? 10_000).emitWithAck(event, payload))) as Ack<T>;
         if (lose > 0) {
           lose -= 1;
           continue; // the ack "never arrived": retry the same command
@@ -414,6 +423,22 @@ export class ChaosClient {
 
   close(): void {
     this.socket.close();
+  }
+
+  /**
+   * Runs one command in one of the socket's command slots: at most as many at once as the sidecar
+   * runs for one socket (`maxCommandsInFlight`), the rest wait their turn, as a page's commands
+   * would rather than be refused `rate_limited` (a client here may hold the sessions of several tabs).
+   */
+  private async inSlot<T>(run: () => Promise<T>): Promise<T> {
+    while (this.inFlight >= maxCommandsInFlight) await new Promise<void>((r) => this.slotWaiters.push(r));
+    this.inFlight += 1;
+    try {
+      return await run();
+    } finally {
+      this.inFlight -= 1;
+      this.slotWaiters.shift()?.();
+    }
   }
 }
 

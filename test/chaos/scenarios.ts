@@ -1092,6 +1092,63 @@ const a13: Scenario = {
   },
 };
 
+/** A13-full: a full sidecar makes room: the session idle longest gives its CLI, and resumes on its next prompt. */
+const a13full: Scenario = {
+  id: "A13-full",
+  title:
+    "a full sidecar (CONDUIT_SESSION_MAX=2): a third session takes the slot of the one idle longest, which resumes later",
+  timeoutMs: 60_000,
+  async run(world) {
+    const f = new Findings();
+    const sent: SentPrompt[] = [];
+    await withSidecarEnv(world, { CONDUIT_SESSION_MAX: "2" }, async () => {
+      const client = await world.client("A13-full");
+      const results = (id: string) =>
+        world.db.sessionEvent.count({
+          where: { sessionId: id, kind: "cli", payload: { contains: '"type":"result"' } },
+        });
+      const answered = async (id: string, text: string) => {
+        const before = await results(id);
+        const ack = await prompt(client, id, text, sent);
+        f.expect(ack?.ok === true, `"${text}" was not accepted: ${JSON.stringify(ack)}`);
+        await until(async () => (await results(id)) > before, 20_000, `the answer to "${text}"`).catch(() =>
+          f.problems.push(`"${text}" was not answered`),
+        );
+      };
+      const oldest = await world.createSession(client, "behave");
+      await answered(oldest, "one");
+      const recent = await world.createSession(client, "behave");
+      await answered(recent, "two");
+      for (const id of [oldest, recent]) await client.watch(id);
+      // A third session: the sidecar is full; the one idle longest gives its CLI.
+      const third = await world.createSession(client, "behave");
+      f.faults += 1;
+      await answered(third, "three");
+      const stopped = await findEvent(world, oldest, isPhase("exited"));
+      f.expect(
+        stopped?.payload.includes('"expected":true') === true,
+        `the oldest idle session's CLI was not stopped politely: ${stopped?.payload ?? "no exit"}`,
+      );
+      f.expect(
+        (await findEvent(world, recent, isPhase("exited"))) === undefined,
+        "the more recently active session lost its CLI instead",
+      );
+      // The oldest resumes on its next prompt (taking the slot of whichever is idle longest now).
+      await answered(oldest, "four");
+      const spawned = await world.db.sessionEvent.count({
+        where: { sessionId: oldest, kind: "process", payload: { contains: '"phase":"spawned"' } },
+      });
+      f.expect(
+        spawned === 2,
+        `the oldest session spawned ${spawned} times (want 2: its first child, and the resumed one)`,
+      );
+      for (const id of [oldest, recent, third]) await checkAll(world, f, id, [], sent);
+      client.close();
+    });
+    return f.outcome();
+  },
+};
+
 /**
  * A14: the conversation is gone when the session resumes (its transcript wiped, moved, or the
  * config dir restored from an older backup). The CLI says "No conversation found"; the session
@@ -1174,6 +1231,7 @@ export const scenarios: Scenario[] = [
   a10,
   a3,
   a13,
+  a13full,
   a14,
   a15,
   ...clusterScenarios,

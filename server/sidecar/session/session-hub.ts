@@ -351,6 +351,26 @@ export class SessionHub implements SessionCommands, SessionFeed {
   }
 
   /**
+   * Makes room for `forSessionId`'s child when the sidecar is full: stops the CLI of the session
+   * idle longest (no turn, no approval waiting; its next prompt resumes it, as after an idle cull).
+   * False when no other session is idle.
+   */
+  async reclaimIdleChild(forSessionId: string): Promise<boolean> {
+    let oldest: { id: string; runner: SessionRunner; since: number } | undefined;
+    for (const entry of this.registry.all()) {
+      const runner = entry.runner;
+      if (entry.id === forSessionId || !runner) continue;
+      const state = runner.state;
+      if (state.status !== "idle" || !state.processRunning || state.pendingApprovals.length > 0) continue;
+      if (!oldest || state.lastActivityAt < oldest.since) oldest = { id: entry.id, runner, since: state.lastActivityAt };
+    }
+    if (!oldest) return false;
+    this.deps.log.info({ sessionId: oldest.id, forSessionId }, "stopping the idle CLI of the session idle longest, to make room");
+    await oldest.runner.stop();
+    return true;
+  }
+
+  /**
    * A session command of another module (`session-controls.ts`): idempotent by `commandId` like
    * the hub's own, logged as one `kind` event with the record `run` returns, or with the error
    * when it throws. `run` gets the live runner, if any.

@@ -744,6 +744,39 @@ describe("admission", () => {
     expect(second.spawner.children).toHaveLength(1);
   });
 
+  it("asks to reclaim a slot when full: another idle child stopped makes room, else the refusal stands", async () => {
+    const admission = createAdmission({ maxLive: 1, minFreeBytes: 0, freeMemory: () => 1e12 });
+    const first = setup({ deps: { admission } });
+    await first.runner.start();
+    const asked: string[] = [];
+    const second = setup({
+      runner: { sessionId: "session-2" },
+      deps: {
+        admission,
+        reclaimSlot: async (forSessionId) => {
+          asked.push(forSessionId);
+          await first.runner.stop();
+          return true;
+        },
+      },
+    });
+    await second.runner.start();
+    expect(asked).toEqual(["session-2"]);
+    expect(first.runner.state.status).toBe("stopped");
+    expect(second.spawner.children).toHaveLength(1);
+    expect(admission.liveCount).toBe(1);
+
+    // nothing to reclaim: refused as before, and nothing was prepared for the child (no credential issued)
+    const issued: string[] = [];
+    const third = setup({
+      runner: { sessionId: "session-3" },
+      deps: { admission, reclaimSlot: async () => false, credentials: { issue: (id) => (issued.push(id), { env: {}, revoke: () => undefined }) as never } },
+    });
+    await expect(third.runner.start()).rejects.toMatchObject({ code: "unavailable" });
+    expect(third.spawner.children).toHaveLength(0);
+    expect(issued).toEqual([]);
+  });
+
   it("refuses a start when memory is short", async () => {
     const admission = createAdmission({
       maxLive: 10,

@@ -99,6 +99,12 @@ export interface SessionRunnerDeps {
   argsPrefix?: readonly string[];
   /** Shared admission control; default admits every child. */
   admission?: Admission;
+  /**
+   * Asked once when admission refuses this child: stops another session's idle child to make
+   * room, and says whether it did (the hub picks the one idle longest). Default: none, the
+   * refusal stands.
+   */
+  reclaimSlot?: (forSessionId: string) => Promise<boolean>;
   /** Thresholds; default {@link defaultSupervisorConfig}. */
   config?: Partial<SupervisorConfig>;
   spawn?: SpawnFunction;
@@ -132,6 +138,16 @@ const admitEverything: Admission = {
 
 /** Subagents remembered per process (the oldest forgotten first). */
 const maxRememberedSubagents = 200;
+
+/** What one spawn is made of (`prepareSpawn`). */
+interface PreparedSpawn {
+  resume: boolean;
+  args: string[];
+  mcp: Awaited<ReturnType<typeof writeSpawnMcpConfig>>;
+  network: NetworkAttachment | undefined;
+  credential: SessionCredential | undefined;
+  env: ReturnType<typeof buildCliEnv>;
+}
 
 const NO_CONVERSATION = /No conversation found with session ID/i;
 /** How often a watched idle child is asked about again (at most): its last viewer may have left. */
@@ -366,7 +382,20 @@ class SupervisedSessionRunner implements SessionRunner {
     };
   }
 
-  private async spawnChild(): Promise<void> {
+  /** A slot for this child; when the sidecar is full, another session's idle child is stopped to make room (once). */
+  private async admitChild(): Promise<AdmissionLease> {
+    try {
+      return this.admission.admit(this.sessionId);
+    } catch (err) {
+      const full = err instanceof AppError && err.code === ErrorCode.unavailable;
+      if (!full || this.deps.reclaimSlot === undefined || !(await this.deps.reclaimSlot(this.sessionId))) throw err;
+      this.log.info({ sessionId: this.sessionId }, "an idle session's CLI was stopped to make room for this one");
+      return this.admission.admit(this.sessionId);
+    }
+  }
+
+  /** What a spawn needs, read fresh: flags, the MCP config, the network, a credential and the environment. */
+  private async prepareSpawn(): Promise<PreparedSpawn> {
     const transcriptExists = this.deps.transcriptExists ?? claudeTranscriptExists;
     const resume = this.conversationSaved || transcriptExists(this.options.configDir, this.conversationId);
     const trusted =
@@ -398,8 +427,21 @@ class SupervisedSessionRunner implements SessionRunner {
       extraEnv: { ...this.deps.extraEnv, ...network?.env },
       credentials: credential?.env,
     });
+    return { resume, args, mcp, network, credential, env };
+  }
+
+  private async spawnChild(): Promise<void> {
+    // A slot first, so that a refusal leaves nothing to undo (an MCP config, a network, a credential).
     const newLease = this.lease === undefined;
-    this.lease ??= this.admission.admit(this.sessionId);
+    if (newLease) this.lease = await this.admitChild();
+    let prepared: PreparedSpawn;
+    try {
+      prepared = await this.prepareSpawn();
+    } catch (err) {
+      if (newLease) this.releaseLease();
+      throw err;
+    }
+    const { resume, args, mcp, network, credential, env } = prepared;
     this.missingConversation = undefined;
 
     const generation: Generation = {
