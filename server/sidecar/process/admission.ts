@@ -46,7 +46,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
           throw new AppError(
             ErrorCode.unavailable,
             `The server is already running ${holders.size} Claude sessions, its limit. ` +
-              "Try again when one of them stops, or stop an idle one.",
+              "Try again when one of them has finished its turn (an idle one gives up its place).",
             { reason: "session_limit", live: holders.size, max: options.maxLive, retryable: true },
           );
         }
