@@ -47,6 +47,20 @@ const claudeSessionIdsOf = async (world: Pick<ChaosWorld, "db">, sessionId: stri
     .filter((m) => m.type === "system" && m.subtype === "init")
     .map((m) => m.session_id);
 
+/** A real-CLI session created through `client`, watched by it and by `also`, that has answered a quick warm-up turn. */
+async function warmSession(
+  world: ChaosWorld,
+  client: ChaosClient,
+  sent: SentPrompt[],
+  also: readonly ChaosClient[] = [],
+): Promise<string> {
+  const sessionId = await world.createSession(client, "real");
+  for (const watcher of [client, ...also]) await watcher.watch(sessionId);
+  await prompt(client, sessionId, "[scenario:quick] warm up", sent);
+  await waitForEvent(world, sessionId, isResult, 30_000, "the warm-up answer");
+  return sessionId;
+}
+
 /** A1: kill -9 of the sidecar mid-turn with three clients subscribed. */
 const a1: Scenario = {
   id: "A1",
@@ -258,11 +272,7 @@ const a2: Scenario = {
     const sent: SentPrompt[] = [];
     const client = await world.client("A2-dark");
     const steady = await world.client("A2-steady", world.editor);
-    const sessionId = await world.createSession(client, "real");
-    await client.watch(sessionId);
-    await steady.watch(sessionId);
-    await prompt(client, sessionId, "[scenario:quick] warm up", sent);
-    await waitForEvent(world, sessionId, isResult, 30_000, "the warm-up answer");
+    const sessionId = await warmSession(world, client, sent, [steady]);
     // darkness: the client's transport stops (no packets either way), the server's ping goes
     // unanswered, and the server closes the connection; the turn streams meanwhile
     await prompt(steady, sessionId, "[scenario:slow] talk while A2-dark is away", sent);
@@ -296,10 +306,7 @@ const a2short: Scenario = {
     const f = new Findings();
     const sent: SentPrompt[] = [];
     const client = await world.client("A2s-dark");
-    const sessionId = await world.createSession(client, "real");
-    await client.watch(sessionId);
-    await prompt(client, sessionId, "[scenario:quick] warm up", sent);
-    await waitForEvent(world, sessionId, isResult, 30_000, "the warm-up answer");
+    const sessionId = await warmSession(world, client, sent);
     let disconnects = 0;
     client.socket.on("disconnect", () => (disconnects += 1));
     const ws = (
@@ -342,10 +349,7 @@ const a8: Scenario = {
     const f = new Findings();
     const sent: SentPrompt[] = [];
     const client = await world.client("A8");
-    const sessionId = await world.createSession(client, "real");
-    await client.watch(sessionId);
-    await prompt(client, sessionId, "[scenario:quick] warm up", sent);
-    await waitForEvent(world, sessionId, isResult, 30_000, "the warm-up answer");
+    const sessionId = await warmSession(world, client, sent);
     await prompt(client, sessionId, "[scenario:slow] be killed", sent);
     await until(
       async () =>
