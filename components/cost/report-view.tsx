@@ -142,13 +142,7 @@ export function ReportView(props: {
               >
                 <td className="py-1 font-mono text-xs">{r.period}</td>
                 <td>{r.label}</td>
-                <Usd usd={r.usd} />
-                <Count n={r.inputTokens} />
-                <Count n={r.outputTokens} />
-                <Count n={r.cacheReadTokens} />
-                <Count n={r.cacheWriteTokens} />
-                <Count n={r.turns} />
-                <Count n={r.sessions} />
+                <FigureCells of={r} />
               </tr>
             ))}
           </tbody>
@@ -156,13 +150,7 @@ export function ReportView(props: {
             <tr data-testid="report-total" className="border-t-2 border-zinc-300 font-medium dark:border-zinc-700">
               <td className="py-1">Total</td>
               <td />
-              <Usd usd={t.usd} testId="report-total-cell-usd" />
-              <Count n={t.inputTokens} />
-              <Count n={t.outputTokens} />
-              <Count n={t.cacheReadTokens} />
-              <Count n={t.cacheWriteTokens} />
-              <Count n={t.turns} />
-              <Count n={t.sessions} />
+              <FigureCells of={t} usdTestId="report-total-cell-usd" />
             </tr>
           </tfoot>
         </table>
@@ -181,6 +169,23 @@ function Figure(props: { label: string; value: string; testId?: string }) {
     </div>
   );
 }
+
+/** A row's figures, a row of the report and its total alike: dollars, then the counts. */
+function FigureCells({ of: f, usdTestId }: { of: FigureRow; usdTestId?: string }) {
+  return (
+    <>
+      <Usd usd={f.usd} testId={usdTestId} />
+      <Count n={f.inputTokens} />
+      <Count n={f.outputTokens} />
+      <Count n={f.cacheReadTokens} />
+      <Count n={f.cacheWriteTokens} />
+      <Count n={f.turns} />
+      <Count n={f.sessions} />
+    </>
+  );
+}
+
+type FigureRow = Record<"usd" | "inputTokens" | "outputTokens" | "cacheReadTokens" | "cacheWriteTokens" | "turns" | "sessions", number>;
 
 /** A table's dollar cell: formatted as everywhere else, the exact figure (as in the CSV) in `data-usd` and on hover. */
 function Usd({ usd, testId }: { usd: number; testId?: string }) {

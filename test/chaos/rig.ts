@@ -334,22 +334,19 @@ export class ChaosClient {
       let ack: Ack<SubscribeResult>;
       try {
         const afterSeq = this.fillGaps ? contiguousSeq(view) : view.last;
-        ack = await new Promise<Ack<SubscribeResult>>((resolve, reject) => {
-          void this.inSlot(
-            () =>
-              new Promise<void>((done) =>
-                this.socket.timeout(10_000).emit("session:subscribe", { sessionId, afterSeq }, (err: Error | null, reply: Ack<SubscribeResult>) => {
-                  done();
-                  if (err) return reject(err);
-                  // Taken in the ack's own callback, in wire order: the sidecar sends the reply before
-                  // any live event of the room it joined, but a websocket chunk holding both delivers
-                  // them in one tick, before an `await emitWithAck` would resume.
-                  if (reply.ok) this.takeReply(view, reply.data);
-                  resolve(reply);
-                }),
-              ),
-          );
-        });
+        ack = await this.inSlot(
+          () =>
+            new Promise<Ack<SubscribeResult>>((resolve, reject) => {
+              this.socket.timeout(10_000).emit("session:subscribe", { sessionId, afterSeq }, (err: Error | null, reply: Ack<SubscribeResult>) => {
+                if (err) return reject(err);
+                // Taken in the ack's own callback, in wire order: the sidecar sends the reply before
+                // any live event of the room it joined, but a websocket chunk holding both delivers
+                // them in one tick, before an `await emitWithAck` would resume.
+                if (reply.ok) this.takeReply(view, reply.data);
+                resolve(reply);
+              });
+            }),
+        );
       } catch {
         return; // the connection went; the next connect subscribes again
       }
