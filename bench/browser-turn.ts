@@ -405,12 +405,15 @@ interface PageMark {
   name: string;
   at: number;
   seq?: number;
+  /** `events-applied`: the render's time, ms, and the events' kinds. */
+  ms?: number;
+  kinds?: string;
 }
 
 /** The page's latency marks since the last call (epoch ms), then forgets them. */
 async function takeMarks(page: Page): Promise<PageMark[]> {
   return (await page.evaluate(`(() => {
-    const marks = (window.__conduitLatencyLog || []).map((m) => ({ name: m.name, at: performance.timeOrigin + m.at, seq: m.seq }));
+    const marks = (window.__conduitLatencyLog || []).map((m) => ({ name: m.name, at: performance.timeOrigin + m.at, seq: m.seq, ms: m.ms, kinds: m.kinds }));
     window.__conduitLatencyLog = [];
     return marks;
   })()`)) as PageMark[];
@@ -517,9 +520,36 @@ async function waitForTurnEnd(page: Page, text: string): Promise<void> {
   });
 }
 
+/**
+ * What a page applied of the live stream (`events-applied` marks, epoch ms on Ada's clock): the
+ * renders before the first text delta reached Ada's page (while the CLI works towards it) and over
+ * the whole turn.
+ */
+interface AppliedOnPage {
+  beforeDelta: { batches: number; ms: number; each: { kinds: string; ms: number }[] };
+  turn: { batches: number; ms: number };
+}
+
+function appliedOnPage(marks: PageMark[], firstDeltaAt: number): AppliedOnPage {
+  const applied = marks.filter((m) => m.name === "events-applied");
+  const before = applied.filter((m) => m.at < firstDeltaAt);
+  const sum = (all: PageMark[]) => all.reduce((total, m) => total + (m.ms ?? 0), 0);
+  return {
+    beforeDelta: { batches: before.length, ms: sum(before), each: before.map((m) => ({ kinds: m.kinds ?? "", ms: m.ms ?? 0 })) },
+    turn: { batches: applied.length, ms: sum(applied) },
+  };
+}
+
 /** A Conduit turn: Enter → reply text on Ada's screen, ms, and its stages. */
-async function conduitTurn(ada: Page, text: string, output: () => string, clocks: Clocks): Promise<{ ms: number; stages: Stages; busy: number; send: number; end: number }> {
+async function conduitTurn(
+  ada: Page,
+  bea: Page,
+  text: string,
+  output: () => string,
+  clocks: Clocks,
+): Promise<{ ms: number; stages: Stages; busy: number; send: number; end: number; applied: { ada: AppliedOnPage; bea: AppliedOnPage } }> {
   await takeMarks(ada);
+  await takeMarks(bea);
   const from = output().length;
   await prompt(ada, text);
   await untilPainted(ada).catch(async (error: unknown) => {
@@ -530,8 +560,12 @@ async function conduitTurn(ada: Page, text: string, output: () => string, clocks
   await waitForTurnEnd(ada, text);
   // on the bench's clock
   const end = performance.timeOrigin + performance.now();
-  const stages = turnBreakdown(send, reply, painted, traceLines(output(), from, clocks.ada), await takeMarks(ada));
-  return { ms: painted - send, stages, busy, send, end };
+  const adaMarks = await takeMarks(ada);
+  const beaMarks = (await takeMarks(bea)).map((m) => ({ ...m, at: m.at - clocks.bea + clocks.ada }));
+  const stages = turnBreakdown(send, reply, painted, traceLines(output(), from, clocks.ada), adaMarks);
+  const firstDeltaAt = send + (stages["first text delta received (page)"] ?? NaN);
+  const applied = { ada: appliedOnPage(adaMarks, firstDeltaAt), bea: appliedOnPage(beaMarks, firstDeltaAt) };
+  return { ms: painted - send, stages, busy, send, end, applied };
 }
 
 /** A Conduit approval: Enter on Ada's page → the pending card on Bea's, ms, and its stages; Bea denies it. */
@@ -704,7 +738,7 @@ export async function run(): Promise<BrowserTurnResult> {
     const clocks: Clocks = { ada: await pageClock(ada), bea: await pageClock(bea), bench: performance.timeOrigin + performance.now() - Number(process.hrtime.bigint()) / 1e6 };
     // a page's epoch time on the bench's clock (the CPU sampler's)
     const onBench = (t: number) => t - clocks.ada + clocks.bench;
-    await conduitTurn(ada, "hello warm-up", output, clocks);
+    await conduitTurn(ada, bea, "hello warm-up", output, clocks);
     await bare.turn("hello warm-up");
     await conduitApproval(ada, bea, "write warm-up", output, clocks);
     await bare.approval("write warm-up");
@@ -722,9 +756,11 @@ export async function run(): Promise<BrowserTurnResult> {
     const cpuWindows: { wallMs: number; cpu: Map<string, number> }[] = [];
     // the whole text turn, Enter → its end on Ada's page: the work a turn costs each part, whatever its timing
     const cpuTurns: { wallMs: number; cpu: Map<string, number> }[] = [];
+    const appliedSeen: { ada: AppliedOnPage; bea: AppliedOnPage }[] = [];
     for (let i = 1; i <= TURNS; i++) {
-      const turn = await conduitTurn(ada, `hello ${i}`, output, clocks);
+      const turn = await conduitTurn(ada, bea, `hello ${i}`, output, clocks);
       turns.push(turn.ms);
+      appliedSeen.push(turn.applied);
       const stdin = turn.stages["before-turn snapshot waited, to stdin (sidecar)"];
       const delta = turn.stages["first text delta line arrived (sidecar)"];
       if (sampler && stdin !== undefined && delta !== undefined && Number.isFinite(stdin + delta)) {
@@ -769,6 +805,18 @@ export async function run(): Promise<BrowserTurnResult> {
       );
     }
     printBreakdown("turn, Enter → reply text on Ada's screen", turnStagesSeen);
+    for (const who of ["ada", "bea"] as const) {
+      const seen = appliedSeen.map((a) => a[who]);
+      const kinds = new Map<string, number[]>();
+      for (const batch of seen.flatMap((a) => a.beforeDelta.each)) kinds.set(batch.kinds, [...(kinds.get(batch.kinds) ?? []), batch.ms]);
+      console.log(
+        `  ${who === "ada" ? "Ada's" : "Bea's"} page, live events applied (render included; median per text turn): before the first delta reached Ada ` +
+          `${f(median(seen.map((a) => a.beforeDelta.batches)))} batches ${f(median(seen.map((a) => a.beforeDelta.ms)))} ms, ` +
+          `the whole turn ${f(median(seen.map((a) => a.turn.batches)))} batches ${f(median(seen.map((a) => a.turn.ms)))} ms`,
+      );
+      const common = [...kinds].sort((a, b) => b[1].length - a[1].length).slice(0, 6);
+      console.log(`    batches before it, over the turns (count, median ms): ${common.map(([k, ms]) => `${ms.length}× ${f(median(ms))} [${k}]`).join("  ")}`);
+    }
     const printCpu = (title: string, windows: typeof cpuWindows) => {
       if (windows.length === 0) return;
       const names = [...new Set(windows.flatMap((w) => [...w.cpu.keys()]))];
@@ -820,6 +868,14 @@ export async function run(): Promise<BrowserTurnResult> {
     }
     printProfile("Ada's page over all measured turns", adaProfiled);
     printProfile("Bea's page over all measured turns", beaProfiled);
+    for (const [who, profile] of [["ada", adaProfiled], ["bea", beaProfiled]] as const) {
+      if (!profile) continue;
+      // for DevTools, or a source-mapped look at a build made with CONDUIT_BROWSER_SOURCE_MAPS=1
+      const file = path.join("test-results", `browser-turn-${who}.cpuprofile`);
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, JSON.stringify(profile));
+      console.log(`  the profile: ${file}`);
+    }
     console.log(
       `browser-turn: turn_ms=${f(result.turnMs)} bare_turn_ms=${f(result.bareTurnMs)} turn_extra_ms=${f(result.turnMs - result.bareTurnMs)} ` +
         `approval_extra_ms=${f(result.approvalMs - result.bareApprovalMs)} page_js_kb=${f(result.pageJsKb)}`,

@@ -102,7 +102,7 @@ export interface Tokens {
 export interface Conversation {
   items: ConversationItem[];
   partials: PartialText[];
-  /** The permission mode the CLI last reported, and at which seq. */
+  /** The permission mode the CLI last reported or a switch confirmed, and the seq where it became that. */
   mode?: { value: string; seq: number };
   model?: string;
   /** Cost and tokens summed over the turns' results. */
@@ -230,6 +230,9 @@ export function createConversationBuilder(): ConversationBuilder {
         const what = e.kind === "set-mode" ? "permission mode" : "model";
         const requested = str(p?.requested) ?? str(p?.mode) ?? str(p?.model) ?? "?";
         const error = asObject(p?.error);
+        // a switch the CLI confirmed is the mode from here on (a later report of the old one is a change back)
+        const switched = str(p?.mode);
+        if (e.kind === "set-mode" && !error && switched && switched !== mode?.value) mode = { value: switched, seq: e.seq };
         if (error)
           notice(
             e,
@@ -380,8 +383,9 @@ export function createConversationBuilder(): ConversationBuilder {
   };
 
   function readSystem(e: WireEvent, p: Json) {
+    // the mode moves on only when it changes: a report of the mode held keeps the view as it was
     const permissionMode = str(p.permissionMode);
-    if (permissionMode) mode = { value: permissionMode, seq: e.seq };
+    if (permissionMode && permissionMode !== mode?.value) mode = { value: permissionMode, seq: e.seq };
     switch (p.subtype) {
       case "init":
         model = str(p.model) ?? model;
@@ -654,7 +658,10 @@ export function createConversationBuilder(): ConversationBuilder {
       if (itemsChanged) itemsView = items.slice();
       itemsChanged = false;
       changed = false;
-      cached = { items: itemsView, partials, mode, model, costUsd, tokens, turns, firstPrompt, backgroundTasks, title, endedReason };
+      const next: Conversation = { items: itemsView, partials, mode, model, costUsd, tokens, turns, firstPrompt, backgroundTasks, title, endedReason };
+      // Events that change nothing shown (a status line, a stream's start, an init naming the same
+      // model) keep the view's identity, so the page does not draw anything again for them.
+      if (!cached || (Object.keys(next) as (keyof Conversation)[]).some((key) => next[key] !== cached![key])) cached = next;
       return cached;
     },
   };

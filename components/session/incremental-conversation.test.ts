@@ -166,6 +166,32 @@ describe("IncrementalConversation", () => {
     }
   }, 120_000);
 
+  it("keeps the view itself for events that change nothing shown, and moves the mode only when it changes", () => {
+    let seq = 0;
+    const at = "2026-12-03T00:00:00.000Z";
+    const cli = (payload: unknown): WireEvent => ({ seq: ++seq, sessionId: "s1", at, trimmed: false, kind: "cli", payload });
+    const setMode = (mode: string): WireEvent => ({ seq: ++seq, sessionId: "s1", at, trimmed: false, kind: "set-mode", payload: { requested: mode, mode }, user: { id: "u1", name: "Ada" } });
+    const init = (mode: string) => cli({ type: "system", subtype: "init", model: "m1", permissionMode: mode });
+    const status = (mode: string) => cli({ type: "system", subtype: "status", status: "requesting", permissionMode: mode });
+    const incremental = new IncrementalConversation();
+    let log: WireEvent[] = [init("default")];
+    const first = incremental.update(log);
+    expect(first.mode).toEqual({ value: "default", seq: 1 });
+    // a new turn's init, its status line and its stream's start, all naming what is held
+    for (const e of [init("default"), status("default"), cli({ type: "stream_event", parent_tool_use_id: null, event: { type: "message_start", message: { id: "m" } } })]) {
+      log = [...log, e];
+      expect(incremental.update(log)).toBe(first);
+    }
+    // a confirmed switch is the mode from its seq; the CLI reporting the old one after it is a change back
+    log = [...log, setMode("plan")];
+    expect(incremental.update(log).mode).toEqual({ value: "plan", seq: 5 });
+    log = [...log, status("plan")];
+    expect(incremental.update(log).mode).toEqual({ value: "plan", seq: 5 });
+    log = [...log, init("default")];
+    expect(incremental.update(log).mode).toEqual({ value: "default", seq: 7 });
+    expect(incremental.update(log)).toEqual(buildConversation(log));
+  });
+
   it("extendsLog: an append only, by the same event objects", () => {
     const log = randomLog(5, 10);
     expect(extendsLog(log.slice(0, 5), log)).toBe(true);

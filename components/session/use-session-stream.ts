@@ -13,7 +13,7 @@ import type { PresenceChanged, SessionView as SessionInfo, SubscribeResult, View
 import type { SessionRemoved } from "@/server/shared/wire/session-manage";
 import { tailAfterSeq } from "./conversation-pages";
 import { createFrameBatcher } from "./frame-batcher";
-import { markLatency } from "./latency-marks";
+import { appliedWithLatency, markLatency } from "./latency-marks";
 import { emptySessionLog, hasGap, reduceSessionLog, type SessionLog, type SessionLogAction } from "./session-log";
 import { ackMessage, command, emitCommand, fact } from "./wire-client";
 
@@ -63,7 +63,9 @@ export function useSessionStream(socket: Socket | undefined, initialSession: Ses
     // Live facts are applied once per frame (a streamed reply is a message per delta), rendered
     // at once in the frame's rAF, so that frame draws them: a plain dispatch there would render
     // in a task after the frame and show a frame later.
-    const live = createFrameBatcher<WireEvent>((events) => flushSync(() => dispatch({ type: "events", events })));
+    const live = createFrameBatcher<WireEvent>((events) =>
+      appliedWithLatency(events, () => flushSync(() => dispatch({ type: "events", events }))),
+    );
     const subscribe = async () => {
       if (inFlight) {
         again = true;

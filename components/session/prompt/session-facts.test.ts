@@ -111,9 +111,16 @@ describe("SessionFactsFolder", () => {
     const again = folder.update(requeued);
     expect(again.queued).toBe(first.queued);
     // a start changes it
-    const started = folder.update([...requeued, life("q", "started")]);
+    const startedLog = [...requeued, life("q", "started")];
+    const started = folder.update(startedLog);
     expect(started.queued).toEqual([]);
     expect(started.slashCommandNames).toBe(first.slashCommandNames);
+    // every turn starts with an init: one naming the same commands and model keeps the facts
+    const reinit = [...startedLog, ev("cli", { type: "system", subtype: "init", slash_commands: ["compact"], model: "m" })];
+    expect(folder.update(reinit)).toBe(started);
+    const renamed = folder.update([...reinit, ev("cli", { type: "system", subtype: "init", slash_commands: ["compact", "review"], model: "m2" })]);
+    expect(renamed.slashCommandNames).toEqual(["compact", "review"]);
+    expect(renamed.currentModel).toBe("m2");
   });
 });
 

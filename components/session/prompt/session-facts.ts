@@ -92,10 +92,13 @@ export class SessionFactsFolder {
         } else if (p.type === "result") {
           change({ results: (next ?? this.facts).results + 1 });
         } else if (p.type === "system" && p.subtype === "init") {
+          // every turn starts with an init: the facts change only when what it names does
           if (Array.isArray(p.slash_commands)) {
-            change({ slashCommandNames: p.slash_commands.filter((n): n is string => typeof n === "string" && !n.startsWith("__")) });
+            const names = p.slash_commands.filter((n): n is string => typeof n === "string" && !n.startsWith("__"));
+            const held = (next ?? this.facts).slashCommandNames;
+            if (names.length !== held.length || names.some((n, i) => n !== held[i])) change({ slashCommandNames: names });
           }
-          if (typeof p.model === "string") change({ currentModel: p.model });
+          if (typeof p.model === "string" && p.model !== (next ?? this.facts).currentModel) change({ currentModel: p.model });
         }
       } else if (e.kind === "process" && p.phase === "exited") {
         // a child that ended took its queue with it
