@@ -312,6 +312,12 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
       }),
     );
     result.failoverS = Math.max(...resumable);
+    if (profileDir && cluster.nodes.length === 1) {
+      // the restarted sidecar's profile, from its boot through the failover (a file of its own pid)
+      const pid = victim.process.pid;
+      if (pid && pid !== before) process.kill(pid, "SIGUSR2");
+      await new Promise((r) => setTimeout(r, 3000));
+    }
     result.answeredS = unanswered.length > 0 ? undefined : Math.max(...answered);
     if (unanswered.length > 0) result.notes.push(`ACCEPTED BUT NEVER ANSWERED (120 s): ${unanswered.join(" | ")}`);
     await adopted;
