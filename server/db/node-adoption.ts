@@ -4,9 +4,10 @@
  * conditional UPDATE of a row still pending), its rows stopped and its leases deleted.
  */
 import type { Db } from "./client";
+import { liveSessionStatuses } from "@/server/shared/wire/session";
 
 /** Statuses that claim a CLI child is alive. */
-const liveStatuses = ["starting", "idle", "running", "awaiting-approval", "stalled"];
+const liveStatuses: string[] = [...liveSessionStatuses];
 
 /** Sessions the node ran: its Session rows and those it holds a lease on (not deleted ones). */
 export async function sessionIdsOfNode(db: Db, nodeId: string): Promise<string[]> {

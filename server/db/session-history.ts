@@ -9,6 +9,7 @@ import { roundUsd } from "@/server/domain/cost/cost-reducer";
 import type { Prisma } from "@/generated/prisma/client";
 import type { TranscriptTurnCost } from "@/server/shared/wire/history";
 import type { Db } from "./client";
+import { endedSessionStatuses, liveSessionStatuses } from "@/server/shared/wire/session";
 
 /** What to list. `workspaceIds` is the caller's scope; the other fields narrow it. */
 export interface HistoryQuery {
@@ -48,8 +49,8 @@ const maxLimit = 100;
 
 /** Status filters that name a group of statuses. */
 const statusGroups: Record<string, string[]> = {
-  live: ["starting", "idle", "running", "awaiting-approval", "stalled"],
-  ended: ["stopped", "crashed", "dead"],
+  live: [...liveSessionStatuses],
+  ended: [...endedSessionStatuses],
 };
 
 export function encodeHistoryCursor(createdAt: Date, id: string): string {

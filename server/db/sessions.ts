@@ -5,6 +5,7 @@
  */
 import { Prisma } from "@/generated/prisma/client";
 import type { Db } from "./client";
+import { liveSessionStatuses } from "@/server/shared/wire/session";
 
 /** A workspace as a session needs it, with the caller's role in it. */
 export interface WorkspaceAccess {
@@ -184,7 +185,7 @@ export async function listRecordedPids(db: Db, sidecarId?: string): Promise<numb
 }
 
 /** Statuses that claim a CLI child is alive. */
-const liveStatuses = ["starting", "idle", "running", "awaiting-approval", "stalled"];
+const liveStatuses: string[] = [...liveSessionStatuses];
 
 /**
  * Marks sessions that claim a live child as stopped: run once when a sidecar starts, since the

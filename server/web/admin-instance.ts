@@ -12,9 +12,10 @@ import { getDb } from "@/server/db/client";
 import { DEFAULT_DATABASE_URL, findProjectRoot, parseDatabaseUrl, redactUrl } from "@/server/db/database-url";
 import { getEnv } from "@/server/env/env";
 import type { InstanceView } from "@/server/shared/wire/admin";
+import { liveSessionStatuses } from "@/server/shared/wire/session";
 
 /** Statuses of a session whose CLI child is (about to be) up. */
-const liveStatuses = ["starting", "idle", "running", "awaiting-approval", "stalled"];
+const liveStatuses: string[] = [...liveSessionStatuses];
 
 /** The first executable `name` on PATH, or null. */
 export function findOnPath(name: string, pathVar = process.env.PATH ?? ""): string | null {

@@ -7,7 +7,7 @@ import { z } from "zod";
 import type { Prisma } from "@/generated/prisma/client";
 import { decodeHistoryCursor } from "@/server/db/session-history";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
-import { sessionStatuses } from "@/server/shared/wire/session";
+import { endedSessionStatuses, liveSessionStatuses, sessionStatuses } from "@/server/shared/wire/session";
 
 export const sessionListPageSize = 50;
 export const maxSessionListPage = 200;
@@ -15,8 +15,8 @@ export const maxSessionListPage = 200;
 const statusFilters = ["live", "ended", ...sessionStatuses] as const;
 
 const statusGroups: Record<string, string[]> = {
-  live: ["starting", "idle", "running", "awaiting-approval", "stalled"],
-  ended: ["stopped", "crashed", "dead"],
+  live: [...liveSessionStatuses],
+  ended: [...endedSessionStatuses],
 };
 
 export const ZSessionListQuery = z.object({

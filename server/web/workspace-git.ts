@@ -7,7 +7,6 @@
 import path from "node:path";
 import { z } from "zod";
 import { getDb } from "@/server/db/client";
-import { SessionStatus } from "@/server/domain/session/session-state";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import type { GitCommitResult, GitFileDiff, GitStatus, WorktreeView } from "@/server/shared/wire/git";
 import { commitWorkspaceFiles, discardWorkspaceChange, maxCommitPaths, type DiscardResult } from "@/server/workspace-git/commit-files";
@@ -18,6 +17,7 @@ import { listWorktreeChanges, mergeSessionWorktree, readWorktreeFileDiff, remove
 import { maxRelativePathLength, type WorkspaceRoot } from "@/server/workspace-fs/workspace-path";
 import { errorResponse } from "@/server/web/http";
 import { requireWorkspaceAccess, type WorkspaceSummary } from "@/server/web/workspaces";
+import { liveSessionStatuses } from "@/server/shared/wire/session";
 
 const ZPath = z.string().min(1, "name a file").max(maxRelativePathLength);
 
@@ -126,7 +126,7 @@ export async function mergeSessionWorktreeBack(actor: GitActor, slug: string, se
 }
 
 /** Sessions whose CLI child may still be working in the folder. */
-const liveStatuses: ReadonlySet<string> = new Set([SessionStatus.starting, SessionStatus.idle, SessionStatus.running, SessionStatus.awaitingApproval, SessionStatus.stalled]);
+const liveStatuses: ReadonlySet<string> = new Set(liveSessionStatuses);
 
 /** Removes the session's worktree and branch (owners; the session must not be running in it). */
 export async function discardSessionWorktree(actor: GitActor, slug: string, sessionId: string): Promise<{ sessionId: string; branch: string }> {

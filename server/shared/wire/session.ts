@@ -92,6 +92,10 @@ export const ZWatchWorkspace = z.object({ workspace: z.string().min(1).max(100) 
 /** Session statuses as browsers see them (the same words as server/domain/session). */
 export const sessionStatuses = ["starting", "idle", "running", "awaiting-approval", "stalled", "stopped", "crashed", "dead"] as const;
 export type SessionStatus = (typeof sessionStatuses)[number];
+/** The statuses of a session a sidecar holds live: its CLI runs, starts, or waits for the next prompt. */
+export const liveSessionStatuses = ["starting", "idle", "running", "awaiting-approval", "stalled"] as const satisfies readonly SessionStatus[];
+/** The statuses of a session whose CLI has ended (a prompt resumes it, unless it is dead). */
+export const endedSessionStatuses = ["stopped", "crashed", "dead"] as const satisfies readonly SessionStatus[];
 
 /** Kinds of event-log entries. `cli` is a CLI stdout line; the others are user commands or sidecar notes. */
 export type WireEventKind =

@@ -9,7 +9,7 @@
 import type { SessionRow, WorkspaceAccess } from "@/server/db/sessions";
 import { createCostState, type CostState, type PreviousExit } from "@/server/domain/cost/cost-reducer";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
-import type { SessionStatus, SessionView, WireEvent } from "@/server/shared/wire/session";
+import { endedSessionStatuses, liveSessionStatuses, type SessionStatus, type SessionView, type WireEvent } from "@/server/shared/wire/session";
 import { changeRootOf } from "@/server/workspace-changes/shadow-repo";
 import { CommandMemo } from "./command-memo";
 import type { SessionRunner } from "./session-runner-contract";
@@ -69,8 +69,8 @@ export interface SessionEntry {
   searchChain: Promise<void>;
 }
 
-export const liveStatuses: ReadonlySet<string> = new Set(["starting", "idle", "running", "awaiting-approval", "stalled"]);
-const knownStatuses: ReadonlySet<string> = new Set([...liveStatuses, "stopped", "crashed", "dead"]);
+export const liveStatuses: ReadonlySet<string> = new Set(liveSessionStatuses);
+const knownStatuses: ReadonlySet<string> = new Set([...liveSessionStatuses, ...endedSessionStatuses]);
 /** Commands remembered per session for retries; older ones are answered from the log. */
 export const maxRememberedCommands = 1_000;
 
