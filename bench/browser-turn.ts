@@ -460,6 +460,9 @@ function approvalBreakdown(send: number, seen: number, painted: number, trace: T
   const snapshot = trace.find((l) => l.stage === "before-snapshot-waited");
   const line = trace.find((l) => l.stage === "line-emitted" && l.line === "can_use_tool");
   const asked = trace.find((l) => l.stage === "approval-asked");
+  const contextRead = trace.find((l) => l.stage === "approval-context-read");
+  const rowWritten = trace.find((l) => l.stage === "approval-row-written");
+  const reviewRead = trace.find((l) => l.stage === "approval-review-read");
   const told = trace.find((l) => l.stage === "approval-told");
   const received = beaMarks.find((m) => m.name === "approval-requested");
   const rel = (t: number | undefined) => (t === undefined ? NaN : t - send);
@@ -469,6 +472,9 @@ function approvalBreakdown(send: number, seen: number, painted: number, trace: T
     "before-turn snapshot waited, to stdin (sidecar)": rel(snapshot?.t),
     "can_use_tool line arrived (sidecar)": rel(line?.arrivedAt),
     "approval service asked": rel(asked?.t),
+    "… its workspace, members and rules read": rel(contextRead?.t),
+    "… its row written": rel(rowWritten?.t),
+    "… what the card shows read": rel(reviewRead?.t),
     "approval sent to the deciders' rooms": rel(told?.t),
     "approval:requested received (Bea's page)": rel(received?.at),
     "card in Bea's DOM": seen - send,

@@ -61,6 +61,7 @@ import {
   tracedDecider,
   tracedEventStore,
   tracedNotify,
+  type LatencyStage,
 } from "@/server/sidecar/metrics/latency-trace";
 
 const log = pino({ name: "sidecar", level: getEnv().LOG_LEVEL });
@@ -173,6 +174,7 @@ async function main(): Promise<void> {
     log: log.child({ component: "approvals" }),
     notify: tracedNotify(latency, notifyWithPush(notifyUsersOf(server.io), push)),
     listOthersPending: env.REDIS_URL !== undefined,
+    ...(latency.enabled ? { mark: (stage: LatencyStage, fields: Record<string, string | undefined>) => latency.mark(stage, fields) } : {}),
   });
   approvalsPending = () => approvals.pendingCount;
   const leftovers = (await approvals.cancelLeftovers(sidecarId)) + (await approvals.cancelLeftovers(legacyId));

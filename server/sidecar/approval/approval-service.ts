@@ -64,6 +64,8 @@ export interface ApprovalServiceDeps {
    * there by forwarding), and their count is read from the database (every node's questions).
    */
   listOthersPending?: boolean;
+  /** The steps of a question on its way to the deciders (the latency trace; bench/browser-turn). */
+  mark?: (stage: "approval-context-read" | "approval-row-written" | "approval-review-read", fields: { sessionId: string; approvalId?: string }) => void;
 }
 
 /** The person deciding. */
@@ -125,6 +127,7 @@ export class ApprovalService {
   ): Promise<DecidedPermission> => {
     const { request, requestId, signal } = question;
     const context = await this.contextOf(session.sessionId);
+    this.deps.mark?.("approval-context-read", { sessionId: session.sessionId });
     if (!context) return denyRequest({ message: "Conduit could not find this session; nothing was allowed." });
     const now = this.now();
 
@@ -162,6 +165,7 @@ export class ApprovalService {
       status: "pending",
       expiresAt: approval.expiresAt === null ? null : new Date(approval.expiresAt),
     });
+    this.deps.mark?.("approval-row-written", { sessionId: session.sessionId, approvalId: id });
     const recipients = routeApproval({
       sessionStarterId: context.createdById,
       members: context.members.flatMap((m) => {
@@ -224,6 +228,7 @@ export class ApprovalService {
   private async show(entry: PendingEntry, shown: ReturnType<ApprovalService["readShown"]>): Promise<void> {
     const { context, approval } = entry;
     const { review, disk, plan } = await shown;
+    this.deps.mark?.("approval-review-read", { sessionId: entry.approval.sessionId, approvalId: approval.id });
     // Settled meanwhile (expired, cancelled): its resolution already went out.
     if (this.pending.get(approval.id) !== entry) return;
     entry.view = viewOf(approval, context, { review, plan, agentDescription: entry.view.subagent?.description ?? null });

@@ -18,6 +18,12 @@ export type LatencyStage =
   | "line-emitted"
   /** the CLI's `can_use_tool` reached the approval service */
   | "approval-asked"
+  /** the approval service read the session's workspace, members and rules */
+  | "approval-context-read"
+  /** the pending approval's row is written */
+  | "approval-row-written"
+  /** what the card shows (the file under review, the plan) is read */
+  | "approval-review-read"
   /** the approval was sent to the deciders' rooms */
   | "approval-told"
   /** the prompt's wait for the before-turn snapshot ended: it goes to the CLI's stdin now */
