@@ -6,8 +6,8 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
-import net from "node:net";
 import path from "node:path";
+import { freePorts } from "./fresh-clone";
 
 export interface ConduitInstance {
   /** The URL `npm start` printed (the edge). */
@@ -22,19 +22,6 @@ export interface ConduitInstance {
   stop(): Promise<void>;
 }
 
-/** A port nobody listens on now (the kernel picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 const readyLine = /\[conduit\] ready in [^:]+: open (\S+)/;
 
 /** Starts a Conduit and resolves once it printed its URL; rejects with its output when it exits first. */
@@ -43,7 +30,9 @@ export async function startConduitInstance(options: { name: string; env?: Record
   const dataDir = path.join(root, "test-results", "instances", `${options.name}-${Date.now().toString(36)}`);
   rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });
-  const [port, nextPort, sidecarPort, modelPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  // four ports held at once while the kernel picks them, so no two are the same (picked one after
+  // another, a port closed could come back: CI once gave the web app and the edge one port)
+  const [port, nextPort, sidecarPort, modelPort] = await freePorts(4);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: String(port),

@@ -23,7 +23,6 @@ import type { ModelServer } from "@/server/model-server/model-server";
 import {
   ChaosClient,
   createSessionThrough,
-  freePort,
   seedTeam,
   SidecarProcess,
   startChaosModel,
@@ -31,6 +30,7 @@ import {
   type Person,
 } from "@/test/chaos/rig";
 import { until } from "@/test/until";
+import { freePorts } from "@/e2e/support/fresh-clone";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -140,8 +140,10 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     });
 
     const secret = `cluster-secret-${randomUUID()}`;
-    const ports = await Promise.all(Array.from({ length: options.sidecars }, () => freePort()));
-    const edgePort = options.edge ? await freePort() : undefined;
+    // held at once while picked, so no two are the same
+    const picked = await freePorts(options.sidecars + (options.edge ? 1 : 0));
+    const ports = picked.slice(0, options.sidecars);
+    const edgePort = options.edge ? picked[options.sidecars] : undefined;
     // One public origin for every node, as behind one edge.
     const origin = `http://127.0.0.1:${edgePort ?? ports[0]}`;
     const baseEnv: Record<string, string> = {
