@@ -122,14 +122,14 @@ export class ApprovalService {
 
   /** The hub's permission decider. */
   readonly decidePermission = async (
-    session: { sessionId: string; workspaceId: string; rootPath?: string },
+    session: { sessionId: string; workspaceId: string; rootPath: string },
     question: PermissionQuestion,
   ): Promise<DecidedPermission> => {
     const { request, requestId, signal } = question;
     const id = randomUUID();
-    // What the card shows needs only the workspace's root: given it, the file is read while the
-    // context is read and the row written, not after them (the deciders are told after all three).
-    const early = session.rootPath !== undefined ? this.readShown(request, session.rootPath, session.sessionId, id) : undefined;
+    // What the card shows needs only the workspace's root: the file is read while the context is
+    // read and the row written, not after them (the deciders are told after all three).
+    const shown = this.readShown(request, session.rootPath, session.sessionId, id);
     const context = await this.contextOf(session.sessionId);
     this.deps.mark?.("approval-context-read", { sessionId: session.sessionId });
     if (!context) return denyRequest({ message: "Conduit could not find this session; nothing was allowed." });
@@ -159,12 +159,6 @@ export class ApprovalService {
       deadlineSeconds: context.workspace.approvalDeadlineSec,
       now,
     });
-    // What the card shows is read while the row is written (latency: no file read waits on the
-    // insert); the deciders are still told only after both.
-    const shown =
-      early !== undefined && session.rootPath === context.workspace.rootPath
-        ? early
-        : this.readShown(request, context.workspace.rootPath, session.sessionId, id);
     // Persist, then tell: a reload right after the fact must find the row.
     await insertApproval(this.deps.db, {
       ...rowFields(id, session.sessionId, requestId, request, now, question.agent),

@@ -31,7 +31,7 @@ export type CreateRunner = (options: SessionRunnerOptions, decidePermission: Per
 /** Decides a permission question of a session (the approval queue, once there is one). */
 export type SessionPermissionDecider = (
   /** `rootPath`: the workspace's root (it never changes), so the decider can read files before its own lookups end. */
-  session: { sessionId: string; workspaceId: string; rootPath?: string },
+  session: { sessionId: string; workspaceId: string; rootPath: string },
   question: PermissionQuestion,
 ) => Promise<DecidedPermission>;
 
