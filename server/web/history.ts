@@ -9,7 +9,7 @@ import { firstPromptsOf } from "@/server/db/session-events";
 import type { TranscriptApproval } from "@/server/shared/wire/history";
 import { listSessionHistory, listSessionTurnCosts, type HistoryPage, type TurnCost } from "@/server/db/session-history";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
-import { liveSessionStatuses, type SessionView, type WireEvent } from "@/server/shared/wire/session";
+import { isLiveSessionStatus, type SessionView, type WireEvent } from "@/server/shared/wire/session";
 import { findSession, readSessionEvents } from "@/server/web/sessions";
 import { resumabilityOf, type Resumability } from "@/server/web/session-resume";
 import { requireWorkspaceAccess } from "@/server/web/workspaces";
@@ -114,8 +114,6 @@ export interface Transcript {
   resume: Resumability;
 }
 
-const liveStatuses: ReadonlySet<string> = new Set(liveSessionStatuses);
-
 /** The whole transcript of one session, from the event log. */
 export async function readTranscript(userId: string, slug: string, sessionId: string): Promise<Transcript> {
   const { workspace, session } = await findSession(userId, slug, sessionId);
@@ -150,7 +148,7 @@ export async function readTranscript(userId: string, slug: string, sessionId: st
       decidedAt: a.decidedAt?.toISOString() ?? null,
       message: a.message,
     })),
-    live: liveStatuses.has(session.status),
+    live: isLiveSessionStatus(session.status),
     resume: await resumabilityOf(
       {
         id: session.id,

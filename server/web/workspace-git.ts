@@ -17,7 +17,7 @@ import { listWorktreeChanges, mergeSessionWorktree, readWorktreeFileDiff, remove
 import { maxRelativePathLength, type WorkspaceRoot } from "@/server/workspace-fs/workspace-path";
 import { errorResponse } from "@/server/web/http";
 import { requireWorkspaceAccess, type WorkspaceSummary } from "@/server/web/workspaces";
-import { liveSessionStatuses } from "@/server/shared/wire/session";
+import { isLiveSessionStatus } from "@/server/shared/wire/session";
 
 const ZPath = z.string().min(1, "name a file").max(maxRelativePathLength);
 
@@ -125,15 +125,12 @@ export async function mergeSessionWorktreeBack(actor: GitActor, slug: string, se
   }
 }
 
-/** Sessions whose CLI child may still be working in the folder. */
-const liveStatuses: ReadonlySet<string> = new Set(liveSessionStatuses);
-
 /** Removes the session's worktree and branch (owners; the session must not be running in it). */
 export async function discardSessionWorktree(actor: GitActor, slug: string, sessionId: string): Promise<{ sessionId: string; branch: string }> {
   const ws = await requireWorkspaceAccess(actor.id, slug, "manageSettings");
   const { row, wt } = await sessionWorktreeOf(ws, sessionId);
   const open = openWorktreeOf(wt, row.worktreeClosedAt);
-  if (liveStatuses.has(row.status)) throw new AppError(ErrorCode.conflict, "The session is still running in its worktree: stop it first.");
+  if (isLiveSessionStatus(row.status)) throw new AppError(ErrorCode.conflict, "The session is still running in its worktree: stop it first.");
   await removeSessionWorktree(await rootOf(ws), open);
   await getDb().session.update({ where: { id: sessionId }, data: { worktreeClosedAt: new Date() } });
   await audit(actor.id, ws.id, "git.worktree.discard", "session", sessionId, { branch: open.branch });

@@ -21,7 +21,6 @@ import {
   writeFileSync,
   type WriteStream,
 } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
@@ -38,6 +37,7 @@ import { maxCommandsInFlight } from "@/server/sidecar/socket/handle-command";
 import { CrashTracker } from "@/scripts/start-supervisor";
 import { fakeCliScript } from "@/test/fake-cli/runner-kit";
 import { until } from "@/test/until";
+import { freePorts } from "@/e2e/support/fresh-clone";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -79,18 +79,6 @@ export const zeroCounts = (): Counts => ({
 
 export function addCounts(into: Counts, more: Partial<Counts>): void {
   for (const key of Object.keys(into) as (keyof Counts)[]) into[key] += more[key] ?? 0;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -481,7 +469,7 @@ export async function createWorld(
   });
 
   const secret = `chaos-secret-${randomUUID()}`;
-  const port = await freePort();
+  const port = (await freePorts(1))[0]!;
   const origin = `http://127.0.0.1:${port}`;
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",

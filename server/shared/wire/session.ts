@@ -96,6 +96,11 @@ export type SessionStatus = (typeof sessionStatuses)[number];
 export const liveSessionStatuses = ["starting", "idle", "running", "awaiting-approval", "stalled"] as const satisfies readonly SessionStatus[];
 /** The statuses of a session whose CLI has ended (a prompt resumes it, unless it is dead). */
 export const endedSessionStatuses = ["stopped", "crashed", "dead"] as const satisfies readonly SessionStatus[];
+const liveSessionStatusSet: ReadonlySet<string> = new Set(liveSessionStatuses);
+/** True for a status of {@link liveSessionStatuses}. */
+export function isLiveSessionStatus(status: string): boolean {
+  return liveSessionStatusSet.has(status);
+}
 
 /** Kinds of event-log entries. `cli` is a CLI stdout line; the others are user commands or sidecar notes. */
 export type WireEventKind =

@@ -9,7 +9,7 @@
 import type { SessionRow, WorkspaceAccess } from "@/server/db/sessions";
 import { createCostState, type CostState, type PreviousExit } from "@/server/domain/cost/cost-reducer";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
-import { endedSessionStatuses, liveSessionStatuses, type SessionStatus, type SessionView, type WireEvent } from "@/server/shared/wire/session";
+import { endedSessionStatuses, isLiveSessionStatus, liveSessionStatuses, type SessionStatus, type SessionView, type WireEvent } from "@/server/shared/wire/session";
 import { changeRootOf } from "@/server/workspace-changes/shadow-repo";
 import { CommandMemo } from "./command-memo";
 import type { SessionRunner } from "./session-runner-contract";
@@ -69,7 +69,6 @@ export interface SessionEntry {
   searchChain: Promise<void>;
 }
 
-export const liveStatuses: ReadonlySet<string> = new Set(liveSessionStatuses);
 const knownStatuses: ReadonlySet<string> = new Set([...liveSessionStatuses, ...endedSessionStatuses]);
 /** Commands remembered per session for retries; older ones are answered from the log. */
 export const maxRememberedCommands = 1_000;
@@ -80,7 +79,7 @@ export function newEntry(
   init: { fresh: boolean; lastSeq: number; costUsd: number; conversationStarted: boolean },
 ): SessionEntry {
   // A loaded session has no child of this sidecar: a row that claims a live one is stale.
-  const stale = !knownStatuses.has(row.status) || (!init.fresh && liveStatuses.has(row.status));
+  const stale = !knownStatuses.has(row.status) || (!init.fresh && isLiveSessionStatus(row.status));
   const status = stale ? "stopped" : (row.status as SessionStatus);
   return {
     id: row.id,

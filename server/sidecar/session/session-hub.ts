@@ -29,15 +29,16 @@ import { isLive } from "@/server/domain/session/session-state";
 import type { HostControlRequest } from "@/server/shared/claude-protocol/encode";
 import type { PermissionMode } from "@/server/shared/claude-protocol/messages";
 import { AppError, ErrorCode, toWireError } from "@/server/shared/errors/app-error";
-import type {
-  CommandAccepted,
-  PermissionModeChoice,
-  SessionStatus,
-  SessionView,
-  SetModelResult,
-  SetModeResult,
-  WireEvent,
-  WireEventKind,
+import {
+  isLiveSessionStatus,
+  type CommandAccepted,
+  type PermissionModeChoice,
+  type SessionStatus,
+  type SessionView,
+  type SetModelResult,
+  type SetModeResult,
+  type WireEvent,
+  type WireEventKind,
 } from "@/server/shared/wire/session";
 import type { PromptImage } from "@/server/shared/wire/session-controls";
 import { rememberBounded } from "./command-memo";
@@ -50,7 +51,6 @@ import {
   asAppError,
   assertNotDead,
   bypassRefused,
-  liveStatuses,
   maxRememberedCommands,
   snapshotSessionOf,
   viewOf,
@@ -456,7 +456,7 @@ export class SessionHub implements SessionCommands, SessionFeed {
     for (const entry of entries) {
       entry.detachRunner?.();
       // The children are gone: the rows say so, for the web app's lists.
-      if (liveStatuses.has(entry.status)) {
+      if (isLiveSessionStatus(entry.status)) {
         entry.status = "stopped";
         entry.pid = null;
         this.rows.persistRow(entry);
