@@ -33,7 +33,7 @@ import { seedLongSession, turnMarker } from "../e2e/support/long-session-seed";
 const EVENTS = Number(process.env.LONG_SESSION_EVENTS ?? 10_000);
 const OPENS = Number(process.env.LONG_SESSION_OPENS ?? 5);
 const TRACE = process.env.LONG_SESSION_TRACE !== "0";
-/** `LONG_SESSION_PROFILE=1`: a CPU profile of the scroll instead of the trace; prints where script time went. */
+/** `LONG_SESSION_PROFILE=1`: a CPU profile of the scroll instead of the trace; prints where script time went (kept as `<LONG_SESSION_SCROLL_TRACE>.cpuprofile` when that is set). */
 const PROFILE = process.env.LONG_SESSION_PROFILE === "1";
 /**
  * `LONG_SESSION_OPEN_TRACE=<file>`: one more warm open, traced from before its navigation (frames,
@@ -143,7 +143,13 @@ async function traceFrames(page: Page, saveTo?: string): Promise<() => Promise<T
   if (PROFILE) {
     const stop = await startCpuProfile(page);
     return async () => {
-      printProfile("the scroll", await stop(), 30);
+      const profile = await stop();
+      printProfile("the scroll", profile, 30);
+      if (profile && saveTo) {
+        // for DevTools, or a source-mapped look at a build made with CONDUIT_BROWSER_SOURCE_MAPS=1
+        await writeFile(`${saveTo}.cpuprofile`, JSON.stringify(profile));
+        console.log(`  the profile: ${saveTo}.cpuprofile`);
+      }
       return [];
     };
   }

@@ -62,12 +62,16 @@ export async function signedInPage(browser: Browser, email: string, name: string
   return page;
 }
 
-/** Types a prompt and sends it with Enter; the box empties once the sidecar took it. */
+/**
+ * Types a prompt and sends it with Enter: the box empties at once and the prompt shows as
+ * sending; returns once the sidecar has logged it (no prompt of the page is still pending).
+ */
 export async function sendPrompt(page: Page, text: string): Promise<void> {
   const input = page.getByTestId("prompt-input");
   await input.fill(text);
   await input.press("Enter");
   await expect(input).toHaveValue("");
+  await expect(page.locator('[data-testid="message-user"][data-pending="true"]')).toHaveCount(0);
 }
 
 /**

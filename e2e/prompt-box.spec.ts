@@ -187,3 +187,86 @@ test("the model picker switches the model once the CLI confirms; the context met
     await page.context().close();
   }
 });
+
+test("a prompt shows at Enter and becomes its logged row in place; a refused one comes back to the box", async ({ browser }) => {
+  test.setTimeout(120_000);
+  const stamp = Date.now().toString(36);
+  const page = await signedInPage(browser, uniqueEmail("eve"), `Eve ${stamp}`);
+  // The page's socket passes through here: prompts can be held (to see the echo before the
+  // sidecar has it) or refused (answered here as the sidecar answers a refusal).
+  let prompts: "pass" | "hold" | "refuse" = "pass";
+  const held: string[] = [];
+  let toServer: ((message: string) => void) | undefined;
+  await page.routeWebSocket(/\/socket\.io\//, (ws) => {
+    const server = ws.connectToServer();
+    toServer = (message) => server.send(message);
+    server.onMessage((message) => ws.send(message));
+    ws.onMessage((message) => {
+      const text = typeof message === "string" ? message : message.toString();
+      const prompt = /^42(\d+)\["session:prompt"/.exec(text);
+      if (prompt && prompts === "hold") held.push(text);
+      else if (prompt && prompts === "refuse")
+        ws.send(`43${prompt[1]}${JSON.stringify([{ ok: false, error: { code: "forbidden", message: "Refused on its way (test)." } }])}`);
+      else server.send(message);
+    });
+  });
+  try {
+    await openSession(page, `Echo ${stamp}`);
+    await sendPrompt(page, "hello");
+    await expect(page.getByTestId("turn-end")).toHaveCount(1, { timeout: 30_000 });
+    const input = page.getByTestId("prompt-input");
+    const rows = page.getByTestId("message-user");
+
+    // (the demo model picks its script by the prompt's words: greetings get a plain reply)
+    // held on its way: the box is empty and the prompt shows as sending
+    prompts = "hold";
+    await input.fill("hello, held");
+    await input.press("Enter");
+    await expect(input).toHaveValue("");
+    const echo = rows.filter({ hasText: "hello, held" });
+    await expect(echo).toHaveCount(1);
+    await expect(echo).toHaveAttribute("data-pending", "true");
+    await expect(echo).toContainText("sending…");
+    await expect(echo.getByTestId("rewind-button")).toHaveCount(0);
+    await expect(page.getByTestId("prompt-send")).toHaveText("Sending…");
+    await expect.poll(() => held.length).toBe(1);
+    // the element itself is marked: the logged prompt must be drawn in it, not beside it
+    await echo.evaluate((el) => el.setAttribute("data-probe", "echo"));
+
+    // let go: the logged prompt takes the echo's place (the same element), with its time and rewind
+    prompts = "pass";
+    toServer!(held.shift()!);
+    await expect(echo).not.toHaveAttribute("data-pending", "true");
+    await expect(echo).toHaveAttribute("data-probe", "echo");
+    await expect(echo.getByTestId("rewind-button")).toHaveCount(1);
+    await expect(echo).not.toContainText("sending…");
+    await expect(rows.filter({ hasText: "hello, held" })).toHaveCount(1);
+    await expect(page.getByTestId("turn-end")).toHaveCount(2, { timeout: 30_000 });
+
+    // refused: the echo goes, the text comes back into the box with the reason
+    prompts = "refuse";
+    await input.fill("hello, refused");
+    await input.press("Enter");
+    await expect(page.getByTestId("prompt-error")).toContainText("Refused on its way (test).");
+    await expect(input).toHaveValue("hello, refused");
+    await expect(rows.filter({ hasText: "hello, refused" })).toHaveCount(0);
+    await expect(page.getByTestId("prompt-send")).toHaveText("Send");
+
+    // two prompts sent one right after the other both go, in the order they were sent
+    prompts = "pass";
+    await input.fill("hello, first");
+    await input.press("Enter");
+    await input.fill("hello, second");
+    await input.press("Enter");
+    await expect(input).toHaveValue("");
+    await expect(page.locator('[data-testid="message-user"][data-pending="true"]')).toHaveCount(0, { timeout: 30_000 });
+    const texts = await rows.allTextContents();
+    const first = texts.findIndex((t) => t.includes("hello, first"));
+    const second = texts.findIndex((t) => t.includes("hello, second"));
+    expect(first).toBeGreaterThan(-1);
+    expect(second).toBeGreaterThan(first);
+    expect(texts.filter((t) => /hello, (first|second)/.test(t))).toHaveLength(2);
+  } finally {
+    await page.context().close();
+  }
+});

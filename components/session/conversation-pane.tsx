@@ -194,7 +194,7 @@ export const ConversationItemView = memo(function ConversationItemView({
   switch (item.kind) {
     case "user":
       return (
-        <div data-testid="message-user" data-author={item.author} className="flex gap-3">
+        <div data-testid="message-user" data-author={item.author} data-pending={item.pending ? "true" : undefined} className="flex gap-3">
           <span
             aria-hidden
             className={`mt-0.5 inline-flex size-6 shrink-0 items-center justify-center rounded-md text-[10px] font-semibold ${avatarColour(item.author)}`}
@@ -205,9 +205,9 @@ export const ConversationItemView = memo(function ConversationItemView({
             <div className="mb-0.5 text-xs font-medium text-indigo-900 dark:text-indigo-200">
               <span data-testid="message-author">{item.author}</span>
               <span suppressHydrationWarning className="ml-2 font-normal text-indigo-900/50 dark:text-indigo-200/50">
-                {formatRelative(item.at)}
+                {item.pending ? "sending…" : formatRelative(item.at)}
               </span>
-              {onRewind && (
+              {onRewind && !item.pending && (
                 <button
                   type="button"
                   data-testid="rewind-button"
@@ -222,6 +222,11 @@ export const ConversationItemView = memo(function ConversationItemView({
             </div>
             <p className="text-sm break-words whitespace-pre-wrap">{item.text}</p>
             {item.images && imageBase && <PromptImages images={item.images} base={imageBase} />}
+            {item.pending && item.pending.imageCount > 0 && (
+              <p className="mt-1 text-xs text-indigo-900/60 dark:text-indigo-200/60">
+                {item.pending.imageCount === 1 ? "1 image" : `${item.pending.imageCount} images`}
+              </p>
+            )}
           </div>
         </div>
       );

@@ -32,9 +32,13 @@ export type ConversationItem =
       seq: number;
       text: string;
       author: string;
+      /** The sender's user id (absent in logs without one). */
+      authorId?: string;
       at: string;
       /** Images pasted into the prompt (served by the session's image route). */
       images?: { id: string; mediaType: string; name?: string }[];
+      /** Sent from this page and not logged yet (seq -1): `pending-prompts.ts`. */
+      pending?: { imageCount: number };
     }
   | {
       kind: "assistant";
@@ -212,7 +216,16 @@ export function createConversationBuilder(): ConversationBuilder {
       case "prompt": {
         const text = str(p?.text) ?? (typeof e.payload === "string" ? e.payload : "");
         const images = promptImagesOf(p?.images);
-        pushItem({ kind: "user", key: String(e.seq), seq: e.seq, text, author: by, at: e.at, ...(images ? { images } : {}) });
+        pushItem({
+          kind: "user",
+          key: String(e.seq),
+          seq: e.seq,
+          text,
+          author: by,
+          ...(e.user ? { authorId: e.user.id } : {}),
+          at: e.at,
+          ...(images ? { images } : {}),
+        });
         break;
       }
       case "interrupt":

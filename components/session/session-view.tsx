@@ -1,10 +1,11 @@
 "use client";
 
 import Link from "next/link";
-import { useCallback, useEffect, useMemo, useState, type ReactNode } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import type { Ack } from "@/server/shared/wire/ack";
-import type { PermissionModeChoice, SessionView as SessionInfo, SetModelResult, SetModeResult, WireEvent } from "@/server/shared/wire/session";
-import { buildConversation } from "./conversation";
+import type { CommandAccepted, PermissionModeChoice, SessionView as SessionInfo, SetModelResult, SetModeResult, WireEvent } from "@/server/shared/wire/session";
+import { buildConversation, type ConversationItem } from "./conversation";
+import { loggedPending, withPendingPrompts, type PendingPrompt } from "./pending-prompts";
 import { IncrementalConversation } from "./incremental-conversation";
 import { useEarlierPages } from "./conversation-pages";
 import { formatRelative, formatTokens, formatUsd, sessionTitle } from "./format";
@@ -55,6 +56,19 @@ export function SessionView({ workspace, initialSession, initialTail, currentUse
   // only the events appended since the last render are folded; unchanged items keep their identity
   const [incremental] = useState(() => new IncrementalConversation());
   const conversation = useMemo(() => incremental.update(log.events), [incremental, log.events]);
+  // the prompts sent from this page, shown at Enter until their events arrive (pending-prompts.ts)
+  const [pending, setPending] = useState<readonly PendingPrompt[]>([]);
+  const [adopted] = useState(() => new Map<number, string>());
+  const [rekeyed] = useState(() => new WeakMap<ConversationItem, ConversationItem>());
+  const shownItems = useMemo(
+    () => withPendingPrompts(conversation.items, pending, adopted, rekeyed),
+    [conversation.items, pending, adopted, rekeyed],
+  );
+  const shown = shownItems === conversation.items ? conversation : { ...conversation, items: shownItems };
+  const itemsRef = useRef(conversation.items);
+  useEffect(() => {
+    itemsRef.current = conversation.items;
+  }, [conversation.items]);
   // folded once: the picture never changes, and is dropped for good once the live log shows
   const [preview] = useState(() => (initialTail && initialTail.length > 0 ? buildConversation(initialTail) : undefined));
   const earlier = useEarlierPages({ socket, sessionId, log, dispatch });
@@ -103,13 +117,38 @@ export function SessionView({ workspace, initialSession, initialTail, currentUse
     [socket, sessionId],
   );
 
+  const promptChain = useRef<Promise<void>>(Promise.resolve());
   const onPrompt = useCallback(
     async (text: string, images: OutgoingImage[] = []) => {
-      const ack = await send(command.prompt, images.length > 0 ? { text, images } : { text });
+      const commandId = newCommandId();
+      const entry: PendingPrompt = {
+        key: `prompt:${commandId}`,
+        text,
+        imageCount: images.length,
+        author: currentUser.name,
+        authorId: currentUser.id,
+        at: new Date().toISOString(),
+        afterSeq: logRef.current.events.at(-1)?.seq ?? 0,
+      };
+      setPending((list) => {
+        // the prompts already logged leave the list; their rows keep the key they were shown with
+        const logged = loggedPending(itemsRef.current, list);
+        for (const p of logged) adopted.set(p.seq!, p.key);
+        return [...list.filter((p) => !logged.includes(p)), entry];
+      });
+      // one after another, in the order they were made: the next waits for the last one's answer
+      const previous = promptChain.current;
+      const sent = (async () => {
+        await previous;
+        return send<CommandAccepted>(command.prompt, images.length > 0 ? { text, images, commandId } : { text, commandId });
+      })();
+      promptChain.current = sent.then(() => undefined);
+      const ack = await sent;
       markLatency("prompt-acked");
+      setPending((list) => (ack.ok ? list.map((p) => (p === entry ? { ...p, seq: ack.data.seq } : p)) : list.filter((p) => p !== entry)));
       return ackMessage(ack);
     },
-    [send],
+    [send, currentUser.name, currentUser.id, logRef, adopted],
   );
   const controls = useSessionControls({ socket, sessionId, events: log.events, ready: subscribed });
   const imageBase = `/api/workspaces/${encodeURIComponent(workspace.slug)}/sessions/${encodeURIComponent(sessionId)}/images`;
@@ -325,7 +364,7 @@ export function SessionView({ workspace, initialSession, initialTail, currentUse
         {tab === "conversation" ? (
           <ConversationPane
             imageBase={imageBase}
-            conversation={conversation}
+            conversation={shown}
             rootPath={workspace.rootPath}
             onRewind={canWrite ? setRewindSeq : undefined}
             pages={earlier}

@@ -55,7 +55,9 @@ export const PromptBox = memo(function PromptBox(props: PromptBoxProps) {
   const { sessionId, disabledReason, onSend, demoScenarios, autoFocus, slashCommands = [], suggestFiles } = props;
   const [draft, setDraft] = useState("");
   const [attachments, setAttachments] = useState<Attachment[]>([]);
-  const [sending, setSending] = useState(false);
+  /** Prompts sent and not answered yet. */
+  const [sending, setSending] = useState(0);
+  const inFlight = useRef(new Set<Attachment>());
   const [error, setError] = useState<string>();
   const [trigger, setTrigger] = useState<Trigger>();
   const [dismissed, setDismissed] = useState<string>();
@@ -172,27 +174,40 @@ export const PromptBox = memo(function PromptBox(props: PromptBoxProps) {
     ref.current?.focus();
   }
 
-  async function send() {
+  /**
+   * Sends what the box holds. The text leaves the box at once (the conversation shows it as
+   * sending), so the next prompt can be typed and sent right away (`onSend` keeps their order). A
+   * refused prompt's text comes back into the box (after anything typed meanwhile); images leave
+   * the box when their prompt is accepted.
+   */
+  function send() {
     const text = draftRef.current.trim();
-    const images = attachmentsRef.current;
-    if ((!text && images.length === 0) || sending || disabled) return;
-    setSending(true);
+    const images = attachmentsRef.current.filter((a) => !inFlight.current.has(a));
+    if ((!text && images.length === 0) || disabled) return;
+    for (const a of images) inFlight.current.add(a);
+    setSending((n) => n + 1);
     setError(undefined);
-    const failure = await onSend(
-      text,
-      images.map((a) => ({ mediaType: a.mediaType, data: a.data, name: a.name })),
-    );
-    setSending(false);
-    if (failure) setError(failure);
-    else {
-      // Clear only what was sent: text typed or images added while the ack was on its way stay.
-      if (draftRef.current.trim() === text) setDraft("");
-      setAttachments((a) => {
-        for (const x of a) if (images.includes(x)) releaseAttachment(x);
-        return a.filter((x) => !images.includes(x));
-      });
+    if (text) {
+      setDraft("");
       setTrigger(undefined);
     }
+    void (async () => {
+      const failure = await onSend(
+        text,
+        images.map((a) => ({ mediaType: a.mediaType, data: a.data, name: a.name })),
+      );
+      for (const a of images) inFlight.current.delete(a);
+      setSending((n) => n - 1);
+      if (failure) {
+        setError(failure);
+        if (text) setDraft(draftRef.current.trim() === "" ? text : `${draftRef.current}\n${text}`);
+      } else {
+        setAttachments((a) => {
+          for (const x of a) if (images.includes(x)) releaseAttachment(x);
+          return a.filter((x) => !images.includes(x));
+        });
+      }
+    })();
     ref.current?.focus();
   }
 
@@ -260,7 +275,7 @@ export const PromptBox = memo(function PromptBox(props: PromptBoxProps) {
       )
     ) : null;
 
-  const canSend = !disabled && !sending && (draft.trim() !== "" || attachments.length > 0);
+  const canSend = !disabled && (draft.trim() !== "" || attachments.some((a) => !inFlight.current.has(a)));
 
   return (
     <div className="space-y-1.5">
@@ -356,7 +371,7 @@ export const PromptBox = memo(function PromptBox(props: PromptBoxProps) {
               disabled={!canSend}
               onClick={() => void send()}
             >
-              {sending ? "Sending…" : "Send"}
+              {sending > 0 ? "Sending…" : "Send"}
             </button>
           </div>
         </div>
