@@ -228,7 +228,6 @@ test("a prompt shows at Enter and becomes its logged row in place; a refused one
     await expect(echo).toHaveAttribute("data-pending", "true");
     await expect(echo).toContainText("sending…");
     await expect(echo.getByTestId("rewind-button")).toHaveCount(0);
-    await expect(page.getByTestId("prompt-send")).toHaveText("Sending…");
     await expect.poll(() => held.length).toBe(1);
     // the element itself is marked: the logged prompt must be drawn in it, not beside it
     await echo.evaluate((el) => el.setAttribute("data-probe", "echo"));
@@ -250,7 +249,6 @@ test("a prompt shows at Enter and becomes its logged row in place; a refused one
     await expect(page.getByTestId("prompt-error")).toContainText("Refused on its way (test).");
     await expect(input).toHaveValue("hello, refused");
     await expect(rows.filter({ hasText: "hello, refused" })).toHaveCount(0);
-    await expect(page.getByTestId("prompt-send")).toHaveText("Send");
 
     // two prompts sent one right after the other both go, in the order they were sent
     prompts = "pass";

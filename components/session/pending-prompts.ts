@@ -21,7 +21,10 @@ export interface PendingPrompt {
   at: string;
   /** The log's last seq when it was sent: its event comes after. */
   afterSeq: number;
-  /** Its event's seq, once the sidecar acknowledged it. */
+  /**
+   * Its event's seq, once the sidecar acknowledged it: set on the entry by the ack, which draws
+   * nothing when the event is already shown (the row is matched by author and text then).
+   */
   seq?: number;
 }
 

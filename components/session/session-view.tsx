@@ -145,7 +145,13 @@ export function SessionView({ workspace, initialSession, initialTail, currentUse
       promptChain.current = sent.then(() => undefined);
       const ack = await sent;
       markLatency("prompt-acked");
-      setPending((list) => (ack.ok ? list.map((p) => (p === entry ? { ...p, seq: ack.data.seq } : p)) : list.filter((p) => p !== entry)));
+      if (!ack.ok) setPending((list) => list.filter((p) => p !== entry));
+      else {
+        // Usually its event came first and the row is drawn already: nothing to draw again (the
+        // CLI is at work now). Else the seq is what finds its event when it comes.
+        entry.seq = ack.data.seq;
+        if (!itemsRef.current.some((item) => item.kind === "user" && item.seq === ack.data.seq)) setPending((list) => [...list]);
+      }
       return ackMessage(ack);
     },
     [send, currentUser.name, currentUser.id, logRef, adopted],

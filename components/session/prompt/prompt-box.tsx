@@ -55,8 +55,6 @@ export const PromptBox = memo(function PromptBox(props: PromptBoxProps) {
   const { sessionId, disabledReason, onSend, demoScenarios, autoFocus, slashCommands = [], suggestFiles } = props;
   const [draft, setDraft] = useState("");
   const [attachments, setAttachments] = useState<Attachment[]>([]);
-  /** Prompts sent and not answered yet. */
-  const [sending, setSending] = useState(0);
   const inFlight = useRef(new Set<Attachment>());
   const [error, setError] = useState<string>();
   const [trigger, setTrigger] = useState<Trigger>();
@@ -176,7 +174,8 @@ export const PromptBox = memo(function PromptBox(props: PromptBoxProps) {
 
   /**
    * Sends what the box holds. The text leaves the box at once (the conversation shows it as
-   * sending), so the next prompt can be typed and sent right away (`onSend` keeps their order). A
+   * sending, and an accepted prompt changes nothing here: the page draws nothing more for it while
+   * the CLI starts working), so the next prompt can be typed and sent right away (`onSend` keeps their order). A
    * refused prompt's text comes back into the box (after anything typed meanwhile); images leave
    * the box when their prompt is accepted.
    */
@@ -185,7 +184,6 @@ export const PromptBox = memo(function PromptBox(props: PromptBoxProps) {
     const images = attachmentsRef.current.filter((a) => !inFlight.current.has(a));
     if ((!text && images.length === 0) || disabled) return;
     for (const a of images) inFlight.current.add(a);
-    setSending((n) => n + 1);
     setError(undefined);
     if (text) {
       setDraft("");
@@ -197,7 +195,6 @@ export const PromptBox = memo(function PromptBox(props: PromptBoxProps) {
         images.map((a) => ({ mediaType: a.mediaType, data: a.data, name: a.name })),
       );
       for (const a of images) inFlight.current.delete(a);
-      setSending((n) => n - 1);
       if (failure) {
         setError(failure);
         if (text) setDraft(draftRef.current.trim() === "" ? text : `${draftRef.current}\n${text}`);
@@ -371,7 +368,7 @@ export const PromptBox = memo(function PromptBox(props: PromptBoxProps) {
               disabled={!canSend}
               onClick={() => void send()}
             >
-              {sending > 0 ? "Sending…" : "Send"}
+              Send
             </button>
           </div>
         </div>
