@@ -142,7 +142,10 @@ export function SessionView({ workspace, initialSession, initialTail, currentUse
         await previous;
         return send<CommandAccepted>(command.prompt, images.length > 0 ? { text, images, commandId } : { text, commandId });
       })();
-      promptChain.current = sent.then(() => undefined);
+      promptChain.current = sent.then(
+        () => undefined,
+        () => undefined,
+      );
       const ack = await sent;
       markLatency("prompt-acked");
       if (!ack.ok) setPending((list) => list.filter((p) => p !== entry));

@@ -174,10 +174,10 @@ export const PromptBox = memo(function PromptBox(props: PromptBoxProps) {
 
   /**
    * Sends what the box holds. The text leaves the box at once (the conversation shows it as
-   * sending, and an accepted prompt changes nothing here: the page draws nothing more for it while
-   * the CLI starts working), so the next prompt can be typed and sent right away (`onSend` keeps their order). A
-   * refused prompt's text comes back into the box (after anything typed meanwhile); images leave
-   * the box when their prompt is accepted.
+   * sending, and an accepted prompt changes nothing here: the page draws nothing more for it
+   * while the CLI starts working), so the next prompt can be typed and sent right away (`onSend`
+   * keeps their order). A refused prompt's text comes back into the box (after anything typed
+   * meanwhile); images leave the box when their prompt is accepted.
    */
   function send() {
     const text = draftRef.current.trim();
