@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { WireEvent } from "@/server/shared/wire/session";
 import { buildConversation, type ConversationItem } from "./conversation";
-import { loggedPending, withPendingPrompts, type PendingPrompt } from "./pending-prompts";
+import { isLogged, loggedPending, withPendingPrompts, type PendingPrompt } from "./pending-prompts";
 import { ev } from "./test-support";
 
 const ada = { id: "u-ada", name: "Ada" };
@@ -69,10 +69,14 @@ describe("withPendingPrompts", () => {
   });
 
   it("names the pending prompts whose acknowledged event is logged", () => {
-    const items = buildConversation([prompt(1, "a"), prompt(2, "b")]).items;
+    const events = [prompt(1, "a"), prompt(2, "b"), ev(4, "cli", { type: "result" })];
     const acked = pendingOf("b", 1, { seq: 2 });
     const waiting = pendingOf("c", 2, { seq: 3 });
     const unacked = pendingOf("a", 0);
-    expect(loggedPending(items, [acked, waiting, unacked])).toEqual([acked]);
+    expect(loggedPending(events, [acked, waiting, unacked])).toEqual([acked]);
+    expect(isLogged(events, 4)).toBe(true);
+    expect(isLogged(events, 3)).toBe(false);
+    expect(isLogged(events, 5)).toBe(false);
+    expect(isLogged([], 1)).toBe(false);
   });
 });

@@ -63,9 +63,15 @@ export function withPendingPrompts(
   return shown;
 }
 
-/** The pending prompts whose logged event is in `items` (their row is the logged one now). */
-export function loggedPending(items: readonly ConversationItem[], pending: readonly PendingPrompt[]): PendingPrompt[] {
-  return pending.filter((p) => p.seq !== undefined && findBySeq(items, p.seq) !== undefined);
+/** The pending prompts whose acknowledged event is in the page's log (their row is the logged one now). */
+export function loggedPending(events: readonly { seq: number }[], pending: readonly PendingPrompt[]): PendingPrompt[] {
+  return pending.filter((p) => p.seq !== undefined && isLogged(events, p.seq));
+}
+
+/** Whether the log (in seq order) holds the event `seq`; looks from its end, where a prompt just sent is. */
+export function isLogged(events: readonly { seq: number }[], seq: number): boolean {
+  for (let i = events.length - 1; i >= 0 && events[i]!.seq >= seq; i--) if (events[i]!.seq === seq) return true;
+  return false;
 }
 
 function pendingItem(p: PendingPrompt): UserItem {

@@ -5,7 +5,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } fro
 import type { Ack } from "@/server/shared/wire/ack";
 import type { CommandAccepted, PermissionModeChoice, SessionView as SessionInfo, SetModelResult, SetModeResult, WireEvent } from "@/server/shared/wire/session";
 import { buildConversation, type ConversationItem } from "./conversation";
-import { loggedPending, withPendingPrompts, type PendingPrompt } from "./pending-prompts";
+import { isLogged, loggedPending, withPendingPrompts, type PendingPrompt } from "./pending-prompts";
 import { IncrementalConversation } from "./incremental-conversation";
 import { useEarlierPages } from "./conversation-pages";
 import { formatRelative, formatTokens, formatUsd, sessionTitle } from "./format";
@@ -65,10 +65,6 @@ export function SessionView({ workspace, initialSession, initialTail, currentUse
     [conversation.items, pending, adopted, rekeyed],
   );
   const shown = shownItems === conversation.items ? conversation : { ...conversation, items: shownItems };
-  const itemsRef = useRef(conversation.items);
-  useEffect(() => {
-    itemsRef.current = conversation.items;
-  }, [conversation.items]);
   // folded once: the picture never changes, and is dropped for good once the live log shows
   const [preview] = useState(() => (initialTail && initialTail.length > 0 ? buildConversation(initialTail) : undefined));
   const earlier = useEarlierPages({ socket, sessionId, log, dispatch });
@@ -132,7 +128,7 @@ export function SessionView({ workspace, initialSession, initialTail, currentUse
       };
       setPending((list) => {
         // the prompts already logged leave the list; their rows keep the key they were shown with
-        const logged = loggedPending(itemsRef.current, list);
+        const logged = loggedPending(logRef.current.events, list);
         for (const p of logged) adopted.set(p.seq!, p.key);
         return [...list.filter((p) => !logged.includes(p)), entry];
       });
@@ -153,7 +149,7 @@ export function SessionView({ workspace, initialSession, initialTail, currentUse
         // Usually its event came first and the row is drawn already: nothing to draw again (the
         // CLI is at work now). Else the seq is what finds its event when it comes.
         entry.seq = ack.data.seq;
-        if (!itemsRef.current.some((item) => item.kind === "user" && item.seq === ack.data.seq)) setPending((list) => [...list]);
+        if (!isLogged(logRef.current.events, ack.data.seq)) setPending((list) => [...list]);
       }
       return ackMessage(ack);
     },
