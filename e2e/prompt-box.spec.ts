@@ -220,9 +220,22 @@ test("a prompt shows at Enter and becomes its logged row in place; a refused one
     // (the demo model picks its script by the prompt's words: greetings get a plain reply)
     // held on its way: the box is empty and the prompt shows as sending
     prompts = "hold";
+    // the prompt leaves in the keydown's own task, before the page draws it: the sidecar's
+    // receipt does not wait behind that render (what the page showed when it went is noted)
+    await page.evaluate(() => {
+      const send = WebSocket.prototype.send;
+      const probe = window as unknown as { __promptSentWith?: string[] };
+      probe.__promptSentWith = [];
+      WebSocket.prototype.send = function (this: WebSocket, data) {
+        if (typeof data === "string" && data.includes('"session:prompt"'))
+          probe.__promptSentWith!.push(document.querySelector('[data-testid="message-user"][data-pending="true"]') ? "drawn" : "not drawn");
+        return send.call(this, data);
+      };
+    });
     await input.fill("hello, held");
     await input.press("Enter");
     await expect(input).toHaveValue("");
+    expect(await page.evaluate(() => (window as unknown as { __promptSentWith?: string[] }).__promptSentWith)).toEqual(["not drawn"]);
     const echo = rows.filter({ hasText: "hello, held" });
     await expect(echo).toHaveCount(1);
     await expect(echo).toHaveAttribute("data-pending", "true");

@@ -113,10 +113,25 @@ export function SessionView({ workspace, initialSession, initialTail, currentUse
     [socket, sessionId],
   );
 
+  // The prompts on their way, in the order they were made, and how many are still unanswered.
   const promptChain = useRef<Promise<void>>(Promise.resolve());
+  const promptsUnanswered = useRef(0);
   const onPrompt = useCallback(
     async (text: string, images: OutgoingImage[] = []) => {
       const commandId = newCommandId();
+      const payload = images.length > 0 ? { text, images, commandId } : { text, commandId };
+      // One after another: the next waits for the last one's answer. With none on its way the
+      // prompt goes out now, in the keydown's own task, before React draws it (an awaited chain
+      // would put the sidecar's receipt behind that render).
+      const sent =
+        promptsUnanswered.current === 0
+          ? send<CommandAccepted>(command.prompt, payload)
+          : promptChain.current.then(() => send<CommandAccepted>(command.prompt, payload));
+      promptsUnanswered.current += 1;
+      promptChain.current = sent.then(
+        () => void (promptsUnanswered.current -= 1),
+        () => void (promptsUnanswered.current -= 1),
+      );
       const entry: PendingPrompt = {
         key: `prompt:${commandId}`,
         text,
@@ -132,16 +147,6 @@ export function SessionView({ workspace, initialSession, initialTail, currentUse
         for (const p of logged) adopted.set(p.seq!, p.key);
         return [...list.filter((p) => !logged.includes(p)), entry];
       });
-      // one after another, in the order they were made: the next waits for the last one's answer
-      const previous = promptChain.current;
-      const sent = (async () => {
-        await previous;
-        return send<CommandAccepted>(command.prompt, images.length > 0 ? { text, images, commandId } : { text, commandId });
-      })();
-      promptChain.current = sent.then(
-        () => undefined,
-        () => undefined,
-      );
       const ack = await sent;
       markLatency("prompt-acked");
       if (!ack.ok) setPending((list) => list.filter((p) => p !== entry));
