@@ -5,6 +5,7 @@ import { signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { useHydrated } from "@/components/use-hydrated";
+import { renewingOwnSignIn } from "@/components/session/wire-client";
 
 const send = sendForError;
 
@@ -30,13 +31,18 @@ export function AccountSettings({ email, name, hasPassword }: { email: string; n
     const form = new FormData(formEl);
     const newPassword = String(form.get("newPassword") ?? "");
     setPwState({ busy: true });
-    const error = await send("/api/account/password", "POST", {
-      currentPassword: String(form.get("currentPassword") ?? ""),
-      newPassword,
+    // the change voids every cookie of the account, this one too: sign in again with the new
+    // password (the page's socket, closed for the old cookie, connects again afterwards)
+    const outcome = await renewingOwnSignIn(async () => {
+      const error = await send("/api/account/password", "POST", {
+        currentPassword: String(form.get("currentPassword") ?? ""),
+        newPassword,
+      });
+      if (error) return { error };
+      return { result: await signIn("credentials", { email, password: newPassword, redirect: false }) };
     });
-    if (error) return setPwState({ busy: false, error });
-    // the change voided every cookie of the account, this one too: sign in again with the new password
-    const result = await signIn("credentials", { email, password: newPassword, redirect: false });
+    if ("error" in outcome) return setPwState({ busy: false, error: outcome.error });
+    const result = outcome.result;
     if (!result || result.error) {
       window.location.assign("/signin?callbackUrl=%2Faccount");
       return;

@@ -2,7 +2,7 @@
 
 import { memo, useEffect, useState } from "react";
 import type { Socket } from "socket.io-client";
-import { getSocket } from "./wire-client";
+import { closedByServer, getSocket } from "./wire-client";
 
 export interface SocketState {
   socket: Socket | undefined;
@@ -23,7 +23,8 @@ export function useSocket(): SocketState {
     const socket = getSocket();
     const update = (problem?: string) => setState({ socket, connected: socket.connected, problem });
     const onConnect = () => update();
-    const onDisconnect = () => update();
+    const onDisconnect = (reason: string) =>
+      update(reason === closedByServer ? "The server closed this connection: your access changed. Reload the page." : undefined);
     const onError = (err: Error) =>
       update(handshakeProblems[err.message] ?? "Cannot reach the session server. Retrying…");
     socket.on("connect", onConnect);

@@ -44,8 +44,57 @@ let shared: Socket | undefined;
  * `/socket.io/*` and the next-auth cookie authenticates the handshake.
  */
 export function getSocket(): Socket {
-  shared ??= io({ path: "/socket.io", withCredentials: true, transports: ["websocket", "polling"] });
+  if (shared) return shared;
+  shared = io({ path: "/socket.io", withCredentials: true, transports: ["websocket", "polling"] });
+  shared.on("disconnect", (reason) => {
+    // (closed while this page renews its own sign-in: it connects again when that is done)
+    if (reason === closedByServer && renewals === 0) askTheWebApp();
+  });
   return shared;
+}
+
+let renewals = 0;
+
+/**
+ * Runs `work`, which voids this page's own cookie and signs it in again (a password change),
+ * without the page loading itself when the sweep closes its socket meanwhile (it would land on
+ * sign-in before the new cookie is there). Afterwards the socket connects again, with the new
+ * cookie, so that the sweep has no old socket left to close.
+ */
+export async function renewingOwnSignIn<T>(work: () => Promise<T>): Promise<T> {
+  renewals += 1;
+  try {
+    return await work();
+  } finally {
+    renewals -= 1;
+    if (renewals === 0) shared?.disconnect().connect();
+  }
+}
+
+/** socket.io-client's reason when the sidecar closed the socket itself; it does not reconnect then. */
+export const closedByServer = "io server disconnect";
+
+/** When the page last loaded itself again for a closed socket (sessionStorage; epoch ms). */
+const reloadedKey = "conduit:socket-closed-reload";
+const reloadEveryMs = 60_000;
+
+/**
+ * The sidecar closes a socket itself only when its access was revoked (the revocation sweep:
+ * signed out elsewhere, account disabled, no longer a member of a workspace it listens to). The
+ * page then asks the web app again by loading itself: a signed-out reader lands on sign-in, one
+ * no longer a member gets the not-found page, and one still allowed (a session that went away)
+ * gets the page back with a new socket. The draft is kept (draft-store.ts). At most once a minute: a
+ * page closed again that soon stays and says so (`ConnectionNotice`).
+ */
+function askTheWebApp(): void {
+  try {
+    const last = Number(window.sessionStorage.getItem(reloadedKey) ?? 0);
+    if (Date.now() - last < reloadEveryMs) return;
+    window.sessionStorage.setItem(reloadedKey, String(Date.now()));
+  } catch {
+    return; // no storage: no guard against a loop, so no reload either
+  }
+  window.location.reload();
 }
 
 /** A fresh idempotency key for one command (kept across its retries). */
