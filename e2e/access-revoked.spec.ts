@@ -6,7 +6,9 @@
  */
 import { createWorkspace, expect, signedInPage, startSession, test, uniqueEmail } from "./fixtures";
 
-test("a member removed while watching a session leaves it; a sign-out in another tab reaches this one", async ({ browser }) => {
+test("a member removed while watching a session leaves it; a sign-out in another tab reaches this one", async ({
+  browser,
+}) => {
   test.setTimeout(120_000);
   const stamp = Date.now().toString(36);
   const owner = await signedInPage(browser, uniqueEmail("ola"), `Ola ${stamp}`);

@@ -24,7 +24,11 @@ export function useSocket(): SocketState {
     const update = (problem?: string) => setState({ socket, connected: socket.connected, problem });
     const onConnect = () => update();
     const onDisconnect = (reason: string) =>
-      update(reason === closedByServer ? "The server closed this connection: your access changed. Reload the page." : undefined);
+      update(
+        reason === closedByServer
+          ? "The server closed this connection: your access changed. Reload the page."
+          : undefined,
+      );
     const onError = (err: Error) =>
       update(handshakeProblems[err.message] ?? "Cannot reach the session server. Retrying…");
     socket.on("connect", onConnect);
