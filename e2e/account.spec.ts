@@ -43,7 +43,9 @@ test("changing the password signs out the other browser, keeps this one, and rep
   // this browser stays signed in (its cookie was re-issued)
   await here.goto("/workspaces");
   await expect(here.getByTestId("current-user")).toContainText("Ann");
-  // the other browser's cookie is void
+  // the other browser's cookie is void: its open page goes to sign-in by itself (its socket
+  // closed by the sidecar), and so does its next visit
+  await expect(elsewhere).toHaveURL(/\/signin/, { timeout: 15_000 });
   await elsewhere.goto("/workspaces");
   await expect(elsewhere).toHaveURL(/\/signin/);
 
@@ -69,6 +71,8 @@ test("signing out voids the cookie, also a copy of it", async ({ browser }) => {
 
   await page.getByTestId("signout").click();
   await expect(page).toHaveURL(/\/signin/);
+  // the copy's open page hears it (the sidecar closes its socket) and goes to sign-in by itself
+  await expect(copied).toHaveURL(/\/signin/, { timeout: 15_000 });
   await copied.goto("/workspaces");
   await expect(copied).toHaveURL(/\/signin/);
   const api = await copy.request.get("/api/account");
