@@ -55,7 +55,7 @@ afterEach(async () => {
 describe.skipIf(!usable)("session cgroups (real kernel)", () => {
   it("writes the caps, starts the child inside, keeps a setsid grandchild inside, and the kill empties and removes it", async () => {
     const cgroups = open({ memoryMb: 64, pidsMax: 32 });
-    const cgroup = cgroups.create("sess");
+    const cgroup = await cgroups.create("sess");
     expect(cgroup.name).toBe("sess-1");
     const layout = cgroups.layout;
     if (layout.version !== "v1") throw new Error("this test expects cgroup v1");
@@ -83,7 +83,7 @@ describe.skipIf(!usable)("session cgroups (real kernel)", () => {
 
   it("caps the number of processes", async () => {
     const cgroups = open({ memoryMb: 0, pidsMax: 6 });
-    const cgroup = cgroups.create("forks");
+    const cgroup = await cgroups.create("forks");
     const script = `const cp = require("node:child_process"); let ok = 0, refused = 0;
       for (let i = 0; i < 20; i++) { try { const c = cp.spawnSync("sleep", ["0.5"]); if (c.error) refused++; else ok++; } catch { refused++; } }
       const kids = []; for (let i = 0; i < 20; i++) { const c = cp.spawn("sleep", ["5"]); c.on("error", () => refused++); kids.push(c); }
@@ -98,7 +98,7 @@ describe.skipIf(!usable)("session cgroups (real kernel)", () => {
   it("tells an OOM kill at the cap from a crash, and counts it", async () => {
     const counted: number[] = [];
     const cgroups = open({ memoryMb: 64, pidsMax: 32 }, undefined, (n) => counted.push(n));
-    const cgroup = cgroups.create("hog");
+    const cgroup = await cgroups.create("hog");
     // 200 MB touched in 8 MB steps, against a 64 MB cap
     const child = run(cgroup, `const keep = []; for (let i = 0; i < 25; i++) keep.push(Buffer.alloc(8 * 1024 * 1024, 1)); console.log("survived");`);
     const exit = await child.exited;
@@ -111,7 +111,7 @@ describe.skipIf(!usable)("session cgroups (real kernel)", () => {
     expect(counted.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
 
     // a plain crash in another cgroup is not one
-    const calm = cgroups.create("calm");
+    const calm = await cgroups.create("calm");
     const crash = await run(calm, `process.kill(process.pid, "SIGKILL")`).exited;
     expect(crash.signal).toBe("SIGKILL");
     expect(oomExitReason(crash, calm.facts(), cgroups.caps)).toBeUndefined();
@@ -121,7 +121,7 @@ describe.skipIf(!usable)("session cgroups (real kernel)", () => {
   it("an earlier run's leftovers: processes killed, directories removed; close removes the sidecar's parent", async () => {
     const sidecarId = `test-${randomUUID().slice(0, 8)}`;
     const first = openSessionCgroups({ sidecarId, caps: { memoryMb: 64, pidsMax: 32 } }).cgroups!;
-    const orphan = first.create("orphan");
+    const orphan = await first.create("orphan");
     const child = run(orphan, `setInterval(() => {}, 1000)`);
     await until(() => orphan.pids().length > 0, 10_000, "the orphan inside");
     // the sidecar died without cleaning up: a new one with the same id starts

@@ -121,7 +121,7 @@ describe("OOM facts", () => {
 });
 
 describe("cgroup v2 layout (on a directory that stands in for cgroupfs)", () => {
-  it("enables memory and pids below the sidecar's cgroup, writes memory.max, no swap, pids.max, and one cgroup.procs", () => {
+  it("enables memory and pids below the sidecar's cgroup, writes memory.max, no swap, pids.max, and one cgroup.procs", async () => {
     const fs = mkdtempSync(path.join(os.tmpdir(), "conduit-cgroup2-"));
     try {
       mkdirSync(path.join(fs, "svc"));
@@ -133,7 +133,7 @@ describe("cgroup v2 layout (on a directory that stands in for cgroupfs)", () => 
       expect(opened.cgroups?.layout).toEqual({ version: "v2", unified: base });
       expect(readFileSync(path.join(fs, "svc", "cgroup.subtree_control"), "utf8")).toBe("+memory +pids");
       expect(readFileSync(path.join(base, "cgroup.subtree_control"), "utf8")).toBe("+memory +pids");
-      const cgroup = opened.cgroups!.create("s");
+      const cgroup = await opened.cgroups!.create("s");
       const dir = path.join(base, cgroup.name);
       expect(readFileSync(path.join(dir, "memory.max"), "utf8")).toBe(String(300 * 1024 * 1024));
       expect(readFileSync(path.join(dir, "memory.swap.max"), "utf8")).toBe("0");

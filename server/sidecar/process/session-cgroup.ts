@@ -18,6 +18,7 @@
  *   says why and sessions run uncapped, as before.
  */
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { CliSpawnError } from "./cli-process";
 import type { CliLaunch } from "./sandbox";
@@ -73,7 +74,7 @@ export interface SessionCgroups {
   readonly layout: CgroupLayout;
   readonly caps: SessionCaps;
   /** Creates the cgroups of a new spawn with the caps written; throws when the kernel refuses. */
-  create(sessionId: string): SessionCgroup;
+  create(sessionId: string): Promise<SessionCgroup>;
   /** Earlier runs' leftovers of this sidecar id: emptied (killed) and removed. */
   cleanLeftovers(): Promise<{ removed: string[]; killed: number }>;
   /** Waits for the destroys under way, then removes this sidecar's (empty) parent directories. */
@@ -272,20 +273,20 @@ class CgroupManager implements SessionCgroups {
     // A trial cgroup: the limits can be written here (empty, so it goes at once).
     const trial = new CgroupDirs(`probe-${process.pid}`, this.layout, this.options, () => undefined);
     try {
-      trial.make(this.caps);
+      trial.makeNow(this.caps);
     } finally {
       trial.removeEmpty();
     }
   }
 
-  create(sessionId: string): SessionCgroup {
+  async create(sessionId: string): Promise<SessionCgroup> {
     for (let attempt = 0; ; attempt++) {
       const cgroup = new CgroupDirs(`${sessionId}-${++this.spawns}`, this.layout, this.options, (destroying) => {
         this.destroying.add(destroying);
         void destroying.finally(() => this.destroying.delete(destroying));
       });
       try {
-        cgroup.make(this.caps);
+        await cgroup.make(this.caps);
         return cgroup;
       } catch (error) {
         cgroup.removeEmpty();
@@ -363,33 +364,56 @@ class CgroupDirs implements SessionCgroup {
     return this.dirs.map((dir) => path.join(dir, "cgroup.procs"));
   }
 
-  make(caps: SessionCaps): void {
-    for (const dir of this.dirs) mkdirSync(dir);
+  /** What making this cgroup writes: its directories, then each cap's file (`optional`: absent where the kernel lacks it). */
+  private plan(caps: SessionCaps): { dirs: string[]; files: { file: string; text: string; optional?: boolean }[] } {
     const layout = this.layout;
     const bytes = String(caps.memoryMb * 1024 * 1024);
+    const files: { file: string; text: string; optional?: boolean }[] = [];
     if (layout.version === "v1") {
       if (caps.memoryMb > 0) {
         const memory = this.dir(layout.memory);
-        writeFileSync(path.join(memory, "memory.limit_in_bytes"), bytes);
+        files.push({ file: path.join(memory, "memory.limit_in_bytes"), text: bytes });
         // memory+swap at the same number: swapping does not stretch the cap (absent without swap accounting)
-        try {
-          writeFileSync(path.join(memory, "memory.memsw.limit_in_bytes"), bytes);
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-        }
+        files.push({ file: path.join(memory, "memory.memsw.limit_in_bytes"), text: bytes, optional: true });
       }
-      if (caps.pidsMax > 0 && layout.pids !== undefined) writeFileSync(path.join(this.dir(layout.pids), "pids.max"), String(caps.pidsMax));
+      if (caps.pidsMax > 0 && layout.pids !== undefined) files.push({ file: path.join(this.dir(layout.pids), "pids.max"), text: String(caps.pidsMax) });
     } else {
       const dir = this.dir(layout.unified);
       if (caps.memoryMb > 0) {
-        writeFileSync(path.join(dir, "memory.max"), bytes);
-        try {
-          writeFileSync(path.join(dir, "memory.swap.max"), "0");
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-        }
+        files.push({ file: path.join(dir, "memory.max"), text: bytes });
+        files.push({ file: path.join(dir, "memory.swap.max"), text: "0", optional: true });
       }
-      if (caps.pidsMax > 0) writeFileSync(path.join(dir, "pids.max"), String(caps.pidsMax));
+      if (caps.pidsMax > 0) files.push({ file: path.join(dir, "pids.max"), text: String(caps.pidsMax) });
+    }
+    return { dirs: this.dirs, files };
+  }
+
+  /** Makes the cgroup at startup (the trial). */
+  makeNow(caps: SessionCaps): void {
+    const { dirs, files } = this.plan(caps);
+    for (const dir of dirs) mkdirSync(dir);
+    for (const { file, text, optional } of files) {
+      try {
+        writeFileSync(file, text);
+      } catch (error) {
+        if (!optional || (error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      }
+    }
+  }
+
+  /**
+   * Makes the cgroup of a spawn off the event loop: a cgroup's mkdir is the kernel's slow part of
+   * a start (~4 ms each, 0.6 s of the loop's time when 150 sessions resumed after a restart).
+   */
+  async make(caps: SessionCaps): Promise<void> {
+    const { dirs, files } = this.plan(caps);
+    for (const dir of dirs) await mkdir(dir);
+    for (const { file, text, optional } of files) {
+      try {
+        await writeFile(file, text);
+      } catch (error) {
+        if (!optional || (error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      }
     }
   }
 

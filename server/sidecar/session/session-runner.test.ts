@@ -137,7 +137,7 @@ describe("spawn", () => {
     const cgroups = {
       layout: { version: "v1" as const, memory: "/cg/memory/conduit/n" },
       caps: { memoryMb: 200, pidsMax: 64 },
-      create(sessionId: string) {
+      async create(sessionId: string) {
         const cgroup = { name: `${sessionId}-${made.length + 1}`, destroyed: false, oomKills: 0 };
         made.push(cgroup);
         return {

@@ -465,7 +465,7 @@ class SupervisedSessionRunner implements SessionRunner {
         },
         sandboxNetworkOf(network),
       );
-      generation.cgroup = this.deps.cgroups?.create(this.sessionId);
+      generation.cgroup = await this.deps.cgroups?.create(this.sessionId);
       const started = generation.cgroup?.wrap(launch) ?? launch;
       child = await spawnCliProcess({
         cliPath: started.file,

@@ -92,6 +92,11 @@ export class RevocationSweep {
   private async pass(): Promise<SweepOutcome> {
     const sockets = [...this.deps.io.of("/").sockets.values()].filter((s) => dataOf(s).user !== undefined);
     if (sockets.length === 0) return { checked: 0, closed: [] };
+    // The rooms are judged as they were before the reads: a socket that subscribes while the pass
+    // waits for the database was authorized by its subscribe, and a room it joined after the reads
+    // began would be judged against memberships and sessions read without it (a member's socket
+    // closed as revoked while it resubscribed after a restart). The next pass sees it.
+    const roomsBefore = new Map(sockets.map((s) => [s, [...s.rooms]]));
     const userIds = [...new Set(sockets.map((s) => dataOf(s).user!.id))];
     const { db } = this.deps;
     const [accounts, memberships] = await Promise.all([
@@ -101,7 +106,7 @@ export class RevocationSweep {
       }),
       db.membership.findMany({ where: { userId: { in: userIds } }, select: { userId: true, workspaceId: true, role: true } }),
     ]);
-    await this.learnSessions(sockets);
+    await this.learnSessions(roomsBefore.values());
 
     const standing = new Map<string, AccountStanding>(accounts.map((a) => [a.id, a]));
     const memberOf = new Map<string, Set<string>>();
@@ -121,7 +126,7 @@ export class RevocationSweep {
       const reason = judgeOpenSocket({
         account: standing.get(userId),
         claimedVersion: data.sessionVersion ?? 0,
-        listensTo: this.workspacesHeard(socket),
+        listensTo: this.workspacesHeard(roomsBefore.get(socket) ?? []),
         memberOf: memberOf.get(userId) ?? new Set(),
       });
       if (reason === undefined) continue;
@@ -132,10 +137,10 @@ export class RevocationSweep {
     return { checked: sockets.length, closed };
   }
 
-  /** The workspaces whose facts reach `socket` through its rooms (null: a session that is gone). */
-  private workspacesHeard(socket: Socket): (string | null)[] {
+  /** The workspaces whose facts reach a socket through `rooms` (null: a session that is gone). */
+  private workspacesHeard(rooms: readonly string[]): (string | null)[] {
     const heard: (string | null)[] = [];
-    for (const room of socket.rooms) {
+    for (const room of rooms) {
       if (room.startsWith(workspacePrefix)) heard.push(room.slice(workspacePrefix.length));
       else if (room.startsWith(sessionPrefix))
         heard.push(this.workspaceOfSession.get(room.slice(sessionPrefix.length)) ?? null);
@@ -144,10 +149,10 @@ export class RevocationSweep {
   }
 
   /** Reads the workspace of every session room not seen before (one statement). */
-  private async learnSessions(sockets: readonly Socket[]): Promise<void> {
+  private async learnSessions(roomsOfSockets: Iterable<readonly string[]>): Promise<void> {
     const unknown = new Set<string>();
-    for (const socket of sockets) {
-      for (const room of socket.rooms) {
+    for (const rooms of roomsOfSockets) {
+      for (const room of rooms) {
         if (!room.startsWith(sessionPrefix)) continue;
         const id = room.slice(sessionPrefix.length);
         if (!this.workspaceOfSession.has(id)) unknown.add(id);
