@@ -33,6 +33,8 @@ export interface ClusterForwardingOptions {
   observeForward?: (seconds: number, method: string) => void;
   /** Wait for an owner's answer (default `defaultForwardTimeoutMs`). */
   forwardTimeoutMs?: number;
+  /** Whether this node holds a session's lease now (`LeaseKeeper.holds`): its commands run here without a read. */
+  holds?: (sessionId: string) => boolean;
 }
 
 export interface ClusterForwarding {
@@ -70,6 +72,7 @@ export async function startClusterForwarding(options: ClusterForwardingOptions):
       directory: options.directory,
       bus,
       ...(options.observeForward ? { observeForward: options.observeForward } : {}),
+      ...(options.holds ? { holds: options.holds } : {}),
     });
     const commands = new ForwardingSessionCommands(options.hub, { directory: options.directory, bus, router });
     // The owner's view; when it does not answer (dying, adopted soon), this node's reading of the row.

@@ -132,6 +132,30 @@ describe("session router", () => {
     expect(ran).toEqual([]);
   });
 
+  it("runs a command of a session whose lease this node holds without reading the lease row", async () => {
+    const net = network();
+    const reads: string[] = [];
+    const routerA = createSessionRouter({
+      directory: {
+        ...directory("a", {}),
+        async leaseOf(id) {
+          reads.push(id);
+          return { ownerId: "b", expiresAt: Date.now() + 10_000 };
+        },
+      },
+      bus: net.busOf("a"),
+      holds: (id) => id === "mine",
+    });
+    const ran: string[] = [];
+    const op = routerA.route("prompt", async (args: { id: string }) => (ran.push(args.id), "a ran it"));
+    expect(await op("mine", { id: "mine" })).toBe("a ran it");
+    expect(reads).toEqual([]);
+    // a session it does not hold is looked up (and here forwarded to b, which does not answer)
+    await expect(op("theirs", { id: "theirs" })).rejects.toThrow();
+    expect(reads).toEqual(["theirs"]);
+    expect(ran).toEqual(["mine"]);
+  });
+
   it("times each forwarded command", async () => {
     const net = network();
     const seen: string[] = [];

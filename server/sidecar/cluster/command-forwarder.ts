@@ -62,6 +62,12 @@ export interface SessionRouterDeps {
   bus: CommandBus;
   /** Seconds each forwarded command took, answer included (`conduit_command_forward_seconds`). */
   observeForward?: (seconds: number, method: string) => void;
+  /**
+   * Whether this node holds the session's lease now (the lease keeper's own record: claimed or
+   * renewed by this node, not run out). Such a command runs here without reading the lease row:
+   * no other node may claim an unexpired lease, so the row can only name this node.
+   */
+  holds?: (sessionId: string) => boolean;
 }
 
 /** The router of a clustered sidecar. */
@@ -97,7 +103,7 @@ export function createSessionRouter(deps: SessionRouterDeps): SessionRouter & {
         }
       });
       const routed = async (sessionId: string, args: A, rerouted: boolean): Promise<R> => {
-        const { owner, expiresAt } = await ownerAndExpiry(sessionId);
+        const { owner, expiresAt } = deps.holds?.(sessionId) ? { owner: selfId, expiresAt: undefined } : await ownerAndExpiry(sessionId);
         if (owner !== null && owner !== selfId) return forwardWhileOwned(owner, expiresAt, sessionId, args, rerouted);
         try {
           return await run(args);

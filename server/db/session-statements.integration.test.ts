@@ -1,0 +1,132 @@
+// The session statements written as one raw statement each, on both providers: the role check's
+// read (the same answer, field for field and type for type, as Prisma's relation select) and the
+// history search column (texts joined by a newline and lower-cased, capped, a column at its cap
+// left as it is).
+import { expect } from "vitest";
+import type { Db } from "./client";
+import { appendSessionSearchText, findSessionAccess, SEARCH_TEXT_MAX_CHARS } from "./sessions";
+import { itOnBothProviders } from "./test-support";
+
+async function newSession(db: Db): Promise<string> {
+  const user = await db.user.create({ data: { email: `u${Math.random()}@example.com`, name: "U" } });
+  const ws = await db.workspace.create({
+    data: { name: "W", slug: `w${Date.now()}${Math.random()}`.replace(".", ""), rootPath: "/srv/w" },
+  });
+  const session = await db.session.create({ data: { workspaceId: ws.id, createdById: user.id, status: "idle" } });
+  return session.id;
+}
+
+const searchTextOf = async (db: Db, id: string) =>
+  (await db.session.findUniqueOrThrow({ where: { id }, select: { searchText: true } })).searchText;
+
+itOnBothProviders(
+  "appendSessionSearchText",
+  "joins texts by a newline, lower-cased, and stops at the cap",
+  async (db) => {
+    const id = await newSession(db);
+    const before = (await db.session.findUniqueOrThrow({ where: { id }, select: { updatedAt: true } })).updatedAt;
+    await appendSessionSearchText(db, id, "Fix the Parser");
+    await appendSessionSearchText(db, id, "Done: the PARSER handles ünïcode");
+    expect(await searchTextOf(db, id)).toBe("fix the parser\ndone: the parser handles ünïcode");
+    const after = (await db.session.findUniqueOrThrow({ where: { id }, select: { updatedAt: true } })).updatedAt;
+    expect(after.getTime()).toBeGreaterThanOrEqual(before.getTime());
+
+    // filled past the cap: cut at the cap
+    await appendSessionSearchText(db, id, "x".repeat(SEARCH_TEXT_MAX_CHARS));
+    const capped = await searchTextOf(db, id);
+    expect(capped).toHaveLength(SEARCH_TEXT_MAX_CHARS);
+    expect(capped!.startsWith("fix the parser\ndone: the parser handles ünïcode\nxxx")).toBe(true);
+    // at the cap: nothing more is added
+    await appendSessionSearchText(db, id, "more");
+    expect(await searchTextOf(db, id)).toBe(capped);
+
+    // a session that does not exist: nothing happens, nothing throws
+    await appendSessionSearchText(db, "no-such-session", "text");
+  },
+);
+
+/** The answer of the relation select findSessionAccess made before it became one statement. */
+async function accessByRelations(db: Db, userId: string, sessionId: string) {
+  const row = await db.session.findUnique({
+    where: { id: sessionId, deletedAt: null },
+    select: {
+      id: true,
+      workspaceId: true,
+      createdById: true,
+      claudeSessionId: true,
+      status: true,
+      mode: true,
+      model: true,
+      title: true,
+      pid: true,
+      maxBudgetUsd: true,
+      worktreePath: true,
+      createdAt: true,
+      createdBy: { select: { id: true, name: true } },
+      workspace: {
+        select: {
+          id: true,
+          slug: true,
+          rootPath: true,
+          allowBypass: true,
+          defaultMode: true,
+          memberships: { where: { userId }, select: { role: true } },
+        },
+      },
+    },
+  });
+  if (!row) return undefined;
+  const { workspace, ...session } = row;
+  const { memberships, ...ws } = workspace;
+  return { session, workspace: ws, role: memberships[0]?.role };
+}
+
+itOnBothProviders(
+  "findSessionAccess",
+  "answers as the relation select did, for members, non-members, deleted and missing sessions",
+  async (db) => {
+    const owner = await db.user.create({ data: { email: "olga@example.com", name: "Olga" } });
+    const outsider = await db.user.create({ data: { email: "otto@example.com", name: "Otto" } });
+    const ws = await db.workspace.create({
+      data: { name: "W", slug: "w", rootPath: "/srv/w", allowBypass: true, defaultMode: "acceptEdits" },
+    });
+    await db.membership.create({ data: { workspaceId: ws.id, userId: owner.id, role: "owner" } });
+    const full = await db.session.create({
+      data: {
+        workspaceId: ws.id,
+        createdById: owner.id,
+        claudeSessionId: "c-1",
+        status: "running",
+        mode: "plan",
+        model: "claude-sonnet",
+        title: "A title",
+        pid: 4242,
+        maxBudgetUsd: 2.5,
+        worktreePath: "/srv/w/.worktrees/x",
+        createdAt: new Date(Date.UTC(2026, 10, 3, 12, 30, 15, 123)),
+      },
+    });
+    const bare = await db.session.create({ data: { workspaceId: ws.id, createdById: owner.id, status: "idle" } });
+    const deleted = await db.session.create({
+      data: { workspaceId: ws.id, createdById: owner.id, status: "stopped", deletedAt: new Date() },
+    });
+
+    for (const [user, session] of [
+      [owner.id, full.id],
+      [owner.id, bare.id],
+      [outsider.id, full.id],
+    ] as const) {
+      const answer = await findSessionAccess(db, user, session);
+      expect(answer).toBeDefined();
+      expect(answer).toStrictEqual(await accessByRelations(db, user, session));
+    }
+    const mine = await findSessionAccess(db, owner.id, full.id);
+    expect(mine?.role).toBe("owner");
+    expect(mine?.workspace.allowBypass).toBe(true);
+    expect(mine?.session.createdAt.toISOString()).toBe("2026-11-03T12:30:15.123Z");
+    expect(mine?.session).toMatchObject({ pid: 4242, maxBudgetUsd: 2.5, createdBy: { id: owner.id, name: "Olga" } });
+    expect((await findSessionAccess(db, outsider.id, full.id))?.role).toBeUndefined();
+    expect(await findSessionAccess(db, owner.id, deleted.id)).toBeUndefined();
+    expect(await findSessionAccess(db, owner.id, "missing")).toBeUndefined();
+  },
+);
