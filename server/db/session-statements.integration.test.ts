@@ -4,7 +4,7 @@
 // left as it is).
 import { expect } from "vitest";
 import type { Db } from "./client";
-import { appendSessionSearchText, findSessionAccess, SEARCH_TEXT_MAX_CHARS } from "./sessions";
+import { appendSessionSearchText, findSession, findSessionAccess, SEARCH_TEXT_MAX_CHARS } from "./sessions";
 import { itOnBothProviders } from "./test-support";
 
 async function newSession(db: Db): Promise<string> {
@@ -45,40 +45,16 @@ itOnBothProviders(
   },
 );
 
-/** The answer of the relation select findSessionAccess made before it became one statement. */
+/** The answer through Prisma's relation selects (as findSessionAccess read it before it became one statement). */
 async function accessByRelations(db: Db, userId: string, sessionId: string) {
-  const row = await db.session.findUnique({
-    where: { id: sessionId, deletedAt: null },
-    select: {
-      id: true,
-      workspaceId: true,
-      createdById: true,
-      claudeSessionId: true,
-      status: true,
-      mode: true,
-      model: true,
-      title: true,
-      pid: true,
-      maxBudgetUsd: true,
-      worktreePath: true,
-      createdAt: true,
-      createdBy: { select: { id: true, name: true } },
-      workspace: {
-        select: {
-          id: true,
-          slug: true,
-          rootPath: true,
-          allowBypass: true,
-          defaultMode: true,
-          memberships: { where: { userId }, select: { role: true } },
-        },
-      },
-    },
-  });
+  const row = await findSession(db, sessionId);
   if (!row) return undefined;
   const { workspace, ...session } = row;
-  const { memberships, ...ws } = workspace;
-  return { session, workspace: ws, role: memberships[0]?.role };
+  const membership = await db.membership.findUnique({
+    where: { workspaceId_userId: { workspaceId: workspace.id, userId } },
+    select: { role: true },
+  });
+  return { session, workspace, role: membership?.role };
 }
 
 itOnBothProviders(

@@ -113,26 +113,14 @@ export async function findSessionAccess(db: Db, userId: string, sessionId: strin
 }
 
 /** {@link findSessionAccess}'s row as either provider returns it (SQLite: booleans as 0/1, dates maybe as text). */
-interface AccessRow {
-  id: string;
-  workspaceId: string;
-  createdById: string;
-  claudeSessionId: string | null;
-  status: string;
-  mode: string;
-  model: string | null;
-  title: string | null;
-  pid: number | bigint | null;
-  maxBudgetUsd: number | null;
-  worktreePath: string | null;
-  createdAt: Date | string | number;
-  createdByName: string;
-  slug: string;
-  rootPath: string;
-  allowBypass: boolean | number | bigint;
-  defaultMode: string;
-  role: string | null;
-}
+type AccessRow = Omit<SessionRow, "pid" | "createdAt" | "createdBy"> &
+  Omit<WorkspaceAccess["workspace"], "id" | "allowBypass"> & {
+    pid: number | bigint | null;
+    createdAt: Date | string | number;
+    createdByName: string;
+    allowBypass: boolean | number | bigint;
+    role: string | null;
+  };
 
 /** One session row, or undefined. */
 export async function findSession(
