@@ -19,6 +19,9 @@
  *   prompt); the slowest session. With one sidecar, the supervisor's restart as `npm start` does.
  *   answered: → every one of them has answered that prompt (a result). The first line also
  *   names when a survivor adopted the dead node and the refusals met on the way.
+ * - The first line also gives the sidecars' own CPU (every thread, no child) over both relay
+ *   phases and their turns, per relayed line: a steadier figure than the relay's tail for
+ *   comparing two builds on a busy host.
  *
  * CLUSTER_SESSIONS (default 150), CLUSTER_SIZES (default "3,1"), CLUSTER_LINES (lines per session,
  * default 40, 100 ms apart). Targets (relay p99 ≤ 20 ms, forward ≤ 2 ms p50, failover ≤ 10 s) are
@@ -32,6 +35,7 @@ import { parsePayload } from "@/server/db/session-wire-event";
 import type { WireEvent } from "@/server/shared/wire/session";
 import type { ChaosClient } from "@/test/chaos/rig";
 import { clusterUnavailableReason, startCluster, type Cluster, type ClusterNode } from "@/test/cluster/rig";
+import { processCpuMs } from "./support/process-cpu";
 import { until } from "@/test/until";
 
 interface SizeResult {
@@ -187,6 +191,10 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
     // event-loop delay over both relay phases is reported: a receipt waits in it too.
     const benchLag = monitorEventLoopDelay({ resolution: 5 });
     benchLag.enable();
+    // the sidecars' own CPU (every thread, no child) over both relay phases and their turns' ends:
+    // a steadier figure than the relay's tail when comparing two builds on a busy host
+    const sidecarCpuMs = () => cluster.nodes.reduce((sum, node) => sum + (node.process.pid ? processCpuMs(node.process.pid) : 0), 0);
+    const cpuBefore = sidecarCpuMs();
     result.relayMs.length = 0;
     result.relayViaOwnerMs.length = 0;
     result.relayViaOtherMs.length = 0;
@@ -227,6 +235,10 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
     // the turns' ends (results, cost rows, snapshots) settled first: forwarding is timed on idle sessions
     await until(async () => (await Promise.all(ids.map((id) => resultCount(cluster, id)))).every((n) => n >= 3), 60_000, "the spread streams' results", 200).catch(
       () => result.notes.push("forward: measured before every spread stream had ended"),
+    );
+    const relayCpuMs = sidecarCpuMs() - cpuBefore;
+    result.notes.push(
+      `the sidecars' CPU over both relay phases (${sessions * lines * 2} lines, ${sessions * 2} turns): ${fmt(relayCpuMs / 1000)} s, ${fmt(relayCpuMs / (sessions * lines * 2), 3)} ms a line`,
     );
 
     // forward_extra: the same command through the owner and through another node, alternating

@@ -63,6 +63,13 @@ export function processTree(root: number): string[] {
   return tree;
 }
 
+/** CPU ms one process has used so far, every thread of it, its children not counted (a one-off read). */
+export function processCpuMs(pid: number): number {
+  let ns = 0;
+  for (const tid of tasksOf(String(pid)) ?? []) ns += threadNs(String(pid), tid);
+  return ns / 1e6;
+}
+
 /** CPU ms `root` and its descendants have used so far, every thread of each (a one-off read, no sampler). */
 export function processTreeCpuMs(root: number): number {
   let ns = 0;
