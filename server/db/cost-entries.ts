@@ -13,25 +13,19 @@ import type { Db } from "./client";
 /**
  * Stores rows, skipping every `resultId` already stored (also duplicates inside `entries`), so
  * recording the same turn twice changes nothing. `createMany({ skipDuplicates })` does not exist
- * on SQLite: the known ids are read, then the rest inserted by one `createMany` (one statement,
- * all or nothing). Both run outside a transaction on purpose: on SQLite in WAL mode, a read
+ * on SQLite: the rows are inserted by one `createMany` (one statement, all or nothing), and when
+ * the unique index refuses the batch (an id stored already, by an earlier record of the turn or by
+ * another writer) they are inserted one by one, skipping the ones already there. A turn's entries
+ * are new nearly always, so the common case is that one statement (a read of the known ids first
+ * cost every result a second one). Outside a transaction on purpose: on SQLite in WAL mode, a read
  * transaction that later writes cannot wait for another writer (it fails at once with "database
- * is locked"), while a plain insert waits out the busy timeout. Should another writer store one
- * of the ids in between, the unique index refuses the batch and the rows are inserted one by one,
- * skipping the ones already there. Returns how many rows were new.
+ * is locked"), while a plain insert waits out the busy timeout. Returns how many rows were new.
  */
 export async function recordCostEntries(db: Db, entries: readonly CostEntryInput[]): Promise<{ inserted: number }> {
   // The first row of a duplicated id wins, as it would have in the table.
   const firstOf = new Map<string, CostEntryInput>();
   for (const e of entries) if (!firstOf.has(e.resultId)) firstOf.set(e.resultId, e);
-  const rows = [...firstOf.values()];
-  if (rows.length === 0) return { inserted: 0 };
-  const known = await db.costEntry.findMany({
-    where: { resultId: { in: rows.map((r) => r.resultId) } },
-    select: { resultId: true },
-  });
-  const have = new Set(known.map((r) => r.resultId));
-  const fresh = rows.filter((r) => !have.has(r.resultId));
+  const fresh = [...firstOf.values()];
   if (fresh.length === 0) return { inserted: 0 };
   try {
     await db.costEntry.createMany({ data: fresh.map((r) => ({ ...r })) });
