@@ -79,6 +79,23 @@ describe("RevocationSweep while sockets subscribe", () => {
     expect(disconnected()).toBe(false);
   });
 
+  it("keeps the sockets of sessions it knew when its memory of sessions starts over", async () => {
+    const { socket, disconnected } = memberSocket(["s-1", "session:a", "session:b"]);
+    const io = { of: () => ({ sockets: new Map([[socket.id, socket]]) }) } as unknown as Server;
+    const sweep = new RevocationSweep({
+      io,
+      db: database(["a", "b", "c"], () => undefined),
+      log: pino({ level: "silent" }),
+      timers: null,
+      rememberedSessions: 2,
+    });
+    expect(await sweep.sweep()).toEqual({ checked: 1, closed: [] });
+    // a third session: over the limit, the memory starts over; a and b must be read again, not judged unknown
+    socket.rooms.add("session:c");
+    expect(await sweep.sweep()).toEqual({ checked: 1, closed: [] });
+    expect(disconnected()).toBe(false);
+  });
+
   it("closes a socket that listens to a session that is gone", async () => {
     const { socket, disconnected } = memberSocket(["s-1", "session:gone"]);
     const io = { of: () => ({ sockets: new Map([[socket.id, socket]]) }) } as unknown as Server;

@@ -26,6 +26,8 @@ export interface RevocationSweepDeps {
   log: Logger;
   /** Period in ms (default 1000). */
   intervalMs?: number;
+  /** How many sessions' workspaces are remembered before the memory starts over (default 10,000; tests). */
+  rememberedSessions?: number;
   /** Without timers the sweep runs only when `sweep()` is called. */
   timers?: SweepTimers | null;
   /**
@@ -150,20 +152,22 @@ export class RevocationSweep {
 
   /** Reads the workspace of every session room not seen before (one statement). */
   private async learnSessions(roomsOfSockets: Iterable<readonly string[]>): Promise<void> {
-    const unknown = new Set<string>();
+    const heard = new Set<string>();
     for (const rooms of roomsOfSockets) {
-      for (const room of rooms) {
-        if (!room.startsWith(sessionPrefix)) continue;
-        const id = room.slice(sessionPrefix.length);
-        if (!this.workspaceOfSession.has(id)) unknown.add(id);
-      }
+      for (const room of rooms) if (room.startsWith(sessionPrefix)) heard.add(room.slice(sessionPrefix.length));
     }
-    if (unknown.size === 0) return;
+    let unknown = [...heard].filter((id) => !this.workspaceOfSession.has(id));
+    if (unknown.length === 0) return;
+    // Full: start over with what is heard now (all of it read again, so no room this pass judges
+    // is left without its workspace).
+    if (this.workspaceOfSession.size + unknown.length > (this.deps.rememberedSessions ?? maxRememberedSessions)) {
+      this.workspaceOfSession.clear();
+      unknown = [...heard];
+    }
     const rows = await this.deps.db.session.findMany({
-      where: { id: { in: [...unknown] } },
+      where: { id: { in: unknown } },
       select: { id: true, workspaceId: true },
     });
-    if (this.workspaceOfSession.size + unknown.size > maxRememberedSessions) this.workspaceOfSession.clear();
     for (const row of rows) this.workspaceOfSession.set(row.id, row.workspaceId);
     // A session that is gone is not remembered: its room is judged unknown (null) this time.
   }
