@@ -72,9 +72,7 @@ export function processCpuMs(pid: number): number {
 
 /** CPU ms `root` and its descendants have used so far, every thread of each (a one-off read, no sampler). */
 export function processTreeCpuMs(root: number): number {
-  let ns = 0;
-  for (const pid of processTree(root)) for (const tid of tasksOf(pid) ?? []) ns += threadNs(pid, tid);
-  return ns / 1e6;
+  return processTree(root).reduce((ms, pid) => ms + processCpuMs(Number(pid)), 0);
 }
 
 export function startProcessCpuSampler(label: ProcessLabeler, intervalMs = 20): ProcessCpuSampler {
