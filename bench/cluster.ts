@@ -55,6 +55,9 @@ interface SizeResult {
   /** The in-phase relay's receipts split by the receiving client's node: the session's owner, or another node (across Redis). */
   relayViaOwnerMs: number[];
   relayViaOtherMs: number[];
+  /** The in-phase relay's receipts by the line's place in its turn: the first 3 (they meet the turn's start), the rest. */
+  relayFirstLinesMs: number[];
+  relayLaterLinesMs: number[];
   notes: string[];
 }
 
@@ -115,8 +118,15 @@ async function logSince(cluster: Cluster, sessionId: string, commandId: string):
   });
   const word = (r: { seq: number; kind: string; payload: string }) => {
     const parsed = parsePayload(r.payload);
-    const p = (typeof parsed === "object" && parsed !== null ? parsed : {}) as { type?: string; subtype?: string; phase?: string; code?: string };
-    return `${r.seq}:${r.kind}${p.type ? `/${p.type}${p.subtype ? `.${p.subtype}` : ""}` : ""}${p.phase ? `/${p.phase}` : ""}${p.code ? `/${p.code}` : ""}`;
+    const p = (typeof parsed === "object" && parsed !== null ? parsed : {}) as {
+      type?: string;
+      subtype?: string;
+      phase?: string;
+      code?: string;
+      error?: { code?: string; message?: string };
+    };
+    const error = p.error ? `(${p.error.code ?? ""}: ${p.error.message ?? ""})` : "";
+    return `${r.seq}:${r.kind}${p.type ? `/${p.type}${p.subtype ? `.${p.subtype}` : ""}` : ""}${p.phase ? `/${p.phase}` : ""}${p.code ? `/${p.code}` : ""}${error}`;
   };
   return `${prompt ? `prompt at ${prompt.seq}` : "the prompt is not in the log"}; ${rows.map(word).join(" ")}`;
 }
@@ -133,9 +143,15 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
   // (bench/support/sidecar-cpu-profile.mjs; the CLI children do not inherit NODE_OPTIONS).
   // CLUSTER_KEEP=1 keeps the rig's directory (the sidecars' logs) after the run;
   // CLUSTER_SIDECAR_ENV="A=1 B=2" adds variables to every sidecar's environment.
+  // CLUSTER_PROFILE_WINDOW=relay: the profiles hold the in-phase relay alone (default: boot to its end).
   const profileDir = process.env.CLUSTER_PROFILE_DIR;
+  const profileWindow = process.env.CLUSTER_PROFILE_WINDOW ?? "boot";
   const profiling: Record<string, string> = profileDir
-    ? { NODE_OPTIONS: `--import ${path.join(import.meta.dirname, "support/sidecar-cpu-profile.mjs")}`, CLUSTER_PROFILE_DIR: path.resolve(profileDir) }
+    ? {
+        NODE_OPTIONS: `--import ${path.join(import.meta.dirname, "support/sidecar-cpu-profile.mjs")}`,
+        CLUSTER_PROFILE_DIR: path.resolve(profileDir),
+        CLUSTER_PROFILE_WINDOW: profileWindow,
+      }
     : {};
   const cluster = await startCluster({
     sidecars,
@@ -143,7 +159,7 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
     keep: process.env.CLUSTER_KEEP === "1",
   });
   if (process.env.CLUSTER_KEEP === "1") console.log(`cluster: rig directory ${cluster.dir}`);
-  const result: SizeResult = { sidecars, sessions, relayMs: [], relaySpreadMs: [], relayViaOwnerMs: [], relayViaOtherMs: [], ownerAckMs: [], forwardedAckMs: [], failoverS: undefined, notes: [] };
+  const result: SizeResult = { sidecars, sessions, relayMs: [], relaySpreadMs: [], relayViaOwnerMs: [], relayViaOtherMs: [], relayFirstLinesMs: [], relayLaterLinesMs: [], ownerAckMs: [], forwardedAckMs: [], failoverS: undefined, notes: [] };
   try {
     // Per node: one driver socket for commands, and watchers of at most 6 sessions each (a
     // reconnecting socket re-subscribes to all it watches at once, within the 8 commands a tab may run).
@@ -169,7 +185,11 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
         if (typeof stamp !== "number") return;
         const ms = (nowUs() - stamp) / 1000;
         receipts.push(ms);
-        if (receipts !== result.relayMs || !owners.has(event.sessionId)) return;
+        if (receipts !== result.relayMs) return;
+        // the fake CLI's deltas are "0 ", "1 ", …: the line's place in its turn
+        const place = Number.parseInt(String((event.payload as { event?: { delta?: { text?: unknown } } }).event?.delta?.text), 10);
+        (place < 3 ? result.relayFirstLinesMs : result.relayLaterLinesMs).push(ms);
+        if (!owners.has(event.sessionId)) return;
         (owners.get(event.sessionId) === nodeOf.get(watcher) ? result.relayViaOwnerMs : result.relayViaOtherMs).push(ms);
       });
     }
@@ -187,17 +207,29 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
     const owned = cluster.nodes.map((n) => ids.filter((id) => owners.get(id) === n).length);
     result.notes.push(`leases per node after warm-up: ${cluster.nodes.map((n, i) => `${n.id}=${owned[i]}`).join(" ")}`);
 
+    // the sidecars' CPU while every session is idle (warm, watched, nothing streaming): what the
+    // cluster costs before any line is relayed (heartbeats, leases, the relay's reads, sweeps)
+    const sidecarCpuMs = () => cluster.nodes.reduce((sum, node) => sum + (node.process.pid ? processCpuMs(node.process.pid) : 0), 0);
+    await new Promise((r) => setTimeout(r, 2000));
+    const idleFrom = sidecarCpuMs();
+    const idleStart = performance.now();
+    await new Promise((r) => setTimeout(r, 5000));
+    const idleCpuShare = (sidecarCpuMs() - idleFrom) / (performance.now() - idleStart) / cluster.nodes.length;
+    result.notes.push(`idle sidecars (${sessions} warm sessions, watched): ${fmt(idleCpuShare * 1000)} ms of CPU a second each`);
+
     // relay: every session streams `lines` lines 100 ms apart, all at once. The bench's own
     // event-loop delay over both relay phases is reported: a receipt waits in it too.
     const benchLag = monitorEventLoopDelay({ resolution: 5 });
     benchLag.enable();
     // the sidecars' own CPU (every thread, no child) over both relay phases and their turns' ends:
     // a steadier figure than the relay's tail when comparing two builds on a busy host
-    const sidecarCpuMs = () => cluster.nodes.reduce((sum, node) => sum + (node.process.pid ? processCpuMs(node.process.pid) : 0), 0);
     const cpuBefore = sidecarCpuMs();
+    if (profileDir && profileWindow === "relay") for (const node of cluster.nodes) if (node.process.pid) process.kill(node.process.pid, "SIGUSR2");
     result.relayMs.length = 0;
     result.relayViaOwnerMs.length = 0;
     result.relayViaOtherMs.length = 0;
+    result.relayFirstLinesMs.length = 0;
+    result.relayLaterLinesMs.length = 0;
     await Promise.all(
       ids.map((id, i) =>
         send(clients[i % clients.length]!, "session:prompt", { sessionId: id, text: `stream ${lines} 100`, commandId: randomUUID() }),
@@ -267,7 +299,7 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
 
     // failover: kill -9 of the busiest node (with one sidecar: the supervisor restarts it), then at
     // once a prompt for each of its sessions through the clients of the survivors, sent again
-    // (same commandId) until accepted. failover = the last session resumable (its prompt's ack ok:
+    // until accepted (same commandId while unanswered, a new one after a refusal). failover = the last session resumable (its prompt's ack ok:
     // the lease taken, the CLI started with --resume, the prompt handed to it); answered = the
     // last one answered (a result); adopted = a survivor adopted the dead node (its row marked,
     // its leases gone), which a session's takeover does not wait for.
@@ -299,7 +331,10 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
       orphaned.map(async (id, i) => {
         const client = survivors[i % survivors.length]!;
         const resultsBefore = await resultCount(cluster, id);
-        const commandId = randomUUID();
+        // the same commandId again only when the answer was lost; a refusal is final for its
+        // commandId (a retry is answered with it again), so the next try is a new prompt, as a
+        // person sends once the page shows the refusal
+        let commandId = randomUUID();
         for (let attempt = 0; ; attempt++) {
           // as the browser: a command goes out once the socket is connected again (one sidecar:
           // after the restart) and the page has its sessions back, not into socket.io's buffer,
@@ -310,6 +345,7 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
           if (ack?.ok) break;
           const why = ack ? (ack.error as { code?: string } | undefined)?.code ?? "error" : "no ack";
           refusals.set(why, (refusals.get(why) ?? 0) + 1);
+          if (ack) commandId = randomUUID();
           if (attempt >= 40) throw new Error(`the prompt to ${id} was never accepted (${why})`);
           await new Promise((r) => setTimeout(r, Math.min(1_000, 250 * (attempt + 1))));
         }
@@ -365,7 +401,9 @@ export default async function run(): Promise<void> {
         `p99=${fmt(percentile(r.relayMs, 99))} ms max=${fmt(percentile(r.relayMs, 100))} ms; spread over the period: p50=${fmt(percentile(r.relaySpreadMs, 50))} ms ` +
         `p99=${fmt(percentile(r.relaySpreadMs, 99))} ms; in phase, received through the owner: p50=${fmt(percentile(r.relayViaOwnerMs, 50))} ms ` +
         `p99=${fmt(percentile(r.relayViaOwnerMs, 99))} ms, through another node: p50=${fmt(percentile(r.relayViaOtherMs, 50))} ms ` +
-        `p99=${fmt(percentile(r.relayViaOtherMs, 99))} ms; set-mode ack p50 via owner ` +
+        `p99=${fmt(percentile(r.relayViaOtherMs, 99))} ms; in phase, a turn's first 3 lines: p50=${fmt(percentile(r.relayFirstLinesMs, 50))} ms ` +
+        `p99=${fmt(percentile(r.relayFirstLinesMs, 99))} ms, its later lines: p50=${fmt(percentile(r.relayLaterLinesMs, 50))} ms ` +
+        `p99=${fmt(percentile(r.relayLaterLinesMs, 99))} ms; set-mode ack p50 via owner ` +
         `${fmt(percentile(r.ownerAckMs, 50))} ms, via another node ${fmt(percentile(r.forwardedAckMs, 50))} ms; ${r.notes.join("; ")}; ` +
         `machine load average ${(await import("node:os")).loadavg()[0]!.toFixed(1)}`,
     );

@@ -8,13 +8,23 @@ import { Session } from "node:inspector";
 import path from "node:path";
 
 const dir = process.env.CLUSTER_PROFILE_DIR;
+// CLUSTER_PROFILE_WINDOW=relay: the profile starts at the first SIGUSR2 (the bench sends it just
+// before the in-phase relay) instead of at boot, so it holds the relay alone.
+const fromBoot = process.env.CLUSTER_PROFILE_WINDOW !== "relay";
 if (dir) {
   const session = new Session();
   session.connect();
-  session.post("Profiler.enable", () =>
-    session.post("Profiler.setSamplingInterval", { interval: 500 }, () => session.post("Profiler.start")),
-  );
+  let running = false;
+  const start = () => {
+    running = true;
+    session.post("Profiler.enable", () =>
+      session.post("Profiler.setSamplingInterval", { interval: 500 }, () => session.post("Profiler.start")),
+    );
+  };
+  if (fromBoot) start();
   process.on("SIGUSR2", () => {
+    if (!running) return start();
+    running = false;
     session.post("Profiler.stop", (err, result) => {
       if (err) return;
       const file = path.join(dir, `${process.env.CONDUIT_SIDECAR_ID ?? "sidecar"}-${process.pid}.cpuprofile`);

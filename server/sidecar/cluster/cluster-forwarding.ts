@@ -56,7 +56,7 @@ export async function startClusterForwarding(options: ClusterForwardingOptions):
   try {
     options.io.adapter(
       createRelayAdapter(
-        redis.client,
+        await redis.publisher(),
         { streamName: `${prefix}:socket.io`, sessionKeyPrefix: `${prefix}:sio:session:`, channelPrefix: `${prefix}:socket.io` },
         (err) => log.warn({ err }, "publishing an emit to the other sidecars failed"),
       ),

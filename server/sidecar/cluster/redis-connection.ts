@@ -1,9 +1,18 @@
 /**
- * The sidecar's Redis connection (`REDIS_URL`): one client for commands and publishing, and
- * `blocking()` copies for the calls that wait (a blocked connection serves nobody else). The
- * first connect is checked at start-up: an unreachable Redis stops the sidecar with a clear
- * error instead of a cluster that silently forwards nothing. Later drops are logged and the
- * client reconnects by itself (redis' default backoff); commands issued meanwhile wait.
+ * The sidecar's Redis connection (`REDIS_URL`): one client for commands, a `publisher()` copy for
+ * the relay's stream (every emit of the cluster), and `blocking()` copies for the calls that wait
+ * (a blocked connection serves nobody else). The first connect is checked at start-up: an
+ * unreachable Redis stops the sidecar with a clear error instead of a cluster that silently
+ * forwards nothing. Later drops are logged and the client reconnects by itself (redis' default
+ * backoff); commands issued meanwhile wait.
+ *
+ * Per-command timers: node-redis gives every command a 5 s timeout by default, made with
+ * `AbortSignal.timeout` (~20 µs a command, and a timer that fires 5 s later even when the reply
+ * came at once; 4–5 % of a sidecar's busy time while it relays). The command client keeps it.
+ * The publisher has none and a capped queue instead (a stalled Redis fails its appends at the
+ * cap, not after 5 s). The blocking copies have none, because a client-side timeout on a
+ * blocking read races the read's own: a `BLPOP` that pops just as the client gives up drops its
+ * element, and the streams adapter's `XREAD BLOCK 5000` met the 5 s timer on every idle stretch.
  *
  * Owns: connecting, the reconnect log, closing every copy. Must not: know keys or messages.
  */
@@ -13,11 +22,29 @@ import type { Logger } from "pino";
 export type Redis = RedisClientType;
 
 export interface RedisConnection {
-  /** The shared client (commands, publishing, the Socket.IO adapter). */
+  /** The shared client for commands (each with node-redis' 5 s timeout). */
   client: Redis;
-  /** A new connected copy for blocking reads; closed with the connection. */
+  /**
+   * A new connected copy for the Socket.IO adapter: no per-command timer, at most
+   * {@link publisherQueueMax} commands queued. Its `duplicate()`s (the adapter's stream readers)
+   * inherit both.
+   */
+  publisher(): Promise<Redis>;
+  /** A new connected copy for blocking reads (no client-side timeout); closed with the connection. */
   blocking(): Promise<Redis>;
   close(): Promise<void>;
+}
+
+/** How many commands the publisher may hold unanswered (~2 s of a busy cluster's emits). */
+export const publisherQueueMax = 10_000;
+
+/** What sets a copy apart from the command client. */
+interface CopyOptions {
+  /** Without node-redis' per-command timer. */
+  untimed?: boolean;
+  queueMax?: number;
+  /** Waits in blocking reads: destroyed at close, not drained. */
+  blocks?: boolean;
 }
 
 /** How long the first connect may take before start-up fails. */
@@ -26,11 +53,14 @@ const connectTimeoutMs = 5_000;
 /** Connects to `url`; rejects with a message naming the URL's host when Redis cannot be reached. */
 export async function connectRedis(url: string, log: Logger): Promise<RedisConnection> {
   const where = describe(url);
-  const copies: Redis[] = [];
-  const open = async (role: string): Promise<Redis> => {
+  const copies: { client: Redis; blocks: boolean }[] = [];
+  const open = async (role: string, copy: CopyOptions = {}): Promise<Redis> => {
     let ready = false;
     const client = createClient({
       url,
+      // timeout 0: no AbortSignal.timeout per command (node-redis arms one only for a positive value)
+      ...(copy.untimed ? { commandOptions: { timeout: 0 } } : {}),
+      ...(copy.queueMax !== undefined ? { commandsQueueMaxLength: copy.queueMax } : {}),
       socket: {
         connectTimeout: connectTimeoutMs,
         // Before the first connect: give up (start-up reports it); after: retry with backoff.
@@ -52,18 +82,20 @@ export async function connectRedis(url: string, log: Logger): Promise<RedisConne
       );
     }
     ready = true;
-    copies.push(client);
+    copies.push({ client, blocks: copy.blocks === true });
     return client;
   };
   const client = await open("main");
   return {
     client,
-    blocking: () => open("blocking"),
+    publisher: () => open("publisher", { untimed: true, queueMax: publisherQueueMax }),
+    blocking: () => open("blocking", { untimed: true, blocks: true }),
     async close() {
-      // A blocking copy may sit in a wait: destroyed, not drained; the shared client finishes its commands.
-      const [main, ...blocking] = copies.splice(0);
-      for (const copy of blocking) copy.destroy();
-      await main?.close().catch(() => main.destroy());
+      // A blocking copy may sit in a wait: destroyed, not drained; the others finish their
+      // commands (the publisher's last appends are the hub's last emits).
+      const all = copies.splice(0);
+      for (const copy of all) if (copy.blocks) copy.client.destroy();
+      await Promise.all(all.filter((c) => !c.blocks).map(({ client: c }) => c.close().catch(() => c.destroy())));
     },
   };
 }
