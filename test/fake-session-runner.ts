@@ -27,6 +27,8 @@ export interface FakeRunnerScript {
   modeError?: Error;
   /** Delay before prompt() resolves (to test retries in flight). */
   promptDelayMs?: number;
+  /** prompt() rejects with this (the prompt never reaches the CLI). */
+  promptError?: Error;
   /** Answers control() requests. */
   control?: (request: HostControlRequest) => Record<string, unknown>;
 }
@@ -69,6 +71,7 @@ export class FakeSessionRunner implements SessionRunner {
     if (!this.state.processRunning) this.spawn();
     if (this.script.promptDelayMs)
       await new Promise<void>((r) => this.later(() => r(), this.script.promptDelayMs ?? 0));
+    if (this.script.promptError) throw this.script.promptError;
     this.prompts.push(input);
     this.reduce({ type: "prompt-sent", uuid: input.uuid });
     this.script.onPrompt?.(this, input);

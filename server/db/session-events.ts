@@ -6,6 +6,7 @@
  */
 import { Prisma } from "@/generated/prisma/client";
 import { pgPoolOf, type Db } from "./client";
+import type { WireError } from "@/server/shared/errors/app-error";
 import { parsePayload } from "./session-wire-event";
 
 /** One row of the event log. `payload` is JSON text: a CLI line exactly as printed, or a command's payload. */
@@ -283,6 +284,36 @@ export async function findSessionEvent(
 ): Promise<SessionEventRecord | undefined> {
   const row = await db.sessionEvent.findUnique({ where: { sessionId_seq: { sessionId, seq } }, select: columns });
   return row ?? undefined;
+}
+
+/** The start of a `command-failed` note's text, up to its error (keys in this order). */
+const failureHead = (command: string, commandSeq: number) =>
+  JSON.stringify({ phase: "command-failed", command, commandSeq }).slice(0, -1);
+
+/** The payload of the `process` event that notes a logged command's failed effect. */
+export function commandFailurePayload(command: string, commandSeq: number, error: WireError): string {
+  return `${failureHead(command, commandSeq)},"error":${JSON.stringify(error)}}`;
+}
+
+/**
+ * The error a logged command's effect failed with (its `command-failed` note, see
+ * {@link commandFailurePayload}), or undefined when none was noted. The note's text starts with
+ * fixed keys, so a prefix match finds exactly it among the session's `process` events after the
+ * command (`command` is one of the hub's command names: no LIKE wildcard in it).
+ */
+export async function findCommandFailure(
+  db: Db,
+  sessionId: string,
+  command: string,
+  commandSeq: number,
+): Promise<WireError | undefined> {
+  const prefix = `${failureHead(command, commandSeq)},%`;
+  const rows = await db.$queryRaw<{ payload: string }[]>`
+    SELECT "payload" FROM "SessionEvent"
+    WHERE "sessionId" = ${sessionId} AND "kind" = 'process' AND "seq" > ${commandSeq} AND "payload" LIKE ${prefix}
+    ORDER BY "seq" ASC LIMIT 1`;
+  const note = rows[0] === undefined ? undefined : (parsePayload(rows[0].payload) as { error?: WireError } | undefined);
+  return note?.error;
 }
 
 /** The event a command with this client-made id wrote, or undefined when it never ran. */

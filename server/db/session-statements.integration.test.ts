@@ -1,9 +1,10 @@
 // The session statements written as one raw statement each, on both providers: the role check's
 // read (the same answer, field for field and type for type, as Prisma's relation select) and the
 // history search column (texts joined by a newline and lower-cased, capped, a column at its cap
-// left as it is).
+// left as it is), and the failure noted after a logged command.
 import { expect } from "vitest";
 import type { Db } from "./client";
+import { commandFailurePayload, findCommandFailure, insertSessionEvents } from "./session-events";
 import { appendSessionSearchText, findSession, findSessionAccess, SEARCH_TEXT_MAX_CHARS } from "./sessions";
 import { itOnBothProviders } from "./test-support";
 
@@ -104,5 +105,42 @@ itOnBothProviders(
     expect((await findSessionAccess(db, outsider.id, full.id))?.role).toBeUndefined();
     expect(await findSessionAccess(db, owner.id, deleted.id)).toBeUndefined();
     expect(await findSessionAccess(db, owner.id, "missing")).toBeUndefined();
+  },
+);
+
+itOnBothProviders(
+  "findCommandFailure",
+  "finds the failure noted after a logged command, and nothing for another command or seq",
+  async (db) => {
+    const id = await newSession(db);
+    const at = new Date();
+    const row = (seq: number, kind: string, payload: string) => ({
+      sessionId: id,
+      seq,
+      kind,
+      payload,
+      commandId: null,
+      userId: null,
+      createdAt: at,
+    });
+    const error = {
+      code: "conflict" as const,
+      message: "This session's CLI is not running; send a prompt to start it.",
+    };
+    await insertSessionEvents(db, [
+      row(1, "prompt", '{"text":"a","uuid":"u1"}'),
+      row(2, "process", commandFailurePayload("interrupt", 1, error)),
+      row(3, "prompt", '{"text":"b","uuid":"u2"}'),
+      row(4, "process", '{"phase":"spawned","pid":1}'),
+      row(12, "prompt", '{"text":"c","uuid":"u3"}'),
+      row(13, "process", commandFailurePayload("prompt", 12, error)),
+    ]);
+    expect(await findCommandFailure(db, id, "prompt", 12)).toEqual(error);
+    // the note of commandSeq 12 is not one of commandSeq 1; the prompt at 3 reached its CLI
+    expect(await findCommandFailure(db, id, "prompt", 1)).toBeUndefined();
+    expect(await findCommandFailure(db, id, "prompt", 3)).toBeUndefined();
+    expect(await findCommandFailure(db, id, "interrupt", 1)).toEqual(error);
+    expect(await findCommandFailure(db, id, "stop", 1)).toBeUndefined();
+    expect(await findCommandFailure(db, id, "prompt", 13)).toBeUndefined();
   },
 );

@@ -1,14 +1,16 @@
 /**
  * Idempotent session commands: each command a person sends to a session runs once per
  * `commandId`. A retry while this sidecar remembers it gets the same promise (the entry's
- * command memo); an older one is answered from the event it logged.
+ * command memo); an older one (or one another sidecar ran) is answered from the event it logged,
+ * and from the failure noted after it when its effect failed (a prompt no CLI took: the retry
+ * gets that error again, not an acceptance of a prompt nothing will answer).
  *
  * Owns: the per-session command memo and rebuilding a first outcome from the log
  * (`outcomeFromLog`). Must not: log anything itself (the command's `run` does), or check who
  * may run it (the socket layer authorizes).
  */
 import type { Db } from "@/server/db/client";
-import { findSessionCommand, type SessionEventRecord } from "@/server/db/session-events";
+import { findCommandFailure, findSessionCommand, type SessionEventRecord } from "@/server/db/session-events";
 import { AppError, type WireError } from "@/server/shared/errors/app-error";
 import type { WireEventKind } from "@/server/shared/wire/session";
 import { reusedCommandId, safeParse, shuttingDown, type SessionEntry } from "./session-entry";
@@ -34,8 +36,11 @@ export class SessionCommandRunner {
       }
       const outcome = (async () => {
         const prior = await findSessionCommand(this.deps.db, sessionId, commandId);
-        if (prior) return outcomeFromLog(prior, kind) as R;
-        return run(entry);
+        if (!prior) return run(entry);
+        const failure = failsAfterLogging.has(prior.kind)
+          ? await findCommandFailure(this.deps.db, sessionId, prior.kind, prior.seq)
+          : undefined;
+        return outcomeFromLog(prior, kind, failure) as R;
       })();
       entry.commands.remember(commandId, { kind, outcome });
       return outcome;
@@ -43,9 +48,13 @@ export class SessionCommandRunner {
   }
 }
 
-/** The first outcome of a command, rebuilt from the event it logged. */
-export function outcomeFromLog(event: SessionEventRecord, kind: WireEventKind): unknown {
+/** Commands whose effect may fail after they are logged (the hub then notes `command-failed`). */
+const failsAfterLogging: ReadonlySet<string> = new Set<WireEventKind>(["prompt", "interrupt", "stop"]);
+
+/** The first outcome of a command, rebuilt from the event it logged and the failure noted after it, if any. */
+export function outcomeFromLog(event: SessionEventRecord, kind: WireEventKind, failure?: WireError): unknown {
   if (event.kind !== kind) throw reusedCommandId();
+  if (failure) throw new AppError(failure.code, failure.message);
   const payload = safeParse(event.payload) as { error?: WireError; mode?: string; model?: string } | undefined;
   if (payload?.error) throw new AppError(payload.error.code, payload.error.message);
   if (kind === "set-mode") return { seq: event.seq, mode: payload?.mode ?? "" };

@@ -8,7 +8,7 @@
  */
 import type { Logger } from "pino";
 import type { Db } from "@/server/db/client";
-import type { SessionEventRecord } from "@/server/db/session-events";
+import { commandFailurePayload, type SessionEventRecord } from "@/server/db/session-events";
 import { findUserNames } from "@/server/db/sessions";
 import { toWireError } from "@/server/shared/errors/app-error";
 import type { WireEventKind } from "@/server/shared/wire/session";
@@ -69,12 +69,13 @@ export class SessionEventLog {
   /** Records that a command's effect failed after the command itself was logged. */
   async noteFailure(entry: SessionEntry, command: string, seq: number, err: unknown): Promise<void> {
     this.deps.log.warn({ err, sessionId: entry.id, command }, "session command failed");
-    await this.appendRaw(
-      entry,
-      "process",
-      JSON.stringify({ phase: "command-failed", command, commandSeq: seq, error: toWireError(err) }),
-      { phase: "command-failed", command, commandSeq: seq, error: toWireError(err) },
-    ).catch(() => undefined);
+    const error = toWireError(err);
+    await this.appendRaw(entry, "process", commandFailurePayload(command, seq, error), {
+      phase: "command-failed",
+      command,
+      commandSeq: seq,
+      error,
+    }).catch(() => undefined);
   }
 
   /** The highest `seq` in a session's log. */

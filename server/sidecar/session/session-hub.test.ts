@@ -217,6 +217,31 @@ describe("SessionHub", () => {
     await second.hub.close();
   });
 
+  it("answers a retried prompt that no CLI took with its first error, also on another sidecar that finds it in the log", async () => {
+    const refused = new AppError("conflict", "This session has ended and takes no more prompts: test");
+    const { hub } = makeHub({ promptError: refused });
+    const view = await hub.createSession(owner, access(), { mode: "default", commandId: commandId() });
+    const id = commandId();
+    const first = { code: "conflict", message: refused.message };
+    await expect(hub.prompt(owner, view.id, "lost", id)).rejects.toMatchObject(first);
+    await expect(hub.prompt(owner, view.id, "lost", id)).rejects.toMatchObject(first);
+    await hub.close();
+    // a sidecar without the first one's memory reads the prompt and its failure from the log
+    const other = makeHub();
+    await expect(other.hub.prompt(owner, view.id, "lost", id)).rejects.toMatchObject(first);
+    expect(other.factory.runners).toHaveLength(0);
+    // a prompt that did reach its CLI is still answered as accepted
+    const fine = commandId();
+    const accepted = await other.hub.prompt(owner, view.id, "kept", fine);
+    await other.hub.close();
+    const third = makeHub();
+    expect(await third.hub.prompt(owner, view.id, "kept", fine)).toEqual(accepted);
+    const log = await dbLog(view.id);
+    expect(log.filter((r) => r.kind === "prompt")).toHaveLength(2);
+    expect(log.filter((r) => r.kind === "process" && r.payload.includes('"command-failed"'))).toHaveLength(1);
+    await third.hub.close();
+  });
+
   it("serves the backlog after afterSeq, and the whole log flagged reset when the client is ahead", async () => {
     const { hub, factory } = makeHub({ onPrompt: (r, input) => emitTurn(r, input, "hi") });
     const view = await hub.createSession(owner, access(), { mode: "default", commandId: commandId() });
