@@ -115,6 +115,8 @@ interface BareCli {
   turn(text: string): Promise<number>;
   /** stdin line → `system/init` of each turn so far, ms. */
   inits: number[];
+  /** The approval turns' `assistant` line with the tool_use → the `can_use_tool` request, ms. */
+  toolAsks: number[];
   /** Each turn's stdin line, first `assistant` line and result, on the bench's epoch clock (for the CPU sampler). */
   spans: { start: number; first: number; end: number }[];
   /** stdin line → can_use_tool request, ms; denies it and waits for the result. */
@@ -142,8 +144,17 @@ async function startBareCli(modelUrl: string): Promise<BareCli> {
     } as Record<string, string> as NodeJS.ProcessEnv,
   });
   child.stderr.resume();
-  let onMessage: ((message: { type?: string; subtype?: string; request_id?: string; request?: { subtype?: string } }) => void) | undefined;
+  let onMessage:
+    | ((message: {
+        type?: string;
+        subtype?: string;
+        request_id?: string;
+        request?: { subtype?: string };
+        message?: { content?: { type?: string }[] };
+      }) => void)
+    | undefined;
   const inits: number[] = [];
+  const toolAsks: number[] = [];
   const spans: BareCli["spans"] = [];
   createInterface({ input: child.stdout }).on("line", (line) => {
     try {
@@ -162,11 +173,16 @@ async function startBareCli(modelUrl: string): Promise<BareCli> {
       let mark: number | undefined;
       const start = performance.now();
       let init: number | undefined;
+      let toolUse: number | undefined;
       onMessage = (message) => {
         if (message.type === "system" && message.subtype === "init") init ??= performance.now() - start;
+        if (message.type === "assistant" && message.message?.content?.some((block) => block.type === "tool_use")) toolUse ??= performance.now();
         if (until === "assistant" && message.type === "assistant") mark ??= performance.now() - start;
         if (message.type === "control_request" && message.request?.subtype === "can_use_tool") {
-          if (until === "approval") mark ??= performance.now() - start;
+          if (until === "approval" && mark === undefined) {
+            mark = performance.now() - start;
+            if (toolUse !== undefined) toolAsks.push(performance.now() - toolUse);
+          }
           child.stdin.write(
             `${JSON.stringify({ type: "control_response", response: { subtype: "success", request_id: message.request_id, response: { behavior: "deny", message: "benchmark" } } })}\n`,
           );
@@ -183,6 +199,7 @@ async function startBareCli(modelUrl: string): Promise<BareCli> {
   return {
     pid: child.pid!,
     inits,
+    toolAsks,
     spans,
     turn: (text) => run(text, "assistant"),
     approval: (text) => run(text, "approval"),
@@ -850,7 +867,10 @@ export async function run(): Promise<BrowserTurnResult> {
         `  clocks (epoch − monotonic, lined up above): the sidecar's ${f(sidecarClock - clocks.ada)} ms from Ada's page, Bea's page ${f(clocks.bea - clocks.ada)} ms from Ada's`,
       );
     }
-    console.log(`  bare CLI, from its stdin line: init ${f(median(bare.inits.slice(2)))} (the warm turns)`);
+    console.log(
+      `  bare CLI, from its stdin line: init ${f(median(bare.inits.slice(2)))} (the warm turns); its tool_use line → can_use_tool ${f(median(bare.toolAsks.slice(1)))} ` +
+        `(Conduit's CLI: tool_use stored → Approval row ${f(stage("write", "approvalRow") - stage("write", "toolUse"))}, the approval service's ~3 ms included)`,
+    );
     const domMedian = (all: Stages[], key: string) => median(all.map((x) => x[key] ?? NaN));
     console.log(
       `  in the DOM rather than painted (the measure before 2026-12-01 19:00): turn_extra_ms=${f(domMedian(turnStagesSeen, "reply text in the DOM") - result.bareTurnMs)} ` +

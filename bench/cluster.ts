@@ -326,6 +326,8 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
     const resumable: number[] = [];
     const answered: number[] = [];
     const refusals = new Map<string, number>();
+    /** The first message of each refusal code other than the expected rate limit. */
+    const refusalTexts = new Map<string, string>();
     const unanswered: string[] = [];
     await Promise.all(
       orphaned.map(async (id, i) => {
@@ -345,6 +347,8 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
           if (ack?.ok) break;
           const why = ack ? (ack.error as { code?: string } | undefined)?.code ?? "error" : "no ack";
           refusals.set(why, (refusals.get(why) ?? 0) + 1);
+          const text = (ack?.error as { message?: string } | undefined)?.message;
+          if (text && why !== "rate_limited" && !refusalTexts.has(why)) refusalTexts.set(why, `${text} (${id}, attempt ${attempt + 1})`);
           if (ack) commandId = randomUUID();
           if (attempt >= 40) throw new Error(`the prompt to ${id} was never accepted (${why})`);
           await new Promise((r) => setTimeout(r, Math.min(1_000, 250 * (attempt + 1))));
@@ -371,7 +375,8 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
     await adopted;
     result.notes.push(
       `failover: ${orphaned.length} sessions of ${victim.id}; resumable p50 ${fmt(percentile(resumable, 50), 1)} s, last ${fmt(result.failoverS, 1)} s; ` +
-        `answered last ${fmt(result.answeredS, 1)} s; adopted ${fmt(result.adoptedS, 1)} s; prompts refused on the way: ${[...refusals].map(([k, v]) => `${k}=${v}`).join(" ") || "none"}`,
+        `answered last ${fmt(result.answeredS, 1)} s; adopted ${fmt(result.adoptedS, 1)} s; prompts refused on the way: ${[...refusals].map(([k, v]) => `${k}=${v}`).join(" ") || "none"}` +
+        [...refusalTexts].map(([k, v]) => `; ${k}: ${v}`).join(""),
     );
   } finally {
     await cluster.close();
