@@ -7,8 +7,9 @@
 import { BudgetScope, checkBudgets, monthRange, type BudgetDecision } from "@/server/domain/cost/budget";
 import { USAGE_ROW_SEPARATOR, type CostEntryInput } from "@/server/domain/cost/build-cost-entries";
 import { MAX_REMEMBERED_RESULTS, roundUsd } from "@/server/domain/cost/cost-reducer";
-import type { Prisma } from "@/generated/prisma/client";
+import { Prisma } from "@/generated/prisma/client";
 import type { Db } from "./client";
+import { hotRows } from "./hot-statements";
 
 /**
  * Stores rows, skipping every `resultId` already stored (also duplicates inside `entries`), so
@@ -173,9 +174,12 @@ export async function checkMonthlyBudgets(
   now: Date,
 ): Promise<BudgetDecision> {
   // Both limits in one statement: every prompt asks (two Prisma reads cost the sidecar ~0.9 ms of CPU).
-  const [limits] = await db.$queryRaw<{ userLimit: number | null; workspaceLimit: number | null }[]>`
+  const [limits] = await hotRows<{ userLimit: number | null; workspaceLimit: number | null }>(
+    db,
+    Prisma.sql`
     SELECT (SELECT "monthlyBudgetUsd" FROM "User" WHERE "id" = ${who.userId}) AS "userLimit",
-      (SELECT "monthlyBudgetUsd" FROM "Workspace" WHERE "id" = ${who.workspaceId}) AS "workspaceLimit"`;
+      (SELECT "monthlyBudgetUsd" FROM "Workspace" WHERE "id" = ${who.workspaceId}) AS "workspaceLimit"`,
+  );
   const userLimit = limits?.userLimit == null ? null : Number(limits.userLimit);
   const workspaceLimit = limits?.workspaceLimit == null ? null : Number(limits.workspaceLimit);
   // Spend is only summed for the limits that exist.

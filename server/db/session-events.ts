@@ -6,6 +6,7 @@
  */
 import { Prisma } from "@/generated/prisma/client";
 import { pgPoolOf, type Db } from "./client";
+import { hotPath, hotRows } from "./hot-statements";
 import type { WireError } from "@/server/shared/errors/app-error";
 import { parsePayload } from "./session-wire-event";
 
@@ -322,6 +323,15 @@ export async function findSessionCommand(
   sessionId: string,
   commandId: string,
 ): Promise<SessionEventRecord | undefined> {
+  // every command asks (its idempotency): on PostgreSQL a named statement (hot-statements.ts)
+  if (hotPath(db)) {
+    const [hit] = await hotRows<SessionEventRecord>(
+      db,
+      Prisma.sql`SELECT "sessionId", "seq", "kind", "payload", "commandId", "userId", "createdAt" FROM "SessionEvent"
+        WHERE "sessionId" = ${sessionId} AND "commandId" = ${commandId}`,
+    );
+    return hit;
+  }
   const row = await db.sessionEvent.findUnique({
     where: { sessionId_commandId: { sessionId, commandId } },
     select: columns,

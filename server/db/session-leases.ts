@@ -5,7 +5,9 @@
  * statements on SQLite and PostgreSQL. The lease keeper (server/sidecar/cluster/session-leases.ts)
  * is their one caller, besides adoption deleting a dead node's leases.
  */
+import { Prisma } from "@/generated/prisma/client";
 import type { Db } from "./client";
+import { hotPath, hotRows } from "./hot-statements";
 import { isUniqueConflict } from "./sidecar-nodes";
 
 export interface SessionLeaseRow {
@@ -19,6 +21,20 @@ const columns = { sessionId: true, ownerId: true, generation: true, expiresAt: t
 
 export function findSessionLease(db: Db, sessionId: string): Promise<SessionLeaseRow | null> {
   return db.sessionLease.findUnique({ where: { sessionId }, select: columns });
+}
+
+/**
+ * Who holds a session's lease and until when (null: nobody ever did, or it was released). Every
+ * command that reaches a node not holding the lease asks, to find the owner: on PostgreSQL a
+ * named statement (hot-statements.ts).
+ */
+export async function findSessionLeaseOwner(db: Db, sessionId: string): Promise<{ ownerId: string; expiresAt: Date } | null> {
+  if (!hotPath(db)) return db.sessionLease.findUnique({ where: { sessionId }, select: { ownerId: true, expiresAt: true } });
+  const [row] = await hotRows<{ ownerId: string; expiresAt: Date }>(
+    db,
+    Prisma.sql`SELECT "ownerId", "expiresAt" FROM "SessionLease" WHERE "sessionId" = ${sessionId}`,
+  );
+  return row ?? null;
 }
 
 /**
