@@ -93,6 +93,46 @@ itOnBothProviders("session leases", "a database out of reach past the lease's en
   expect(await broken.renew()).toEqual(["s1"]);
 });
 
+itOnBothProviders("session leases", "a claim made while a renewal's statement runs is not counted lost by it", async (db) => {
+  const clock = { t: Date.parse("2026-12-01T10:00:00Z") };
+  // the renewal's statement runs at once; its answer is held back until `answer()`
+  let answer!: () => void;
+  const held = new Promise<void>((resolve) => (answer = resolve));
+  const gated = new Proxy(db, {
+    get: (target, prop) =>
+      prop === "sessionLease"
+        ? new Proxy(target.sessionLease, {
+            get: (lease, method) =>
+              method === "updateManyAndReturn"
+                ? async (args: Parameters<typeof lease.updateManyAndReturn>[0]) => {
+                    const rows = await lease.updateManyAndReturn(args);
+                    // a renewal only moves the end; a claim also bumps the generation
+                    if (!("generation" in (args.data as object))) await held;
+                    return rows;
+                  }
+                : Reflect.get(lease, method),
+          })
+        : Reflect.get(target, prop),
+  });
+  const a = new LeaseKeeper({ db: gated, selfId: "node-a", log, leaseMs: 6_000, now: () => clock.t });
+  const lost: string[] = [];
+  a.onLost((id) => lost.push(id));
+  await a.claim("s1");
+  await a.claim("s2");
+  // released and claimed again, or claimed again (a new generation), after the renewal read the rows
+  const renewal = a.renew();
+  await new Promise((r) => setTimeout(r, 50));
+  expect(await a.claim("s1")).toEqual({ heldAlready: true });
+  await a.release("s2");
+  expect(await a.claim("s2")).toEqual({ heldAlready: false });
+  answer();
+  expect(await renewal).toEqual([]);
+  expect(lost).toEqual([]);
+  expect(a.holds("s1") && a.holds("s2")).toBe(true);
+  expect(await a.renew()).toEqual([]);
+  expect((await findSessionLease(db, "s1"))?.generation).toBe(2);
+});
+
 // Skipped only with CONDUIT_SKIP_PG=1, an explicit opt-out; without PostgreSQL and without it, the suite fails.
 describe.skipIf(pgTests.skip)("session leases on PostgreSQL, raced", () => {
   it("gives each session to exactly one of several clients (200 rounds)", async () => {

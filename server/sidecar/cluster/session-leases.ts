@@ -125,6 +125,8 @@ export class LeaseKeeper implements SessionLeases {
   async renew(): Promise<string[]> {
     const ids = this.heldSessions();
     if (ids.length === 0) return [];
+    // the leases renewed: a claim while the statement runs makes a new one (a new Held)
+    const renewing = new Map(ids.map((id) => [id, this.held.get(id)]));
     const now = this.now();
     const lost: string[] = [];
     try {
@@ -137,10 +139,10 @@ export class LeaseKeeper implements SessionLeases {
       const renewed = new Map(rows.map((row) => [row.sessionId, row.generation]));
       for (const id of ids) {
         const lease = this.held.get(id);
-        // released or claimed again while the statement ran: the claim's answer stands
-        if (lease === undefined) continue;
+        // released, or claimed again while the statement ran (in flight, or done: a new lease,
+        // which this renewal may have read before the claim wrote it): the claim's answer stands
+        if (lease === undefined || this.claiming.has(id) || lease !== renewing.get(id)) continue;
         const generation = renewed.get(id);
-        if (this.claiming.has(id)) continue;
         if (generation === lease.generation) lease.expiresAt = Math.max(lease.expiresAt, now + this.leaseMs);
         else lost.push(id);
       }
