@@ -476,6 +476,10 @@ function approvalBreakdown(send: number, seen: number, painted: number, trace: T
   const prompt = trace.find((l) => l.stage === "prompt-emitted");
   const snapshot = trace.find((l) => l.stage === "before-snapshot-waited");
   const line = trace.find((l) => l.stage === "line-emitted" && l.line === "can_use_tool");
+  // the assistant line carrying the tool_use: the last one that arrived before the question
+  const toolUse = trace
+    .filter((l) => l.stage === "line-emitted" && l.line === "assistant" && line?.arrivedAt !== undefined && (l.arrivedAt ?? Infinity) <= line.arrivedAt)
+    .at(-1);
   const asked = trace.find((l) => l.stage === "approval-asked");
   const contextRead = trace.find((l) => l.stage === "approval-context-read");
   const rowWritten = trace.find((l) => l.stage === "approval-row-written");
@@ -487,6 +491,7 @@ function approvalBreakdown(send: number, seen: number, painted: number, trace: T
     "prompt command received (sidecar)": rel(command?.t),
     "prompt event emitted (sidecar)": rel(prompt?.t),
     "before-turn snapshot waited, to stdin (sidecar)": rel(snapshot?.t),
+    "tool_use (assistant) line arrived (sidecar)": rel(toolUse?.arrivedAt),
     "can_use_tool line arrived (sidecar)": rel(line?.arrivedAt),
     "approval service asked": rel(asked?.t),
     "… its workspace, members and rules read": rel(contextRead?.t),
@@ -592,7 +597,13 @@ async function conduitTurn(
 }
 
 /** A Conduit approval: Enter on Ada's page → the pending card on Bea's, ms, and its stages; Bea denies it. */
-async function conduitApproval(ada: Page, bea: Page, text: string, output: () => string, clocks: Clocks): Promise<{ ms: number; stages: Stages; busy: number }> {
+async function conduitApproval(
+  ada: Page,
+  bea: Page,
+  text: string,
+  output: () => string,
+  clocks: Clocks,
+): Promise<{ ms: number; stages: Stages; busy: number; send: number }> {
   await instrumentWatcher(bea);
   await takeMarks(bea);
   const from = output().length;
@@ -606,7 +617,7 @@ async function conduitApproval(ada: Page, bea: Page, text: string, output: () =>
   const beaMarks = (await takeMarks(bea)).map((m) => ({ ...m, at: toAda(m.at) }));
   await bea.locator('[data-testid="approval-card"][data-status="pending"]').last().getByTestId("deny-button").click();
   await waitForTurnEnd(ada, text);
-  return { ms: painted - send, stages: approvalBreakdown(send, seen, painted, traceLines(output(), from, clocks.ada), beaMarks), busy };
+  return { ms: painted - send, stages: approvalBreakdown(send, seen, painted, traceLines(output(), from, clocks.ada), beaMarks), busy, send };
 }
 
 /** The session page's scripts (not Monaco's) as sent and as decoded, KB, from a fresh load. */
@@ -779,6 +790,8 @@ export async function run(): Promise<BrowserTurnResult> {
     const cpuWindows: { wallMs: number; cpu: Map<string, number> }[] = [];
     // the whole text turn, Enter → its end on Ada's page: the work a turn costs each part, whatever its timing
     const cpuTurns: { wallMs: number; cpu: Map<string, number> }[] = [];
+    // the approval turn, the tool_use line → the CLI's question: the CLI's permission check
+    const cpuAskWindows: { wallMs: number; cpu: Map<string, number> }[] = [];
     const appliedSeen: { ada: AppliedOnPage; bea: AppliedOnPage }[] = [];
     for (let i = 1; i <= TURNS; i++) {
       const turn = await conduitTurn(ada, bea, `hello ${i}`, output, clocks);
@@ -795,6 +808,11 @@ export async function run(): Promise<BrowserTurnResult> {
       const approval = await conduitApproval(ada, bea, `write ${i}`, output, clocks);
       approvals.push(approval.ms);
       approvalStagesSeen.push({ ...approval.stages, "(Bea's long tasks on the way, total)": approval.busy });
+      const asked = approval.stages["tool_use (assistant) line arrived (sidecar)"];
+      const question = approval.stages["can_use_tool line arrived (sidecar)"];
+      if (sampler && asked !== undefined && question !== undefined && Number.isFinite(asked + question)) {
+        cpuAskWindows.push({ wallMs: question - asked, cpu: sampler.between(onBench(approval.send + asked), onBench(approval.send + question)) });
+      }
       bareApprovals.push(await bare.approval(`write ${i}`));
     }
     sampler?.stop();
@@ -849,6 +867,7 @@ export async function run(): Promise<BrowserTurnResult> {
     };
     printCpu("from the prompt's stdin line to the first delta's line", cpuWindows);
     printCpu("of the whole text turn, Enter to its result on Ada's page", cpuTurns);
+    printCpu("of the approval turn, its tool_use line to its can_use_tool line", cpuAskWindows);
     if (sampler) {
       // the same turns of the bare CLI (the pages idle): what its own work costs it without company
       const measured = bare.spans.slice(-TURNS);
