@@ -3,7 +3,8 @@
  * conditional (an insert the primary key decides, or an UPDATE whose WHERE names the owner or an
  * expired lease), so two sidecars can never both believe they hold a session. The same
  * statements on SQLite and PostgreSQL. The lease keeper (server/sidecar/cluster/session-leases.ts)
- * is their one caller, besides adoption deleting a dead node's leases.
+ * is their one writer, besides adoption deleting a dead node's leases; the cluster directory reads
+ * who holds a lease.
  */
 import { Prisma } from "@/generated/prisma/client";
 import type { Db } from "./client";
