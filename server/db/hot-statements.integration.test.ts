@@ -5,7 +5,7 @@ import { Prisma } from "@/generated/prisma/client";
 import type { Db } from "./client";
 import { hotExecute, hotRows } from "./hot-statements";
 import { findSessionCommand, insertSessionEvents } from "./session-events";
-import { claimSessionLease, findSessionLeaseOwner } from "./session-leases";
+import { claimSessionLease, findSessionLease } from "./session-leases";
 import { findSessionAccess, sumSessionCost, updateSessionLive } from "./sessions";
 import { itOnBothProviders } from "./test-support";
 
@@ -100,29 +100,28 @@ itOnBothProviders(
   },
 );
 
-itOnBothProviders(
-  "hot statements",
-  "read a lease's owner and end, and a command's event, as the model API does",
-  async (db) => {
-    const { sessionId } = await newSession(db);
-    expect(await findSessionLeaseOwner(db, sessionId)).toBeNull();
-    const expiresAt = new Date(Date.now() + 8_000);
-    await claimSessionLease(db, { sessionId, ownerId: "sc-1", now: new Date(), expiresAt });
-    expect(await findSessionLeaseOwner(db, sessionId)).toEqual({ ownerId: "sc-1", expiresAt });
-    expect(await findSessionLeaseOwner(db, sessionId)).toEqual(
-      await db.sessionLease.findUnique({ where: { sessionId }, select: { ownerId: true, expiresAt: true } }),
-    );
-    const event = {
-      sessionId,
-      seq: 1,
-      kind: "prompt",
-      payload: '{"text":"hi"}',
-      commandId: "cmd-hot-1",
-      userId: null,
-      createdAt: new Date("2026-01-02T03:04:05.678Z"),
-    };
-    await insertSessionEvents(db, [event]);
-    expect(await findSessionCommand(db, sessionId, "cmd-hot-1")).toEqual(event);
-    expect(await findSessionCommand(db, sessionId, "cmd-hot-2")).toBeUndefined();
-  },
-);
+itOnBothProviders("hot statements", "read a lease and a command's event as the model API does", async (db) => {
+  const { sessionId } = await newSession(db);
+  expect(await findSessionLease(db, sessionId)).toBeNull();
+  const expiresAt = new Date(Date.now() + 8_000);
+  await claimSessionLease(db, { sessionId, ownerId: "sc-1", now: new Date(), expiresAt });
+  expect(await findSessionLease(db, sessionId)).toEqual({ sessionId, ownerId: "sc-1", generation: 1, expiresAt });
+  expect(await findSessionLease(db, sessionId)).toEqual(
+    await db.sessionLease.findUnique({
+      where: { sessionId },
+      select: { sessionId: true, ownerId: true, generation: true, expiresAt: true },
+    }),
+  );
+  const event = {
+    sessionId,
+    seq: 1,
+    kind: "prompt",
+    payload: '{"text":"hi"}',
+    commandId: "cmd-hot-1",
+    userId: null,
+    createdAt: new Date("2026-01-02T03:04:05.678Z"),
+  };
+  await insertSessionEvents(db, [event]);
+  expect(await findSessionCommand(db, sessionId, "cmd-hot-1")).toEqual(event);
+  expect(await findSessionCommand(db, sessionId, "cmd-hot-2")).toBeUndefined();
+});

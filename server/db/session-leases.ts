@@ -20,20 +20,16 @@ export interface SessionLeaseRow {
 
 const columns = { sessionId: true, ownerId: true, generation: true, expiresAt: true } as const;
 
-export function findSessionLease(db: Db, sessionId: string): Promise<SessionLeaseRow | null> {
-  return db.sessionLease.findUnique({ where: { sessionId }, select: columns });
-}
-
 /**
- * Who holds a session's lease and until when (null: nobody ever did, or it was released). Every
- * command that reaches a node not holding the lease asks, to find the owner: on PostgreSQL a
- * named statement (hot-statements.ts).
+ * A session's lease (null: nobody ever held it, or it was released). Every command that reaches a
+ * node not holding the lease reads it to find the owner: on PostgreSQL a named statement
+ * (hot-statements.ts).
  */
-export async function findSessionLeaseOwner(db: Db, sessionId: string): Promise<{ ownerId: string; expiresAt: Date } | null> {
-  if (!hotPath(db)) return db.sessionLease.findUnique({ where: { sessionId }, select: { ownerId: true, expiresAt: true } });
-  const [row] = await hotRows<{ ownerId: string; expiresAt: Date }>(
+export async function findSessionLease(db: Db, sessionId: string): Promise<SessionLeaseRow | null> {
+  if (!hotPath(db)) return db.sessionLease.findUnique({ where: { sessionId }, select: columns });
+  const [row] = await hotRows<SessionLeaseRow>(
     db,
-    Prisma.sql`SELECT "ownerId", "expiresAt" FROM "SessionLease" WHERE "sessionId" = ${sessionId}`,
+    Prisma.sql`SELECT "sessionId", "ownerId", "generation", "expiresAt" FROM "SessionLease" WHERE "sessionId" = ${sessionId}`,
   );
   return row ?? null;
 }

@@ -7,7 +7,7 @@
  * Owns: the reads and the timings every node agrees on. Must not: write leases or heartbeats.
  */
 import type { Db } from "@/server/db/client";
-import { findSessionLeaseOwner } from "@/server/db/session-leases";
+import { findSessionLease } from "@/server/db/session-leases";
 
 /** The timings of the cluster; every node must use the same. */
 export const clusterTimings = {
@@ -110,11 +110,11 @@ export function createDbClusterDirectory(db: Db, selfId: string, now: () => Date
   return {
     selfId,
     async ownerOf(sessionId) {
-      const lease = await findSessionLeaseOwner(db, sessionId);
+      const lease = await findSessionLease(db, sessionId);
       return lease !== null && lease.expiresAt.getTime() > now().getTime() ? lease.ownerId : null;
     },
     async leaseOf(sessionId) {
-      const lease = await findSessionLeaseOwner(db, sessionId);
+      const lease = await findSessionLease(db, sessionId);
       return lease === null ? null : { ownerId: lease.ownerId, expiresAt: lease.expiresAt.getTime() };
     },
     liveNodes,
