@@ -5,12 +5,14 @@
  * line per size:
  *
  *   cluster: sidecars=3 sessions=150 relay_p50_ms=… relay_p99_ms=… forward_extra_p50_ms=… failover_s=…
- *     answered_s=… relay_spread_p50_ms=… relay_spread_p99_ms=…
+ *     answered_s=… relay_spread_p50_ms=… relay_spread_p99_ms=… relay_staggered_p50_ms=… relay_staggered_p99_ms=…
  *
  * - relay: a CLI's stdout line (its stamp) → a client's receipt; one client on every node watches
  *   every session, so most receipts cross Redis. Every session streams in phase (the same
  *   millisecond every 100 ms: the worst burst). relay_spread: the same streams again with each
- *   session's lines offset by its share of the 100 ms (as real sessions are, out of step).
+ *   session's lines offset by its share of the 100 ms (its turns still start together).
+ *   relay_staggered: the same streams a third time, the turns started one after another over a
+ *   turn's length (4 s at 40 lines), as independent people start them; no burst of turn starts.
  * - forward_extra: the ack time of `session:set-mode` sent through a node that does not own the
  *   session minus through its owner (p50 of each, same sessions); n/a with one sidecar.
  * - failover: kill -9 of the node owning the most sessions → every one of its sessions is
@@ -19,7 +21,7 @@
  *   prompt); the slowest session. With one sidecar, the supervisor's restart as `npm start` does.
  *   answered: → every one of them has answered that prompt (a result). The first line also
  *   names when a survivor adopted the dead node and the refusals met on the way.
- * - The first line also gives the sidecars' own CPU (every thread, no child) over both relay
+ * - The first line also gives the sidecars' own CPU (every thread, no child) over the three relay
  *   phases and their turns, per relayed line: a steadier figure than the relay's tail for
  *   comparing two builds on a busy host.
  *
@@ -58,6 +60,8 @@ interface SizeResult {
   /** The in-phase relay's receipts by the line's place in its turn: the first 3 (they meet the turn's start), the rest. */
   relayFirstLinesMs: number[];
   relayLaterLinesMs: number[];
+  /** Relay with the turns' starts spread over a turn's length (one start every turn/sessions ms): independent people. */
+  relayStaggeredMs: number[];
   notes: string[];
 }
 
@@ -159,7 +163,7 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
     keep: process.env.CLUSTER_KEEP === "1",
   });
   if (process.env.CLUSTER_KEEP === "1") console.log(`cluster: rig directory ${cluster.dir}`);
-  const result: SizeResult = { sidecars, sessions, relayMs: [], relaySpreadMs: [], relayViaOwnerMs: [], relayViaOtherMs: [], relayFirstLinesMs: [], relayLaterLinesMs: [], ownerAckMs: [], forwardedAckMs: [], failoverS: undefined, notes: [] };
+  const result: SizeResult = { sidecars, sessions, relayMs: [], relaySpreadMs: [], relayViaOwnerMs: [], relayViaOtherMs: [], relayFirstLinesMs: [], relayLaterLinesMs: [], relayStaggeredMs: [], ownerAckMs: [], forwardedAckMs: [], failoverS: undefined, notes: [] };
   try {
     // Per node: one driver socket for commands, and watchers of at most 6 sessions each (a
     // reconnecting socket re-subscribes to all it watches at once, within the 8 commands a tab may run).
@@ -218,10 +222,10 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
     result.notes.push(`idle sidecars (${sessions} warm sessions, watched): ${fmt(idleCpuShare * 1000)} ms of CPU a second each`);
 
     // relay: every session streams `lines` lines 100 ms apart, all at once. The bench's own
-    // event-loop delay over both relay phases is reported: a receipt waits in it too.
+    // event-loop delay over the relay phases is reported: a receipt waits in it too.
     const benchLag = monitorEventLoopDelay({ resolution: 5 });
     benchLag.enable();
-    // the sidecars' own CPU (every thread, no child) over both relay phases and their turns' ends:
+    // the sidecars' own CPU (every thread, no child) over the relay phases and their turns' ends:
     // a steadier figure than the relay's tail when comparing two builds on a busy host
     const cpuBefore = sidecarCpuMs();
     if (profileDir && profileWindow === "relay") for (const node of cluster.nodes) if (node.process.pid) process.kill(node.process.pid, "SIGUSR2");
@@ -259,18 +263,33 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
     await until(() => result.relaySpreadMs.length >= expected, lines * 100 + 60_000, "every spread stream line at every client", 200).catch(
       () => result.notes.push(`relay spread: ${result.relaySpreadMs.length} of ${expected} receipts`),
     );
+    // relay a third time, the turns themselves started one after another over a turn's length
+    // (people do not press Enter in the same 100 ms): what the relay costs without the burst of
+    // turn starts the two phases above meet (relay_staggered_*; not the targets' headline)
+    await until(async () => (await Promise.all(ids.map((id) => resultCount(cluster, id)))).every((n) => n >= 3), 60_000, "the spread streams' results", 200);
+    receipts = result.relayStaggeredMs;
+    const turnMs = lines * 100;
+    await Promise.all(
+      ids.map(async (id, i) => {
+        await new Promise((r) => setTimeout(r, Math.floor((i * turnMs) / ids.length)));
+        await send(clients[i % clients.length]!, "session:prompt", { sessionId: id, text: `stream ${lines} 100`, commandId: randomUUID() });
+      }),
+    );
+    await until(() => result.relayStaggeredMs.length >= expected, lines * 100 + 60_000, "every staggered stream line at every client", 200).catch(
+      () => result.notes.push(`relay staggered: ${result.relayStaggeredMs.length} of ${expected} receipts`),
+    );
     receipts = [];
     benchLag.disable();
     result.notes.push(
       `the bench's own event-loop delay during the relay (its ${watchers.length} watcher sockets): p50 ${fmt(benchLag.percentile(50) / 1e6)} ms p99 ${fmt(benchLag.percentile(99) / 1e6)} ms max ${fmt(benchLag.max / 1e6)} ms`,
     );
     // the turns' ends (results, cost rows, snapshots) settled first: forwarding is timed on idle sessions
-    await until(async () => (await Promise.all(ids.map((id) => resultCount(cluster, id)))).every((n) => n >= 3), 60_000, "the spread streams' results", 200).catch(
-      () => result.notes.push("forward: measured before every spread stream had ended"),
+    await until(async () => (await Promise.all(ids.map((id) => resultCount(cluster, id)))).every((n) => n >= 4), 60_000, "the staggered streams' results", 200).catch(
+      () => result.notes.push("forward: measured before every staggered stream had ended"),
     );
     const relayCpuMs = sidecarCpuMs() - cpuBefore;
     result.notes.push(
-      `the sidecars' CPU over both relay phases (${sessions * lines * 2} lines, ${sessions * 2} turns): ${fmt(relayCpuMs / 1000)} s, ${fmt(relayCpuMs / (sessions * lines * 2), 3)} ms a line`,
+      `the sidecars' CPU over the three relay phases (${sessions * lines * 3} lines, ${sessions * 3} turns): ${fmt(relayCpuMs / 1000)} s, ${fmt(relayCpuMs / (sessions * lines * 3), 3)} ms a line`,
     );
 
     // forward_extra: the same command through the owner and through another node, alternating
@@ -404,7 +423,8 @@ export default async function run(): Promise<void> {
     console.log(
       `cluster (${sidecars} sidecar${sidecars === 1 ? "" : "s"}): relay receipts=${r.relayMs.length} p50=${fmt(percentile(r.relayMs, 50))} ms ` +
         `p99=${fmt(percentile(r.relayMs, 99))} ms max=${fmt(percentile(r.relayMs, 100))} ms; spread over the period: p50=${fmt(percentile(r.relaySpreadMs, 50))} ms ` +
-        `p99=${fmt(percentile(r.relaySpreadMs, 99))} ms; in phase, received through the owner: p50=${fmt(percentile(r.relayViaOwnerMs, 50))} ms ` +
+        `p99=${fmt(percentile(r.relaySpreadMs, 99))} ms; turns started one after another: p50=${fmt(percentile(r.relayStaggeredMs, 50))} ms ` +
+        `p99=${fmt(percentile(r.relayStaggeredMs, 99))} ms; in phase, received through the owner: p50=${fmt(percentile(r.relayViaOwnerMs, 50))} ms ` +
         `p99=${fmt(percentile(r.relayViaOwnerMs, 99))} ms, through another node: p50=${fmt(percentile(r.relayViaOtherMs, 50))} ms ` +
         `p99=${fmt(percentile(r.relayViaOtherMs, 99))} ms; in phase, a turn's first 3 lines: p50=${fmt(percentile(r.relayFirstLinesMs, 50))} ms ` +
         `p99=${fmt(percentile(r.relayFirstLinesMs, 99))} ms, its later lines: p50=${fmt(percentile(r.relayLaterLinesMs, 50))} ms ` +
@@ -415,7 +435,8 @@ export default async function run(): Promise<void> {
     lineOf.push(
       `cluster: sidecars=${sidecars} sessions=${sessions} relay_p50_ms=${fmt(percentile(r.relayMs, 50))} relay_p99_ms=${fmt(percentile(r.relayMs, 99))} ` +
         `forward_extra_p50_ms=${fmt(forward)} failover_s=${fmt(r.failoverS, 1)} answered_s=${fmt(r.answeredS, 1)} ` +
-        `relay_spread_p50_ms=${fmt(percentile(r.relaySpreadMs, 50))} relay_spread_p99_ms=${fmt(percentile(r.relaySpreadMs, 99))}`,
+        `relay_spread_p50_ms=${fmt(percentile(r.relaySpreadMs, 50))} relay_spread_p99_ms=${fmt(percentile(r.relaySpreadMs, 99))} ` +
+        `relay_staggered_p50_ms=${fmt(percentile(r.relayStaggeredMs, 50))} relay_staggered_p99_ms=${fmt(percentile(r.relayStaggeredMs, 99))}`,
     );
   }
   for (const line of lineOf) console.log(line);
