@@ -147,7 +147,8 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
   // (bench/support/sidecar-cpu-profile.mjs; the CLI children do not inherit NODE_OPTIONS).
   // CLUSTER_KEEP=1 keeps the rig's directory (the sidecars' logs) after the run;
   // CLUSTER_SIDECAR_ENV="A=1 B=2" adds variables to every sidecar's environment.
-  // CLUSTER_PROFILE_WINDOW=relay: the profiles hold the in-phase relay alone (default: boot to its end).
+  // CLUSTER_PROFILE_WINDOW=relay: the profiles hold the in-phase relay alone (default: boot to its
+  // end); =phases: the three relay phases and their turns' ends (what a turn and a line cost).
   const profileDir = process.env.CLUSTER_PROFILE_DIR;
   const profileWindow = process.env.CLUSTER_PROFILE_WINDOW ?? "boot";
   const profiling: Record<string, string> = profileDir
@@ -228,7 +229,7 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
     // the sidecars' own CPU (every thread, no child) over the relay phases and their turns' ends:
     // a steadier figure than the relay's tail when comparing two builds on a busy host
     const cpuBefore = sidecarCpuMs();
-    if (profileDir && profileWindow === "relay") for (const node of cluster.nodes) if (node.process.pid) process.kill(node.process.pid, "SIGUSR2");
+    if (profileDir && profileWindow !== "boot") for (const node of cluster.nodes) if (node.process.pid) process.kill(node.process.pid, "SIGUSR2");
     result.relayMs.length = 0;
     result.relayViaOwnerMs.length = 0;
     result.relayViaOtherMs.length = 0;
@@ -243,7 +244,7 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
     await until(() => result.relayMs.length >= expected, lines * 100 + 60_000, "every stream line at every client", 200).catch(
       () => result.notes.push(`relay: ${result.relayMs.length} of ${expected} receipts`),
     );
-    if (profileDir) {
+    if (profileDir && profileWindow !== "phases") {
       for (const node of cluster.nodes) if (node.process.pid) process.kill(node.process.pid, "SIGUSR2");
       await new Promise((r) => setTimeout(r, 3000));
     }
@@ -288,6 +289,10 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
       () => result.notes.push("forward: measured before every staggered stream had ended"),
     );
     const relayCpuMs = sidecarCpuMs() - cpuBefore;
+    if (profileDir && profileWindow === "phases") {
+      for (const node of cluster.nodes) if (node.process.pid) process.kill(node.process.pid, "SIGUSR2");
+      await new Promise((r) => setTimeout(r, 3000));
+    }
     result.notes.push(
       `the sidecars' CPU over the three relay phases (${sessions * lines * 3} lines, ${sessions * 3} turns): ${fmt(relayCpuMs / 1000)} s, ${fmt(relayCpuMs / (sessions * lines * 3), 3)} ms a line`,
     );

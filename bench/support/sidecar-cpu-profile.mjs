@@ -8,9 +8,9 @@ import { Session } from "node:inspector";
 import path from "node:path";
 
 const dir = process.env.CLUSTER_PROFILE_DIR;
-// CLUSTER_PROFILE_WINDOW=relay: the profile starts at the first SIGUSR2 (the bench sends it just
-// before the in-phase relay) instead of at boot, so it holds the relay alone.
-const fromBoot = process.env.CLUSTER_PROFILE_WINDOW !== "relay";
+// CLUSTER_PROFILE_WINDOW=relay or =phases: the profile starts at the first SIGUSR2 (the bench sends
+// it just before the in-phase relay) instead of at boot; the bench's second one ends it.
+const fromBoot = (process.env.CLUSTER_PROFILE_WINDOW ?? "boot") === "boot";
 if (dir) {
   const session = new Session();
   session.connect();

@@ -2,7 +2,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "./client";
 import { listSessionHistory } from "./session-history";
-import { appendSessionSearchText } from "./sessions";
+import { updateSessionLive } from "./sessions";
 import { deployMigrations } from "./migrations";
 import { makeTempDir } from "./test-support";
 
@@ -32,7 +32,7 @@ describe("session history on SQLite", () => {
           createdAt: new Date(Date.UTC(2026, 10, 1 + Math.floor(i / 2))),
         },
       });
-      await appendSessionSearchText(db, s.id, `Prompt number ${i}${i % 4 === 0 ? " about Pineapples" : ""}`);
+      await updateSessionLive(db, s.id, {}, `Prompt number ${i}${i % 4 === 0 ? " about Pineapples" : ""}`);
       await db.costEntry.create({
         data: { resultId: `r${i}`, sessionId: s.id, userId: ada.id, workspaceId: s.workspaceId, model: "m", usd: 0 },
       });

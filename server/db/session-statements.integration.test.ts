@@ -5,7 +5,7 @@
 import { expect } from "vitest";
 import type { Db } from "./client";
 import { commandFailurePayload, findCommandFailure, insertSessionEvents } from "./session-events";
-import { appendSessionSearchText, findSession, findSessionAccess, SEARCH_TEXT_MAX_CHARS } from "./sessions";
+import { findSession, findSessionAccess, SEARCH_TEXT_MAX_CHARS, updateSessionLive } from "./sessions";
 import { itOnBothProviders } from "./test-support";
 
 async function newSession(db: Db): Promise<string> {
@@ -21,28 +21,36 @@ const searchTextOf = async (db: Db, id: string) =>
   (await db.session.findUniqueOrThrow({ where: { id }, select: { searchText: true } })).searchText;
 
 itOnBothProviders(
-  "appendSessionSearchText",
-  "joins texts by a newline, lower-cased, and stops at the cap",
+  "updateSessionLive with search text",
+  "joins texts by a newline, lower-cased, stops at the cap, and writes the live fields all the same",
   async (db) => {
     const id = await newSession(db);
+    const append = (text: string, status = "idle") => updateSessionLive(db, id, { status }, text);
     const before = (await db.session.findUniqueOrThrow({ where: { id }, select: { updatedAt: true } })).updatedAt;
-    await appendSessionSearchText(db, id, "Fix the Parser");
-    await appendSessionSearchText(db, id, "Done: the PARSER handles ünïcode");
+    await append("Fix the Parser", "running");
+    await append("Done: the PARSER handles ünïcode");
     expect(await searchTextOf(db, id)).toBe("fix the parser\ndone: the parser handles ünïcode");
-    const after = (await db.session.findUniqueOrThrow({ where: { id }, select: { updatedAt: true } })).updatedAt;
-    expect(after.getTime()).toBeGreaterThanOrEqual(before.getTime());
+    const after = await db.session.findUniqueOrThrow({ where: { id }, select: { updatedAt: true, status: true } });
+    expect(after.updatedAt.getTime()).toBeGreaterThanOrEqual(before.getTime());
+    expect(after.status).toBe("idle");
+
+    // without text (or with none), the column is left as it is
+    await updateSessionLive(db, id, { status: "running" });
+    await updateSessionLive(db, id, { status: "running" }, "");
+    expect(await searchTextOf(db, id)).toBe("fix the parser\ndone: the parser handles ünïcode");
 
     // filled past the cap: cut at the cap
-    await appendSessionSearchText(db, id, "x".repeat(SEARCH_TEXT_MAX_CHARS));
+    await append("x".repeat(SEARCH_TEXT_MAX_CHARS));
     const capped = await searchTextOf(db, id);
     expect(capped).toHaveLength(SEARCH_TEXT_MAX_CHARS);
     expect(capped!.startsWith("fix the parser\ndone: the parser handles ünïcode\nxxx")).toBe(true);
-    // at the cap: nothing more is added
-    await appendSessionSearchText(db, id, "more");
+    // at the cap: nothing more is added, and the live fields are still written
+    await append("more", "stopped");
     expect(await searchTextOf(db, id)).toBe(capped);
+    expect((await db.session.findUniqueOrThrow({ where: { id }, select: { status: true } })).status).toBe("stopped");
 
     // a session that does not exist: nothing happens, nothing throws
-    await appendSessionSearchText(db, "no-such-session", "text");
+    await updateSessionLive(db, "no-such-session", { status: "idle" }, "text");
   },
 );
 

@@ -197,14 +197,21 @@ const liveColumns: Record<keyof SessionLiveFields, Prisma.Sql> = {
 };
 
 /**
- * Writes the live fields of a session row (and `updatedAt`, as Prisma would). One flat UPDATE:
- * this runs on every state change of every live session, and Prisma's `update` costs several
- * times the CPU (it also reads the whole row back, search text included).
+ * Writes the live fields of a session row (and `updatedAt`, as Prisma would), and adds
+ * `searchText` to the history search column when given (see {@link searchTextAppend}). One flat
+ * UPDATE: this runs on every state change of every live session, and Prisma's `update` costs
+ * several times the CPU (it also reads the whole row back, search text included).
  */
-export async function updateSessionLive(db: Db, sessionId: string, fields: SessionLiveFields): Promise<void> {
+export async function updateSessionLive(
+  db: Db,
+  sessionId: string,
+  fields: SessionLiveFields,
+  searchText?: string,
+): Promise<void> {
   const sets = (Object.keys(liveColumns) as (keyof SessionLiveFields)[])
     .filter((key) => fields[key] !== undefined)
     .map((key) => Prisma.sql`${liveColumns[key]} = ${fields[key]}`);
+  if (searchText !== undefined && searchText !== "") sets.push(searchTextAppend(searchText));
   sets.push(Prisma.sql`"updatedAt" = ${new Date()}`);
   await hotExecute(db, Prisma.sql`UPDATE "Session" SET ${Prisma.join(sets, ", ")} WHERE "id" = ${sessionId}`);
 }
@@ -260,19 +267,13 @@ export async function findUserNames(db: Db, userIds: readonly string[]): Promise
 export const SEARCH_TEXT_MAX_CHARS = 20_000;
 
 /**
- * Adds a prompt's or a final reply's text to the session's `searchText` (lower-cased, capped):
- * the history search reads one column per session instead of scanning the event log. One
- * statement (the database appends and caps; a column at its cap is left alone): a read and a
- * write through Prisma cost the sidecar 1.1 ms of CPU on PostgreSQL, this 0.44 ms, twice a turn.
+ * The assignment that adds prompts' and final replies' text (lower-cased, newline-joined) to the
+ * session's `searchText`: the history search reads one column per session instead of scanning the
+ * event log. The database appends and caps; a column at its cap is left as it is. It rides on the
+ * row's live-field write (`updateSessionLive`), so a turn's two texts cost no statement of their own.
  */
-export async function appendSessionSearchText(db: Db, sessionId: string, text: string): Promise<void> {
+function searchTextAppend(text: string): Prisma.Sql {
   const lower = text.toLowerCase();
-  await hotExecute(
-    db,
-    Prisma.sql`
-    UPDATE "Session" SET
-      "searchText" = substr(CASE WHEN "searchText" IS NULL OR "searchText" = '' THEN ${lower} ELSE "searchText" || ${`\n${lower}`} END, 1, ${SEARCH_TEXT_MAX_CHARS}),
-      "updatedAt" = ${new Date()}
-    WHERE "id" = ${sessionId} AND COALESCE(length("searchText"), 0) < ${SEARCH_TEXT_MAX_CHARS}`,
-  );
+  return Prisma.sql`"searchText" = CASE WHEN COALESCE(length("searchText"), 0) >= ${SEARCH_TEXT_MAX_CHARS} THEN "searchText"
+      ELSE substr(CASE WHEN "searchText" IS NULL OR "searchText" = '' THEN ${lower} ELSE "searchText" || ${`\n${lower}`} END, 1, ${SEARCH_TEXT_MAX_CHARS}) END`;
 }

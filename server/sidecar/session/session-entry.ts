@@ -65,8 +65,8 @@ export interface SessionEntry {
   costChain: Promise<void>;
   /** --max-budget-usd for this session's children. */
   maxBudgetUsd: number | null;
-  /** Writes to the history search text, in order. */
-  searchChain: Promise<void>;
+  /** Texts for the history search column not yet written, in order (the row writer's next write takes them). */
+  searchPending: string[];
 }
 
 const knownStatuses: ReadonlySet<string> = new Set([...liveSessionStatuses, ...endedSessionStatuses]);
@@ -114,7 +114,7 @@ export function newEntry(
     promptSenders: new Map(),
     costChain: Promise.resolve(),
     maxBudgetUsd: row.maxBudgetUsd,
-    searchChain: Promise.resolve(),
+    searchPending: [],
   };
 }
 

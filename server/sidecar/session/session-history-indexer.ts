@@ -1,27 +1,26 @@
 /**
- * The history search text of a session: prompts and final answers, appended to the session's
- * search column in order (`searchChain` on the entry).
+ * The history search text of a session: prompts and final answers, in order. Each text is queued
+ * on the entry (`searchPending`) and written with the row's next live-field write (the row writer
+ * adds it to the session's search column in the same statement, within its 100 ms batching).
  *
- * Owns: that column's writes. Must not: throw or hold up a command (best effort: the log stays
- * the truth), or read the log.
+ * Owns: what goes into the search column. Must not: throw or hold up a command (best effort: the
+ * log stays the truth), or read the log.
  */
-import type { Logger } from "pino";
-import type { Db } from "@/server/db/client";
-import { appendSessionSearchText } from "@/server/db/sessions";
 import type { SessionEntry } from "./session-entry";
+import type { SessionRowWriter } from "./session-row-writer";
 
 export class SessionHistoryIndexer {
-  constructor(private readonly deps: { db: Db; log: Logger }) {}
+  constructor(private readonly deps: { rows: SessionRowWriter }) {}
 
   /** Adds text to the session's history search column (best effort: the log stays the truth). */
   indexText(entry: SessionEntry, text: string): void {
-    entry.searchChain = entry.searchChain
-      .then(() => appendSessionSearchText(this.deps.db, entry.id, text))
-      .catch((err: unknown) => this.deps.log.warn({ err, sessionId: entry.id }, "updating the search text failed"));
+    if (text === "") return;
+    entry.searchPending.push(text);
+    this.deps.rows.persistRow(entry);
   }
 
-  /** Resolves once the entry's queued writes are done. */
+  /** Resolves once the entry's queued text is written (or its write failed and was logged). */
   drain(entry: SessionEntry): Promise<void> {
-    return entry.searchChain;
+    return this.deps.rows.flush(entry);
   }
 }

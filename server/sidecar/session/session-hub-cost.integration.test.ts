@@ -110,13 +110,12 @@ describe("cost recording and budgets with the real CLI", () => {
     expect((await sumCost(fx.db, { sessionId, userId: fx.editor.id })).usd).toBeCloseTo(2 * turnUsd, 10);
     expect((await sumCost(fx.db, { sessionId, userId: fx.owner.id })).usd).toBeCloseTo(3 * turnUsd, 10);
     await until(async () => Math.abs((await hub.view(sessionId)).costUsd - 5 * turnUsd) < 1e-9, 5_000, "view cost");
-    // The history search column holds the prompts and the final replies.
-    const searchable = await fx.db.session.findUniqueOrThrow({
-      where: { id: sessionId },
-      select: { searchText: true },
-    });
-    expect(searchable.searchText).toContain("[scenario:priced] turn 5");
-    expect(searchable.searchText).toContain("priced reply.");
+    // The history search column holds the prompts and the final replies (written with the row,
+    // within its 100 ms batching).
+    const searchText = async () =>
+      (await fx.db.session.findUniqueOrThrow({ where: { id: sessionId }, select: { searchText: true } })).searchText ?? "";
+    await until(async () => (await searchText()).includes("[scenario:priced] turn 5"), 5_000, "the last prompt searchable");
+    await until(async () => (await searchText()).split("priced reply.").length - 1 === 5, 5_000, "the five replies searchable");
   });
 
   it("refuses a prompt over the workspace or the user budget with budget_exceeded", async () => {

@@ -10,7 +10,7 @@
  *   session-event-log       appends (persist first) and user names
  *   session-subscriptions   fan-out to listeners and the catch-up of subscribers
  *   session-cost-recorder   the cost ledger and token counts
- *   session-row-writer      coalesced writes of the Session row's live fields
+ *   session-row-writer      coalesced writes of the Session row's live fields (and search text)
  *   session-history-indexer the history search text
  *
  * Every runner event and every user command goes through the event writer (persist first);
@@ -101,7 +101,7 @@ export class SessionHub implements SessionCommands, SessionFeed {
     });
     this.detachWriter = this.events.writer.onDidStore((stored) => this.subscriptions.onStored(stored));
     this.rows = new SessionRowWriter({ db: deps.db, log: deps.log, sidecarId: deps.sidecarId ?? null });
-    this.history = new SessionHistoryIndexer({ db: deps.db, log: deps.log });
+    this.history = new SessionHistoryIndexer({ rows: this.rows });
     this.costs = new SessionCostRecorder({ db: deps.db, log: deps.log, now: () => this.now(), emitStatus: (entry) => this.subscriptions.emitStatus(entry) });
     this.lifecycle = new SessionLifecycle(deps, {
       events: this.events,

@@ -1,9 +1,12 @@
 /**
- * Coalesced writes of a session row's live fields (status, mode, model, title, pid, sidecar).
+ * Coalesced writes of a session row's live fields (status, mode, model, title, pid, sidecar), and
+ * of the history search text queued on the entry (`searchPending`, by the history indexer), in
+ * the same statement.
  *
  * Owns: when a row is written (batched, pid changes at once) and the bookkeeping on the entry
- * (`rowDirty`, `rowWriting`, `rowFlush`, `rowWritten`). Must not: change an entry's fields, tell
- * listeners, or throw (a failed write is logged; the next change writes the row again).
+ * (`rowDirty`, `rowWriting`, `rowFlush`, `rowWritten`; `searchPending` is emptied by the write
+ * that stored it). Must not: change an entry's fields, tell listeners, or throw (a failed write is
+ * logged; the next change writes the row again, the queued search text with it).
  */
 import type { Logger } from "pino";
 import type { Db } from "@/server/db/client";
@@ -55,10 +58,20 @@ export class SessionRowWriter {
           sidecarId: this.deps.sidecarId,
         };
         const key = JSON.stringify(fields);
-        if (entry.rowWritten?.key === key && now - entry.rowWritten.at < activityWriteMs) continue;
+        const searchTexts = entry.searchPending.length;
+        const searchText = searchTexts > 0 ? entry.searchPending.slice(0, searchTexts).join("\n") : undefined;
+        const fieldsWritten = !(entry.rowWritten?.key === key && now - entry.rowWritten.at < activityWriteMs);
+        if (!fieldsWritten && searchText === undefined) continue;
         try {
-          await updateSessionLive(this.deps.db, entry.id, { ...fields, lastActivityAt: new Date(now) });
-          entry.rowWritten = { key, pid: fields.pid, at: now };
+          // live fields as written already: the search text alone (lastActivityAt stays)
+          await updateSessionLive(
+            this.deps.db,
+            entry.id,
+            fieldsWritten ? { ...fields, lastActivityAt: new Date(now) } : {},
+            searchText,
+          );
+          entry.searchPending.splice(0, searchTexts);
+          if (fieldsWritten) entry.rowWritten = { key, pid: fields.pid, at: now };
         } catch (err) {
           this.deps.log.error({ err, sessionId: entry.id }, "updating the session row failed");
         }
