@@ -4,7 +4,14 @@ import { costEventsOf, runCost } from "@/test/cost-fixtures";
 import { buildCostEntries, type CostEntryInput } from "@/server/domain/cost/build-cost-entries";
 import { createCostState } from "@/server/domain/cost/cost-reducer";
 import { createDb, type Db } from "./client";
-import { checkMonthlyBudgets, listRecordedResultIds, monthlySpend, recordCostEntries, sumCost } from "./cost-entries";
+import {
+  checkMonthlyBudgets,
+  listRecordedResultIds,
+  monthlySpend,
+  recordCostEntries,
+  recordTurnCost,
+  sumCost,
+} from "./cost-entries";
 import { deployMigrations, withScratchPgDatabase } from "./migrations";
 import { makeTempDir, pgTests } from "./test-support";
 
@@ -154,6 +161,28 @@ function ledgerSuite(open: () => Promise<{ db: Db; close: () => Promise<void> }>
       "claude-opus-5-5": 0.008,
       "claude-sonnet-4-5-20250929": 0.0114,
     });
+  });
+
+  it("records a turn's rows and returns the session's total with them, once however often it is replayed", async () => {
+    const session = await db.session.create({ data: { workspaceId: w.ws1, createdById: w.ada } });
+    const who = { sessionId: session.id, userId: w.ada, workspaceId: w.ws1 };
+    const at = new Date("2026-07-01T10:20:30.456Z");
+    const first = rows("turn-cost-1", who, 0.25, at);
+    expect(await recordTurnCost(db, session.id, first)).toEqual({ inserted: first.length, sessionUsd: 0.25 });
+    expect(await recordTurnCost(db, session.id, first)).toEqual({ inserted: 0, sessionUsd: 0.25 });
+    // a second turn, sent together with a row of the first and a duplicate of its own
+    const second = rows("turn-cost-2", who, 0.5, at);
+    const recorded = await recordTurnCost(db, session.id, [first[0]!, ...second, second[0]!]);
+    expect(recorded.inserted).toBe(second.length);
+    expect(recorded.sessionUsd).toBeCloseTo(0.75, 12);
+    expect(recorded.sessionUsd).toBeCloseTo((await sumCost(db, { sessionId: session.id })).usd, 12);
+    expect(await recordTurnCost(db, session.id, [])).toEqual({ inserted: 0, sessionUsd: recorded.sessionUsd });
+    // the rows as the model API reads them: every column as given, ids in cuid's shape
+    const stored = await db.costEntry.findMany({ where: { sessionId: session.id }, orderBy: { resultId: "asc" } });
+    expect(stored.map(({ id: _id, ...row }) => row)).toEqual(
+      [...first, ...second].sort((a, b) => (a.resultId < b.resultId ? -1 : 1)),
+    );
+    for (const row of stored) expect(row.id).toMatch(/^c[0-9a-z]{24}$/);
   });
 
   it("sums by session, user, workspace and date range", async () => {

@@ -9,7 +9,9 @@ import { USAGE_ROW_SEPARATOR, type CostEntryInput } from "@/server/domain/cost/b
 import { MAX_REMEMBERED_RESULTS, roundUsd } from "@/server/domain/cost/cost-reducer";
 import { Prisma } from "@/generated/prisma/client";
 import type { Db } from "./client";
-import { hotRows } from "./hot-statements";
+import { hotPath, hotRows } from "./hot-statements";
+import { newRowId } from "./row-id";
+import { sumSessionCost } from "./sessions";
 
 /**
  * Stores rows, skipping every `resultId` already stored (also duplicates inside `entries`), so
@@ -23,11 +25,15 @@ import { hotRows } from "./hot-statements";
  * is locked"), while a plain insert waits out the busy timeout. Returns how many rows were new.
  */
 export async function recordCostEntries(db: Db, entries: readonly CostEntryInput[]): Promise<{ inserted: number }> {
-  // The first row of a duplicated id wins, as it would have in the table.
-  const firstOf = new Map<string, CostEntryInput>();
-  for (const e of entries) if (!firstOf.has(e.resultId)) firstOf.set(e.resultId, e);
-  const fresh = [...firstOf.values()];
+  const fresh = firstOfEachResult(entries);
   if (fresh.length === 0) return { inserted: 0 };
+  if (hotPath(db)) {
+    const [row] = await hotRows<{ inserted: number }>(
+      db,
+      Prisma.sql`WITH ${insertSkippingStored(fresh)} SELECT COUNT(*) AS "inserted" FROM "new"`,
+    );
+    return { inserted: Number(row?.inserted ?? 0) };
+  }
   try {
     await db.costEntry.createMany({ data: fresh.map((r) => ({ ...r })) });
     return { inserted: fresh.length };
@@ -44,6 +50,49 @@ export async function recordCostEntries(db: Db, entries: readonly CostEntryInput
     }
   }
   return { inserted };
+}
+
+/**
+ * A turn's rows stored as {@link recordCostEntries} does, and the session's total cost after them
+ * (what `sumSessionCost` reads): on PostgreSQL one statement for both, since every turn of every
+ * session runs it; on SQLite the insert and the sum one after the other. `entries` are one
+ * session's.
+ */
+export async function recordTurnCost(
+  db: Db,
+  sessionId: string,
+  entries: readonly CostEntryInput[],
+): Promise<{ inserted: number; sessionUsd: number }> {
+  const fresh = firstOfEachResult(entries);
+  if (fresh.length > 0 && hotPath(db)) {
+    // The statement's own inserts are not visible to its other parts: the total adds them.
+    const [row] = await hotRows<{ inserted: number; usd: number }>(
+      db,
+      Prisma.sql`WITH ${insertSkippingStored(fresh)}
+        SELECT (SELECT COUNT(*) FROM "new") AS "inserted",
+          COALESCE((SELECT SUM("usd") FROM "CostEntry" WHERE "sessionId" = ${sessionId}), 0) + COALESCE((SELECT SUM("usd") FROM "new"), 0) AS "usd"`,
+    );
+    return { inserted: Number(row?.inserted ?? 0), sessionUsd: Number(row?.usd ?? 0) };
+  }
+  const { inserted } = await recordCostEntries(db, fresh);
+  return { inserted, sessionUsd: await sumSessionCost(db, sessionId) };
+}
+
+/** The first entry of each `resultId`: the first row of a duplicated id wins, as it would have in the table. */
+function firstOfEachResult(entries: readonly CostEntryInput[]): CostEntryInput[] {
+  const firstOf = new Map<string, CostEntryInput>();
+  for (const e of entries) if (!firstOf.has(e.resultId)) firstOf.set(e.resultId, e);
+  return [...firstOf.values()];
+}
+
+/** `"new" AS (INSERT …)`: the rows whose `resultId` is not stored yet, with ids as Prisma makes them (PostgreSQL). */
+function insertSkippingStored(rows: readonly CostEntryInput[]): Prisma.Sql {
+  const values = rows.map(
+    (r) =>
+      Prisma.sql`(${newRowId()}, ${r.resultId}, ${r.sessionId}, ${r.userId}, ${r.workspaceId}, ${r.model}, ${r.inputTokens}, ${r.outputTokens}, ${r.cacheReadTokens}, ${r.cacheWriteTokens}, ${r.usd}, ${r.numTurns}, ${r.durationMs}, ${r.durationApiMs}, ${r.isError}, ${r.permissionDenials}, ${r.at})`,
+  );
+  return Prisma.sql`"new" AS (INSERT INTO "CostEntry" ("id", "resultId", "sessionId", "userId", "workspaceId", "model", "inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "usd", "numTurns", "durationMs", "durationApiMs", "isError", "permissionDenials", "at")
+    VALUES ${Prisma.join(values, ", ")} ON CONFLICT ("resultId") DO NOTHING RETURNING "usd")`;
 }
 
 /** Which entries to sum; every field narrows. The range is `[from, to)` on `at`. */

@@ -7,6 +7,7 @@ import type { Db } from "./client";
 import { commandFailurePayload, findCommandFailure, insertSessionEvents } from "./session-events";
 import { findSession, findSessionAccess, SEARCH_TEXT_MAX_CHARS, updateSessionLive } from "./sessions";
 import { itOnBothProviders } from "./test-support";
+import { insertTurnChange, listTurnChanges } from "./turn-changes";
 
 async function newSession(db: Db): Promise<string> {
   const user = await db.user.create({ data: { email: `u${Math.random()}@example.com`, name: "U" } });
@@ -150,5 +151,47 @@ itOnBothProviders(
     expect(await findCommandFailure(db, id, "interrupt", 1)).toEqual(error);
     expect(await findCommandFailure(db, id, "stop", 1)).toBeUndefined();
     expect(await findCommandFailure(db, id, "prompt", 13)).toBeUndefined();
+  },
+);
+
+itOnBothProviders(
+  "insertTurnChange",
+  "stores a step as Prisma reads it back, and lists a session's steps in the order they were stored",
+  async (db) => {
+    const sessionId = await newSession(db);
+    const files = [
+      { path: "src/a.ts", status: "modified" as const, insertions: 2, deletions: 1, binary: false, large: false },
+    ];
+    const stored = [];
+    for (let i = 0; i < 5; i++) {
+      stored.push(
+        await insertTurnChange(db, {
+          sessionId,
+          kind: i === 4 ? "rewind" : "turn",
+          promptSeq: i + 1,
+          beforeCommit: i === 0 ? null : `b${i}`,
+          afterCommit: `a${i}`,
+          status: i === 0 ? "unknown" : "ok",
+          files: i === 0 ? [] : files,
+        }),
+      );
+    }
+    // five inserts in a row, most within one millisecond: the order survives the tie on createdAt
+    expect(await listTurnChanges(db, sessionId)).toEqual(stored);
+    const [first, second] = stored;
+    expect(second).toMatchObject({
+      kind: "turn",
+      promptSeq: 2,
+      beforeCommit: "b1",
+      afterCommit: "a1",
+      status: "ok",
+      files,
+      createdById: null,
+    });
+    const read = await db.turnChange.findUniqueOrThrow({ where: { id: second!.id } });
+    expect(read.createdAt).toEqual(second!.createdAt);
+    expect(Math.abs(read.createdAt.getTime() - Date.now())).toBeLessThan(60_000);
+    expect(JSON.parse(read.files)).toEqual(files);
+    expect(first).toMatchObject({ beforeCommit: null, status: "unknown", files: [] });
   },
 );

@@ -3,8 +3,11 @@
  * workspace's shadow repository (`server/workspace-changes`), with the file list kept as JSON so
  * the history reads it without the repository.
  */
+import { Prisma } from "@/generated/prisma/client";
 import type { ChangedFile, TurnChangeView } from "@/server/shared/wire/changes";
 import type { Db } from "./client";
+import { hotExecute, hotPath } from "./hot-statements";
+import { newRowId } from "./row-id";
 
 /** A stored step of a session's changes. */
 export interface TurnChangeRow {
@@ -31,10 +34,20 @@ export interface NewTurnChange {
   createdById?: string | null;
 }
 
+/**
+ * Stores a step. Every turn of every session writes one, so on PostgreSQL it is one named INSERT
+ * (`hot-statements.ts`) with the id and time made here, as Prisma's `create` would make them, and
+ * without its query layer and the read back of the row.
+ */
 export async function insertTurnChange(db: Db, change: NewTurnChange): Promise<TurnChangeRow> {
-  const row = await db.turnChange.create({
-    data: { ...change, files: JSON.stringify(change.files), createdById: change.createdById ?? null },
-  });
+  const data = { ...change, files: JSON.stringify(change.files), createdById: change.createdById ?? null };
+  if (!hotPath(db)) return rowOf(await db.turnChange.create({ data }));
+  const row = { ...data, id: newRowId(), createdAt: new Date() };
+  await hotExecute(
+    db,
+    Prisma.sql`INSERT INTO "TurnChange" ("id", "sessionId", "kind", "promptSeq", "beforeCommit", "afterCommit", "status", "files", "createdById", "createdAt")
+      VALUES (${row.id}, ${row.sessionId}, ${row.kind}, ${row.promptSeq}, ${row.beforeCommit}, ${row.afterCommit}, ${row.status}, ${row.files}, ${row.createdById}, ${row.createdAt})`,
+  );
   return rowOf(row);
 }
 

@@ -9,7 +9,7 @@
  */
 import type { Logger } from "pino";
 import type { Db } from "@/server/db/client";
-import { recordCostEntries } from "@/server/db/cost-entries";
+import { recordTurnCost } from "@/server/db/cost-entries";
 import { findPromptSender } from "@/server/db/session-events";
 import { sumSessionCost } from "@/server/db/sessions";
 import { buildCostEntries } from "@/server/domain/cost/build-cost-entries";
@@ -30,7 +30,7 @@ export class SessionCostRecorder {
 
   /**
    * Runs the cost reducer; a turn is recorded once its result line is in the log (the tail at
-   * this point is that line's append), then the session total is re-read from the entries.
+   * this point is that line's append), and the session total read from the entries with it.
    */
   feedCost(entry: SessionEntry, event: CostEvent): void {
     const step = reduceCost(entry.cost, event, this.deps.now());
@@ -43,8 +43,10 @@ export class SessionCostRecorder {
     entry.costChain = entry.costChain
       .then(() => lineStored)
       .then(() => this.recordTurn(entry, turn, uuids))
-      .catch((err: unknown) => this.deps.log.error({ err, sessionId: entry.id }, "recording a turn's cost failed"))
-      .then(() => sumSessionCost(this.deps.db, entry.id))
+      .catch(async (err: unknown) => {
+        this.deps.log.error({ err, sessionId: entry.id }, "recording a turn's cost failed");
+        return sumSessionCost(this.deps.db, entry.id);
+      })
       .then((usd) => {
         entry.costUsd = usd;
         this.deps.emitStatus(entry);
@@ -57,12 +59,15 @@ export class SessionCostRecorder {
     return entry.costChain;
   }
 
-  private async recordTurn(entry: SessionEntry, turn: CostTurn, uuids: readonly string[]): Promise<void> {
+  /** Stores the turn's rows; the session's total after them. */
+  private async recordTurn(entry: SessionEntry, turn: CostTurn, uuids: readonly string[]): Promise<number> {
     const userId = await this.payerOf(entry, uuids);
-    await recordCostEntries(
+    const recorded = await recordTurnCost(
       this.deps.db,
+      entry.id,
       buildCostEntries(turn, { sessionId: entry.id, userId, workspaceId: entry.workspace.id }),
     );
+    return recorded.sessionUsd;
   }
 
   /** Whoever sent the first prompt the result answers, else the session's creator. */
