@@ -15,8 +15,9 @@ import { sumSessionCost } from "./sessions";
 
 /**
  * Stores rows, skipping every `resultId` already stored (also duplicates inside `entries`), so
- * recording the same turn twice changes nothing. `createMany({ skipDuplicates })` does not exist
- * on SQLite: the rows are inserted by one `createMany` (one statement, all or nothing), and when
+ * recording the same turn twice changes nothing. On PostgreSQL that is one named `INSERT … ON
+ * CONFLICT ("resultId") DO NOTHING` (`hot-statements.ts`). `createMany({ skipDuplicates })` does
+ * not exist on SQLite: the rows are inserted by one `createMany` (one statement, all or nothing), and when
  * the unique index refuses the batch (an id stored already, by an earlier record of the turn or by
  * another writer) they are inserted one by one, skipping the ones already there. A turn's entries
  * are new nearly always, so the common case is that one statement (a read of the known ids first

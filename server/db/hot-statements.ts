@@ -1,6 +1,7 @@
 /**
- * The raw statements a live session runs on every turn or command (the role check, the row and
- * search-column writes, the budget limits, the session's cost, the command and lease lookups),
+ * The raw statements a live session runs on every turn or command (the role check, the row write
+ * with its search text, the budget limits, a turn's cost rows with the session's new total and its
+ * change step, the command and lease lookups),
  * run as cheaply as the database allows. On PostgreSQL they go to the driver's pool as named statements: each connection parses
  * and plans a text once and then only binds and executes it, where Prisma's raw path sends every
  * call unnamed (parsed and planned again) through its own query layer. Measured on one
