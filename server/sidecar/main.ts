@@ -28,6 +28,7 @@ import { supervisorConfigFromEnv } from "@/server/sidecar/process/supervisor-con
 import { SessionHub } from "@/server/sidecar/session/session-hub";
 import { eventLogStoreOf, SessionEventWriter } from "@/server/sidecar/session/session-event-writer";
 import { createSidecarMetrics, sidecarHttpRoutes } from "@/server/sidecar/metrics/sidecar-metrics";
+import { childTrees } from "@/server/sidecar/metrics/process-tree";
 import { createSessionRunner } from "@/server/sidecar/session/session-runner";
 import { createSocketServer } from "@/server/sidecar/socket/create-socket-server";
 import { attachSessionSockets, sessionRoom } from "@/server/sidecar/socket/session-socket";
@@ -42,6 +43,7 @@ import { attachApprovalSockets, notifyUsersOf } from "@/server/sidecar/socket/ap
 import { RevocationSweep } from "@/server/sidecar/socket/revocation-sweep";
 import { TurnSnapshots } from "@/server/sidecar/session/turn-snapshots";
 import { createExecHelper } from "@/server/sidecar/process/exec-helper";
+import { createSpawnHelper } from "@/server/sidecar/process/spawn-helper";
 import { setExecFileRunner } from "@/server/workspace-fs/exec-file";
 import { attachChangesSockets } from "@/server/sidecar/socket/changes-socket";
 import { PushSender, vapidSubjectFor } from "@/server/push/push-sender";
@@ -85,6 +87,7 @@ async function main(): Promise<void> {
   // process blocks its loop ~25 ms while the kernel copies its page tables (exec-helper.ts).
   const execHelper = createExecHelper({ onFallback: (reason) => log.warn({ reason }, "exec helper unavailable: children are spawned by the sidecar itself") });
   setExecFileRunner(execHelper.run);
+  const spawnHelper = createSpawnHelper({ onFallback: (reason) => log.warn({ reason }, "spawn helper unavailable: CLIs are spawned by the sidecar itself") });
   // CONDUIT_LATENCY_TRACE: each stage of a turn and an approval as a stderr line (bench/browser-turn).
   const latency = createLatencyTrace(env.CONDUIT_LATENCY_TRACE);
   // The operator's credential stays in this process; each CLI child gets a token for this proxy.
@@ -147,6 +150,7 @@ async function main(): Promise<void> {
   liveSessionCount = () => admitting.liveCount;
   let approvalsPending = () => 0;
   const metrics = createSidecarMetrics({
+    cliTrees: () => childTrees(process.pid, "/proc", { spawner: spawnHelper.pid(), others: [execHelper.pid()] }),
     liveSessions: () => admitting.liveCount,
     approvalsPending: () => approvalsPending(),
     proxyTotals: () => credentialProxy.totals(),
@@ -216,6 +220,7 @@ async function main(): Promise<void> {
         network,
         mcpRunRoot,
         cgroups,
+        spawn: spawnHelper.spawn,
       }),
   });
 
@@ -288,6 +293,7 @@ async function main(): Promise<void> {
       .then(() => credentialProxy.close())
       .then(() => checkpointer.close())
       .then(() => execHelper.close())
+      .then(() => spawnHelper.close())
       .then(() => db.$disconnect())
       .finally(() => process.exit(0));
   };

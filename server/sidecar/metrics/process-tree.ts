@@ -1,7 +1,8 @@
 /**
- * The sidecar's CLI children and their memory, read from /proc: every direct child of the
- * sidecar is a CLI (or the bubblewrap around one), and its resident memory is that of its whole
- * process tree (bwrap, the CLI, the tools it runs). Linux only; elsewhere nothing is found.
+ * The sidecar's CLI children and their memory, read from /proc: every child of the spawn helper
+ * and every other direct child of the sidecar but its helpers is a CLI (or the bubblewrap around
+ * one), and its resident memory is that of its whole process tree (bwrap, the CLI, the tools it
+ * runs). Linux only; elsewhere nothing is found.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -35,8 +36,16 @@ function rssOf(procDir: string, pid: number): number {
   }
 }
 
-/** The trees below `rootPid`, one per direct child. */
-export function childTrees(rootPid: number = process.pid, procDir = "/proc"): ChildTree[] {
+/**
+ * The CLI trees below `rootPid`: one per direct child, and one per child of the spawn helper
+ * (`spawn-helper.ts`, which starts the CLIs for the sidecar); the helpers themselves (`helpers`)
+ * are not CLIs and are left out, with whatever else they run.
+ */
+export function childTrees(
+  rootPid: number = process.pid,
+  procDir = "/proc",
+  helpers: { spawner?: number | undefined; others?: readonly (number | undefined)[] } = {},
+): ChildTree[] {
   let names: string[];
   try {
     names = readdirSync(procDir);
@@ -53,7 +62,12 @@ export function childTrees(rootPid: number = process.pid, procDir = "/proc"): Ch
     list.push(pid);
     children.set(ppid, list);
   }
-  return (children.get(rootPid) ?? []).map((pid) => {
+  const notCli = new Set([helpers.spawner, ...(helpers.others ?? [])]);
+  const direct = [
+    ...(children.get(rootPid) ?? []).filter((pid) => !notCli.has(pid)),
+    ...(helpers.spawner === undefined ? [] : (children.get(helpers.spawner) ?? [])),
+  ];
+  return direct.map((pid) => {
     let processes = 0;
     let rssBytes = 0;
     const stack = [pid];

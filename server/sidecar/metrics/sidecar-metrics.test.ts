@@ -1,4 +1,7 @@
 import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
@@ -106,6 +109,30 @@ describe("childTrees", () => {
       expect(tree!.rssBytes).toBeGreaterThan(100_000);
     } finally {
       process.kill(-child.pid!, "SIGKILL");
+    }
+  });
+
+  it("counts the spawn helper's children as CLIs and leaves the helpers out", () => {
+    // a /proc of its own: 10 is the sidecar; 20 its spawn helper, 30 its exec helper (running git
+    // as 31); 21 and 22 CLIs from the helper (22 with a tool as 23); 40 a CLI the sidecar spawned itself
+    const proc = mkdtempSync(path.join(os.tmpdir(), "conduit-proc-"));
+    const parents: Record<number, number> = { 10: 1, 20: 10, 21: 20, 22: 20, 23: 22, 30: 10, 31: 30, 40: 10 };
+    for (const [pid, ppid] of Object.entries(parents)) {
+      mkdirSync(path.join(proc, pid));
+      writeFileSync(path.join(proc, pid, "stat"), `${pid} (node (x)) S ${ppid} ${pid} ${pid} 0`);
+      writeFileSync(path.join(proc, pid, "status"), `Name:\tnode\nVmRSS:\t    ${pid} kB\n`);
+    }
+    try {
+      const trees = childTrees(10, proc, { spawner: 20, others: [30] });
+      expect(trees.map((t) => [t.pid, t.processes, t.rssBytes]).sort((a, b) => a[0]! - b[0]!)).toEqual([
+        [21, 1, 21 * 1024],
+        [22, 2, (22 + 23) * 1024],
+        [40, 1, 40 * 1024],
+      ]);
+      // without the helpers named, every direct child counts, as before
+      expect(childTrees(10, proc).map((t) => t.pid).sort()).toEqual([20, 30, 40]);
+    } finally {
+      rmSync(proc, { recursive: true, force: true });
     }
   });
 

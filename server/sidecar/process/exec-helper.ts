@@ -27,6 +27,8 @@ export interface ExecHelper {
   run: ExecFileRunner;
   /** Stops the helper (requests in flight fail). */
   close(): void;
+  /** The helper's pid while it runs. */
+  pid(): number | undefined;
 }
 
 export function createExecHelper(options: { onFallback?: (reason: string) => void; /** the Node binary (tests) */ execPath?: string } = {}): ExecHelper {
@@ -130,5 +132,6 @@ export function createExecHelper(options: { onFallback?: (reason: string) => voi
       failAll("the exec helper was stopped");
       if (child?.connected) child.disconnect();
     },
+    pid: () => helper?.pid,
   };
 }
