@@ -16,7 +16,12 @@
  */
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
-import { spawnCliProcess, spawnDetached, type CliProcess, type SpawnFunction } from "../server/sidecar/process/cli-process";
+import {
+  spawnCliProcess,
+  spawnDetached,
+  type CliProcess,
+  type SpawnFunction,
+} from "../server/sidecar/process/cli-process";
 import { createSpawnHelper } from "../server/sidecar/process/spawn-helper";
 
 const ROUNDS = Number(process.env.SPAWN_STALL_ROUNDS ?? 8);
@@ -39,7 +44,7 @@ async function burst(spawn: SpawnFunction): Promise<CliProcess[]> {
       answered.push(new Promise<void>((resolve) => (answer = resolve)));
       const child = await spawnCliProcess({
         cliPath: "/bin/sh",
-        args: ["-c", "read line; echo \"$line\"; cat >/dev/null"],
+        args: ["-c", 'read line; echo "$line"; cat >/dev/null'],
         cwd: "/tmp",
         env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
         config,
@@ -105,8 +110,13 @@ export async function run(): Promise<void> {
     const rss = process.memoryUsage().rss / 1e6;
     const here = stats.get("here")!;
     const viaHelper = stats.get("helper")!;
-    console.log(`spawn-stall: ${ROUNDS - 1} rounds each way of ${BURST} children started together, this process at ${rss.toFixed(0)} MB`);
-    for (const [name, s] of [["spawned here", here], ["spawned by the spawn helper", viaHelper]] as const) {
+    console.log(
+      `spawn-stall: ${ROUNDS - 1} rounds each way of ${BURST} children started together, this process at ${rss.toFixed(0)} MB`,
+    );
+    for (const [name, s] of [
+      ["spawned here", here],
+      ["spawned by the spawn helper", viaHelper],
+    ] as const) {
       console.log(
         `  ${name.padEnd(28)} a spawn call ${median(s.spawnMs).toFixed(2)} ms (median), the loop's longest stall ${s.stall.toFixed(1)} ms; ` +
           `${median(s.ms).toFixed(1)} ms to every child answering`,
