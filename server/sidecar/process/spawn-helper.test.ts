@@ -71,6 +71,15 @@ describe("spawn helper", () => {
     }
   });
 
+  it("leaves the child's stdin to the sidecar alone: closing it here is the child's end of input", async () => {
+    helper = createSpawnHelper();
+    const run = await start(helper, "cat >/dev/null; echo eof");
+    const exit = await run.child.stop();
+    // ended by its stdin closing (within stdinGraceMs), not by a signal: no copy of the pipe stayed open
+    expect(exit).toMatchObject({ code: 0, signal: null });
+    expect(run.stdout()).toBe("eof\n");
+  });
+
   it("fails a child that cannot start as Node's spawn does", async () => {
     helper = createSpawnHelper();
     const failed = await spawnCliProcess({
