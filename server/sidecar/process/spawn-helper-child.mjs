@@ -25,8 +25,14 @@ process.on("message", (request) => {
   // reach the sidecar. Stopped before any read can complete (nothing runs between spawn and here).
   child.stdout._handle?.readStop();
   child.stderr._handle?.readStop();
-  child.once("error", fail);
+  let spawned = false;
+  // after the spawn, an 'error' is about this process's handle of the child (a failed kill or
+  // send), not the child: the sidecar's pipes and its exit are unaffected, so it is not told
+  child.on("error", (error) => {
+    if (!spawned) fail(error);
+  });
   child.once("spawn", () => {
+    spawned = true;
     process.send?.({ type: "stdin", id }, child.stdin);
     process.send?.({ type: "stdout", id }, child.stdout);
     process.send?.({ type: "stderr", id }, child.stderr);
