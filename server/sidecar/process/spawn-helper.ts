@@ -9,8 +9,10 @@
  * The child is the helper's, its pipes are the sidecar's: {@link SpawnHelper.spawn} returns what
  * Node's spawn does as far as `cli-process.ts` uses it (pid, the pipes, `spawn`, `error` and `exit`).
  * Signals go to the child's process group from the sidecar as before (`killProcessGroup`). If the
- * helper dies, a child it started is watched by its pid and its exit reported without a code; a
- * spawn asked of it meanwhile fails like a failed spawn. If the helper cannot be started at all,
+ * helper dies, a child it started is watched by its pid and its exit reported without a code (a
+ * sandboxed child ends with it: bubblewrap's `--die-with-parent` now names the helper, which
+ * itself exits when the sidecar goes, as the children did); a spawn asked of it meanwhile fails
+ * like a failed spawn. If the helper cannot be started at all,
  * children are spawned by the sidecar itself (`spawnDetached`).
  *
  * Owns: the helper process and the children's hand-over. Must not: build a child's argv or
