@@ -8,8 +8,9 @@
  * cannot be started at all, children are spawned here as before. Its environment is `PATH` alone:
  * each request brings the child's own.
  */
-import { fork, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { forkHelper, holdOpen } from "./helper-process";
 import { execFileHere, type ExecFileError, type ExecFileOptions, type ExecFileResult, type ExecFileRunner } from "@/server/workspace-fs/exec-file";
 
 interface Answer {
@@ -55,13 +56,7 @@ export function createExecHelper(options: { onFallback?: (reason: string) => voi
     if (helper) return helper;
     if (unavailable) return undefined;
     try {
-      const child = fork(childScript, [], {
-        serialization: "advanced",
-        stdio: ["ignore", "ignore", "inherit", "ipc"],
-        env: { NODE_ENV: "production", PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin" },
-        execArgv: [],
-        ...(options.execPath ? { execPath: options.execPath } : {}),
-      });
+      const child = forkHelper(childScript, { execPath: options.execPath, serialization: "advanced" });
       child.on("message", (message: Answer) => {
         const resolve = pending.get(message.id)?.resolve;
         if (!resolve) return;
@@ -97,14 +92,8 @@ export function createExecHelper(options: { onFallback?: (reason: string) => voi
   };
 
   // The helper never keeps the sidecar alive on its own: referenced only while a request waits.
-  const idle = (child: ChildProcess) => {
-    child.unref();
-    child.channel?.unref();
-  };
-  const busy = (child: ChildProcess) => {
-    child.ref();
-    child.channel?.ref();
-  };
+  const idle = (child: ChildProcess) => holdOpen(child, false);
+  const busy = (child: ChildProcess) => holdOpen(child, true);
 
   const run: ExecFileRunner = (file, args, execOptions: ExecFileOptions, input) => {
     const child = start();

@@ -18,11 +18,12 @@
  * Owns: the helper process and the children's hand-over. Must not: build a child's argv or
  * environment (the runner does), or decide when a child stops.
  */
-import { fork, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { EventEmitter } from "node:events";
 import type { Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 import { spawnDetached, type ChildLike, type SpawnFunction } from "./cli-process";
+import { forkHelper, holdOpen } from "./helper-process";
 import { procProcessTable } from "./reap-orphans";
 
 const childScript = fileURLToPath(new URL("./spawn-helper-child.mjs", import.meta.url));
@@ -147,12 +148,7 @@ export function createSpawnHelper(
     if (helper) return helper;
     if (unavailable) return undefined;
     try {
-      const process_ = fork(childScript, [], {
-        stdio: ["ignore", "ignore", "inherit", "ipc"],
-        env: { NODE_ENV: "production", PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin" },
-        execArgv: [],
-        ...(options.execPath ? { execPath: options.execPath } : {}),
-      });
+      const process_ = forkHelper(childScript, { execPath: options.execPath });
       if (process_.pid === undefined) {
         // not started (no such binary, no resources): its 'error' follows; spawn here from now on
         process_.once("error", (err) => options.onFallback?.(err.message));
@@ -188,14 +184,8 @@ export function createSpawnHelper(
   };
 
   // The helper never keeps the sidecar alive on its own (a running child's pipes do).
-  const idle = (process_: ChildProcess) => {
-    process_.unref();
-    process_.channel?.unref();
-  };
-  const busy = (process_: ChildProcess) => {
-    process_.ref();
-    process_.channel?.ref();
-  };
+  const idle = (process_: ChildProcess) => holdOpen(process_, false);
+  const busy = (process_: ChildProcess) => holdOpen(process_, true);
 
   const spawn: SpawnFunction = (file, args, spawnOptions) => {
     const process_ = start();
