@@ -1,7 +1,8 @@
 /**
  * The history search text of a session: prompts and final answers, in order. Each text is queued
  * on the entry (`searchPending`) and written with the row's next live-field write (the row writer
- * adds it to the session's search column in the same statement, within its 100 ms batching).
+ * adds it to the session's search column in the same statement, within its 100 ms batching; its
+ * `flush` is the wait for it).
  *
  * Owns: what goes into the search column. Must not: throw or hold up a command (best effort: the
  * log stays the truth), or read the log.
@@ -17,10 +18,5 @@ export class SessionHistoryIndexer {
     if (text === "") return;
     entry.searchPending.push(text);
     this.deps.rows.persistRow(entry);
-  }
-
-  /** Resolves once the entry's queued text is written (or its write failed and was logged). */
-  drain(entry: SessionEntry): Promise<void> {
-    return this.deps.rows.flush(entry);
   }
 }

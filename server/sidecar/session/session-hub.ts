@@ -427,7 +427,8 @@ export class SessionHub implements SessionCommands, SessionFeed {
       .catch((err: unknown) => this.deps.log.error({ err, sessionId }, "runner dispose failed"));
     entry.detachRunner?.();
     await entry.tail.catch(() => undefined);
-    await Promise.all([this.costs.drain(entry), this.history.drain(entry)]);
+    await this.costs.drain(entry);
+    // the row's last changes and its queued search text
     await this.rows.flush(entry);
     this.registry.delete(sessionId);
     await this.deps.leases?.release(sessionId);
@@ -452,7 +453,7 @@ export class SessionHub implements SessionCommands, SessionFeed {
     await this.events.close();
     await Promise.all(entries.map((e) => e.tail.catch(() => undefined)));
     await Promise.all(entries.map((e) => this.costs.drain(e)));
-    await Promise.all(entries.map((e) => this.history.drain(e)));
+    // (the rows' queued search text goes with the flush below)
     for (const entry of entries) {
       entry.detachRunner?.();
       // The children are gone: the rows say so, for the web app's lists.
