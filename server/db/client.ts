@@ -18,7 +18,7 @@ export type Db = PrismaClient;
  * server read while the sidecar writes, the busy timeout makes a writer wait for the other's lock
  * instead of failing with SQLITE_BUSY, and foreign keys carry the schema's ON DELETE CASCADE.
  */
-function sqliteAdapter(file: string): SqlDriverAdapterFactory {
+function sqliteAdapter(file: string, connection: SqliteConnection): SqlDriverAdapterFactory {
   const inner = new PrismaBetterSqlite3({ url: `file:${file}`, timeout: SQLITE_BUSY_TIMEOUT_MS, fileMustExist: true });
   return {
     provider: inner.provider,
@@ -26,22 +26,31 @@ function sqliteAdapter(file: string): SqlDriverAdapterFactory {
     async connect() {
       const adapter = await inner.connect();
       await adapter.executeScript("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
-      reuseStatements((adapter as unknown as { client: StatementSource }).client);
+      const client = (adapter as unknown as { client: StatementSource }).client;
+      reuseStatements(client);
+      connection.current = client;
       return adapter;
     },
   };
 }
 
 /** The part of a better-sqlite3 Database the adapter uses to run SQL. */
-interface StatementSource {
+export interface StatementSource {
+  /** False once closed (Prisma's `$disconnect`). */
+  readonly open: boolean;
   prepare(sql: string): SqliteStatement;
 }
 
-interface SqliteStatement {
+/** The adapter's connection, once Prisma has opened it (it connects on first use). */
+interface SqliteConnection {
+  current?: StatementSource;
+}
+
+export interface SqliteStatement {
   readonly reader: boolean;
   run(...params: unknown[]): unknown;
   all(...params: unknown[]): unknown[];
-  columns(): unknown[];
+  columns(): { name: string; type: string | null }[];
   raw(toggle?: boolean): SqliteStatement;
   bind(...params: unknown[]): SqliteStatement;
 }
@@ -109,7 +118,10 @@ export function createDb(url: string = process.env.DATABASE_URL || DEFAULT_DATAB
     if (!existsSync(target.file)) {
       throw new Error(`SQLite database ${target.file} does not exist; run \`npm run db:migrate\` first`);
     }
-    return new PrismaClient({ adapter: sqliteAdapter(target.file) });
+    const connection: SqliteConnection = {};
+    const db = new PrismaClient({ adapter: sqliteAdapter(target.file, connection) });
+    sqliteConnections.set(db, connection);
+    return db;
   }
   // The one cast between the two generated clients: both come from the same models
   // (prisma/postgres/schema.prisma is rendered from prisma/schema.prisma, and
@@ -139,6 +151,28 @@ const pgPools = new WeakMap<Db, pg.Pool>();
  */
 export function pgPoolOf(db: Db): pg.Pool | undefined {
   return pgPools.get(db);
+}
+
+const sqliteConnections = new WeakMap<Db, SqliteConnection>();
+
+/**
+ * The better-sqlite3 connection under a SQLite client made by {@link createDb} (undefined for
+ * PostgreSQL or a client made elsewhere), opened first if Prisma has not yet. It is Prisma's own
+ * one connection, so a statement run on it directly sees and takes the same locks as Prisma's
+ * (`hot-statements.ts`). Like Prisma's own queries outside a transaction, a statement run here
+ * while an interactive transaction holds the connection runs inside it.
+ */
+export async function sqliteConnectionOf(db: Db): Promise<StatementSource | undefined> {
+  const connection = sqliteConnections.get(db);
+  if (!connection) return undefined;
+  if (!connection.current?.open) await db.$connect();
+  return connection.current?.open ? connection.current : undefined;
+}
+
+/** {@link sqliteConnectionOf} without waiting: the open connection, if there is one now. */
+export function openSqliteConnectionOf(db: Db): StatementSource | undefined {
+  const current = sqliteConnections.get(db)?.current;
+  return current?.open ? current : undefined;
 }
 
 const cache = globalThis as typeof globalThis & { __conduitDb?: { url: string; db: Db } };

@@ -15,43 +15,24 @@ import { sumSessionCost } from "./sessions";
 
 /**
  * Stores rows, skipping every `resultId` already stored (also duplicates inside `entries`), so
- * recording the same turn twice changes nothing. On PostgreSQL that is one named `INSERT … ON
- * CONFLICT ("resultId") DO NOTHING` (`hot-statements.ts`). `createMany({ skipDuplicates })` does
- * not exist on SQLite: the rows are inserted by one `createMany` (one statement, all or nothing), and when
- * the unique index refuses the batch (an id stored already, by an earlier record of the turn or by
- * another writer) they are inserted one by one, skipping the ones already there. A turn's entries
- * are new nearly always, so the common case is that one statement (a read of the known ids first
- * cost every result a second one). Outside a transaction on purpose: on SQLite in WAL mode, a read
- * transaction that later writes cannot wait for another writer (it fails at once with "database
- * is locked"), while a plain insert waits out the busy timeout. Returns how many rows were new.
+ * recording the same turn twice changes nothing: `INSERT … ON CONFLICT ("resultId") DO NOTHING`, a
+ * hot statement (`hot-statements.ts`) per 500 rows. Outside a transaction on purpose: on SQLite in
+ * WAL mode, a read transaction that later writes cannot wait for another writer (it fails at once
+ * with "database is locked"), while a plain insert waits out the busy timeout. Returns how many
+ * rows were new.
  */
 export async function recordCostEntries(db: Db, entries: readonly CostEntryInput[]): Promise<{ inserted: number }> {
   const fresh = firstOfEachResult(entries);
-  if (fresh.length === 0) return { inserted: 0 };
-  if (hotPath(db)) {
-    const [row] = await hotRows<{ inserted: number }>(
-      db,
-      Prisma.sql`WITH ${insertSkippingStored(fresh)} SELECT COUNT(*) AS "inserted" FROM "new"`,
-    );
-    return { inserted: Number(row?.inserted ?? 0) };
-  }
-  try {
-    await db.costEntry.createMany({ data: fresh.map((r) => ({ ...r })) });
-    return { inserted: fresh.length };
-  } catch (err) {
-    if (!isUniqueViolation(err)) throw err;
-  }
   let inserted = 0;
-  for (const row of fresh) {
-    try {
-      await db.costEntry.create({ data: { ...row } });
-      inserted += 1;
-    } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
-    }
+  for (let i = 0; i < fresh.length; i += rowsPerStatement) {
+    const stored = await hotRows<{ usd: number }>(db, insertSkippingStored(fresh.slice(i, i + rowsPerStatement)));
+    inserted += stored.length;
   }
   return { inserted };
 }
+
+/** Rows per INSERT: 17 parameters a row stays far under either database's limit. */
+const rowsPerStatement = 500;
 
 /**
  * A turn's rows stored as {@link recordCostEntries} does, and the session's total cost after them
@@ -65,11 +46,11 @@ export async function recordTurnCost(
   entries: readonly CostEntryInput[],
 ): Promise<{ inserted: number; sessionUsd: number }> {
   const fresh = firstOfEachResult(entries);
-  if (fresh.length > 0 && hotPath(db)) {
+  if (fresh.length > 0 && fresh.length <= rowsPerStatement && hotPath(db)) {
     // The statement's own inserts are not visible to its other parts: the total adds them.
     const [row] = await hotRows<{ inserted: number; usd: number }>(
       db,
-      Prisma.sql`WITH ${insertSkippingStored(fresh)}
+      Prisma.sql`WITH "new" AS (${insertSkippingStored(fresh)})
         SELECT (SELECT COUNT(*) FROM "new") AS "inserted",
           COALESCE((SELECT SUM("usd") FROM "CostEntry" WHERE "sessionId" = ${sessionId}), 0) + COALESCE((SELECT SUM("usd") FROM "new"), 0) AS "usd"`,
     );
@@ -86,14 +67,14 @@ function firstOfEachResult(entries: readonly CostEntryInput[]): CostEntryInput[]
   return [...firstOf.values()];
 }
 
-/** `"new" AS (INSERT …)`: the rows whose `resultId` is not stored yet, with ids as Prisma makes them (PostgreSQL). */
+/** `INSERT … RETURNING "usd"` of the rows whose `resultId` is not stored yet, with ids as Prisma makes them. */
 function insertSkippingStored(rows: readonly CostEntryInput[]): Prisma.Sql {
   const values = rows.map(
     (r) =>
       Prisma.sql`(${newRowId()}, ${r.resultId}, ${r.sessionId}, ${r.userId}, ${r.workspaceId}, ${r.model}, ${r.inputTokens}, ${r.outputTokens}, ${r.cacheReadTokens}, ${r.cacheWriteTokens}, ${r.usd}, ${r.numTurns}, ${r.durationMs}, ${r.durationApiMs}, ${r.isError}, ${r.permissionDenials}, ${r.at})`,
   );
-  return Prisma.sql`"new" AS (INSERT INTO "CostEntry" ("id", "resultId", "sessionId", "userId", "workspaceId", "model", "inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "usd", "numTurns", "durationMs", "durationApiMs", "isError", "permissionDenials", "at")
-    VALUES ${Prisma.join(values, ", ")} ON CONFLICT ("resultId") DO NOTHING RETURNING "usd")`;
+  return Prisma.sql`INSERT INTO "CostEntry" ("id", "resultId", "sessionId", "userId", "workspaceId", "model", "inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "usd", "numTurns", "durationMs", "durationApiMs", "isError", "permissionDenials", "at")
+    VALUES ${Prisma.join(values, ", ")} ON CONFLICT ("resultId") DO NOTHING RETURNING "usd"`;
 }
 
 /** Which entries to sum; every field narrows. The range is `[from, to)` on `at`. */
@@ -241,8 +222,4 @@ export async function checkMonthlyBudgets(
     { scope: BudgetScope.user, limitUsd: userLimit, spentUsd: userSpent },
     { scope: BudgetScope.workspace, limitUsd: workspaceLimit, spentUsd: workspaceSpent },
   ]);
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  return typeof err === "object" && err !== null && (err as { code?: string }).code === "P2002";
 }

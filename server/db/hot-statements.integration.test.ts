@@ -1,8 +1,9 @@
 // The hot statements on both providers: the same rows and types as Prisma's raw path, timestamps
 // read as UTC whatever the process's zone, named statements reused call after call.
-import { expect } from "vitest";
+import { expect, vi } from "vitest";
 import { Prisma } from "@/generated/prisma/client";
 import type { Db } from "./client";
+import { recordTurnCost } from "./cost-entries";
 import { hotExecute, hotRows } from "./hot-statements";
 import { findSessionCommand, insertSessionEvents } from "./session-events";
 import { claimSessionLease, findSessionLease } from "./session-leases";
@@ -125,3 +126,52 @@ itOnBothProviders("hot statements", "read a lease and a command's event as the m
   expect(await findSessionCommand(db, sessionId, "cmd-hot-1")).toEqual(event);
   expect(await findSessionCommand(db, sessionId, "cmd-hot-2")).toBeUndefined();
 });
+
+itOnBothProviders(
+  "hot statements",
+  "write Dates and booleans as the model API stores them, and skip Prisma's query layer",
+  async (db) => {
+    const { sessionId, workspaceId, userId } = await newSession(db);
+    const rawQueries = vi.spyOn(db, "$queryRaw");
+    const rawExecutes = vi.spyOn(db, "$executeRaw");
+    const at = new Date("2026-07-08T09:10:11.012Z");
+    const entry = {
+      resultId: "r-hot",
+      sessionId,
+      userId,
+      workspaceId,
+      model: "m",
+      inputTokens: 1,
+      outputTokens: 2,
+      cacheReadTokens: 3,
+      cacheWriteTokens: 4,
+      usd: 0.125,
+      numTurns: 1,
+      durationMs: 5,
+      durationApiMs: 6,
+      isError: true,
+      permissionDenials: 0,
+      at,
+    };
+    expect(await recordTurnCost(db, sessionId, [entry, { ...entry, usd: 9 }])).toEqual({
+      inserted: 1,
+      sessionUsd: 0.125,
+    });
+    expect(await recordTurnCost(db, sessionId, [entry])).toEqual({ inserted: 0, sessionUsd: 0.125 });
+    await updateSessionLive(db, sessionId, { status: "running", lastActivityAt: at });
+    const [read] = await hotRows<{ at: Date; isError: boolean; usd: number }>(
+      db,
+      Prisma.sql`SELECT "at", "isError", "usd" FROM "CostEntry" WHERE "resultId" = ${"r-hot"}`,
+    );
+    expect(read).toEqual({ at, isError: true, usd: 0.125 });
+    // ranges the model API writes compare with what the hot statements wrote
+    expect(
+      await db.costEntry.count({ where: { at: { gte: at, lt: new Date(at.getTime() + 1) }, isError: true } }),
+    ).toBe(1);
+    expect(await db.session.count({ where: { id: sessionId, lastActivityAt: { gte: at } } })).toBe(1);
+    // neither provider sends these through Prisma's raw path (a named statement on PostgreSQL's
+    // pool, Prisma's own connection on SQLite)
+    expect(rawQueries).not.toHaveBeenCalled();
+    expect(rawExecutes).not.toHaveBeenCalled();
+  },
+);

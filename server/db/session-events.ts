@@ -6,7 +6,7 @@
  */
 import { Prisma } from "@/generated/prisma/client";
 import { pgPoolOf, type Db } from "./client";
-import { hotPath, hotRows } from "./hot-statements";
+import { hotRows } from "./hot-statements";
 import type { WireError } from "@/server/shared/errors/app-error";
 import { parsePayload } from "./session-wire-event";
 
@@ -129,7 +129,7 @@ export async function appendSessionEvents(db: Db, rows: readonly NewSessionEvent
     });
     // SQLite materialises the SELECT before inserting (it reads the target table): MAX is the
     // log before this statement.
-    return db.$queryRaw<{ sessionId: string; seq: number | bigint }[]>`
+    return Prisma.sql`
       INSERT INTO "SessionEvent" ("sessionId", "seq", "kind", "payload", "commandId", "userId", "createdAt")
       SELECT v.column1,
         COALESCE((SELECT MAX(e."seq") FROM "SessionEvent" e WHERE e."sessionId" = v.column1), 0) + v.column2,
@@ -137,9 +137,14 @@ export async function appendSessionEvents(db: Db, rows: readonly NewSessionEvent
       FROM (VALUES ${Prisma.join(values)}) AS v
       RETURNING "sessionId", "seq"`;
   });
-  let results: { sessionId: string; seq: number | bigint }[][];
+  type Returned = { sessionId: string; seq: number | bigint }[];
+  let results: Returned[];
   try {
-    results = statements.length === 1 ? [await statements[0]!] : await db.$transaction(statements);
+    // one statement (up to 500 rows, nearly every append) is a hot statement; more go in one transaction
+    results =
+      statements.length === 1
+        ? [await hotRows<Returned[number]>(db, statements[0]!)]
+        : await db.$transaction(statements.map((statement) => db.$queryRaw<Returned>(statement)));
   } catch (err) {
     throw isSeqConflict(err) ? new SeqConflict(err) : err;
   }
@@ -323,20 +328,13 @@ export async function findSessionCommand(
   sessionId: string,
   commandId: string,
 ): Promise<SessionEventRecord | undefined> {
-  // every command asks (its idempotency): on PostgreSQL a named statement (hot-statements.ts)
-  if (hotPath(db)) {
-    const [hit] = await hotRows<SessionEventRecord>(
-      db,
-      Prisma.sql`SELECT "sessionId", "seq", "kind", "payload", "commandId", "userId", "createdAt" FROM "SessionEvent"
-        WHERE "sessionId" = ${sessionId} AND "commandId" = ${commandId}`,
-    );
-    return hit;
-  }
-  const row = await db.sessionEvent.findUnique({
-    where: { sessionId_commandId: { sessionId, commandId } },
-    select: columns,
-  });
-  return row ?? undefined;
+  // every command asks (its idempotency): a hot statement (hot-statements.ts)
+  const [hit] = await hotRows<SessionEventRecord>(
+    db,
+    Prisma.sql`SELECT "sessionId", "seq", "kind", "payload", "commandId", "userId", "createdAt" FROM "SessionEvent"
+      WHERE "sessionId" = ${sessionId} AND "commandId" = ${commandId}`,
+  );
+  return hit;
 }
 
 /** The highest `seq` of a session; 0 when its log is empty. */

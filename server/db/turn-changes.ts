@@ -6,7 +6,7 @@
 import { Prisma } from "@/generated/prisma/client";
 import type { ChangedFile, TurnChangeView } from "@/server/shared/wire/changes";
 import type { Db } from "./client";
-import { hotExecute, hotPath } from "./hot-statements";
+import { hotExecute } from "./hot-statements";
 import { newRowId } from "./row-id";
 
 /** A stored step of a session's changes. */
@@ -35,13 +35,12 @@ export interface NewTurnChange {
 }
 
 /**
- * Stores a step. Every turn of every session writes one, so on PostgreSQL it is one named INSERT
+ * Stores a step. Every turn of every session writes one, so it is one hot INSERT
  * (`hot-statements.ts`) with the id and time made here, as Prisma's `create` would make them, and
  * without its query layer and the read back of the row.
  */
 export async function insertTurnChange(db: Db, change: NewTurnChange): Promise<TurnChangeRow> {
   const data = { ...change, files: JSON.stringify(change.files), createdById: change.createdById ?? null };
-  if (!hotPath(db)) return rowOf(await db.turnChange.create({ data }));
   const row = { ...data, id: newRowId(), createdAt: new Date() };
   await hotExecute(
     db,
