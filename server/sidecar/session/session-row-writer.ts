@@ -78,12 +78,18 @@ export class SessionRowWriter {
       }
     })().finally(() => {
       entry.rowWriting = undefined;
+      // A change made after the loop's last check and before this line found a write under way
+      // and left it to that write: it starts its own now (with writes as fast as SQLite's, a
+      // hub's closing "stopped" fell into that gap and was never written).
+      if (entry.rowDirty) this.persistRow(entry);
     });
   }
 
   /** Ends the wait of a pending write now and resolves once the entry's writes are done. */
   async flush(entry: SessionEntry): Promise<void> {
-    entry.rowFlush?.();
-    await entry.rowWriting;
+    while (entry.rowWriting) {
+      entry.rowFlush?.();
+      await entry.rowWriting;
+    }
   }
 }
