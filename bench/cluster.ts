@@ -34,7 +34,7 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parsePayload } from "@/server/db/session-wire-event";
-import type { WireEvent } from "@/server/shared/wire/session";
+import { onSessionEvents } from "@/server/shared/wire/session";
 import type { ChaosClient } from "@/test/chaos/rig";
 import { clusterUnavailableReason, startCluster, type Cluster, type ClusterNode } from "@/test/cluster/rig";
 import { processCpuMs } from "./support/process-cpu";
@@ -185,7 +185,7 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
     // owners are known once the sessions are warm; before, receipts are not split
     const owners = new Map<string, ClusterNode | undefined>();
     for (const watcher of watchers) {
-      watcher.socket.on("session:event", (event: WireEvent) => {
+      onSessionEvents(watcher.socket, (event) => {
         const stamp = (event.payload as { bench_t_us?: unknown } | null)?.bench_t_us;
         if (typeof stamp !== "number") return;
         const ms = (nowUs() - stamp) / 1000;

@@ -23,6 +23,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import pino from "pino";
+import { onSessionEvents } from "@/server/shared/wire/session";
 import type { CliEnv } from "../test/cli-env";
 import { io as connect, type Socket } from "socket.io-client";
 
@@ -134,22 +135,15 @@ async function runOnce(config: RunConfig): Promise<RunResult> {
       sockets.push(socket);
       const list: { at: number; seq: number; t?: number }[] = [];
       received.set(sessionId, list);
-      socket.on(
-        "session:event",
-        (event: {
-          sessionId: string;
-          seq: number;
-          kind: string;
-          payload: { type?: string; event?: { t?: number } };
-        }) => {
-          const at = nowUs();
-          if (event.kind !== "cli") return;
-          firstAt ||= at;
-          lastAt = at;
-          list.push({ at, seq: event.seq, t: event.payload.event?.t });
-          if (event.payload.type === "result") done.get(sessionId)?.();
-        },
-      );
+      onSessionEvents(socket, (event) => {
+        const at = nowUs();
+        if (event.kind !== "cli") return;
+        const payload = event.payload as { type?: string; event?: { t?: number } };
+        firstAt ||= at;
+        lastAt = at;
+        list.push({ at, seq: event.seq, t: payload.event?.t });
+        if (payload.type === "result") done.get(sessionId)?.();
+      });
       await new Promise<void>((resolve, reject) => {
         socket.once("connect", () => resolve());
         socket.once("connect_error", reject);

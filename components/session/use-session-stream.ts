@@ -109,6 +109,10 @@ export function useSessionStream(socket: Socket | undefined, initialSession: Ses
       markLatency("event-received", event.seq);
       live.push(event);
     };
+    // a burst the sidecar committed together comes as one message (wire/session.ts)
+    const onEvents = (events: WireEvent[]) => {
+      for (const event of events) onEvent(event);
+    };
     const onStatus = (payload: StatusFact) => {
       const id = payload.id ?? payload.sessionId;
       if (id !== sessionId) return;
@@ -121,6 +125,7 @@ export function useSessionStream(socket: Socket | undefined, initialSession: Ses
     socket.on("connect", onConnect);
     socket.on("disconnect", onDisconnect);
     socket.on(fact.event, onEvent);
+    socket.on(fact.events, onEvents);
     socket.on(fact.status, onStatus);
     socket.on(fact.presence, onPresence);
     const onRemoved = (payload: SessionRemoved & { archived?: boolean }) => {
@@ -135,6 +140,7 @@ export function useSessionStream(socket: Socket | undefined, initialSession: Ses
       socket.off("connect", onConnect);
       socket.off("disconnect", onDisconnect);
       socket.off(fact.event, onEvent);
+      socket.off(fact.events, onEvents);
       socket.off(fact.status, onStatus);
       socket.off(fact.presence, onPresence);
       socket.off("session:removed", onRemoved);

@@ -31,6 +31,7 @@ export const manageCommand = {
 
 export const fact = {
   event: "session:event",
+  events: "session:events",
   status: "session:status",
   presence: "presence:changed",
 } as const satisfies typeof SessionFact;

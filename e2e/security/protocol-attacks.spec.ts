@@ -175,6 +175,9 @@ test("S2: a removed member's open socket stops receiving within 2 s; a signed-ou
   listener.on("session:event", (e: { sessionId: string; seq: number }) => {
     if (e.sessionId === sessionId) heard.push(Date.now());
   });
+  listener.on("session:events", (events: { sessionId: string; seq: number }[]) => {
+    for (const e of events) if (e.sessionId === sessionId) heard.push(Date.now());
+  });
   const sub = await emit(listener, "session:subscribe", { sessionId, afterSeq: 0 });
   expect(sub.ok, JSON.stringify(sub)).toBe(true);
   const memberId = await userIdOf(owner, slug, memberEmail);

@@ -45,8 +45,13 @@ export class SessionProbe {
     const created = await emit(socket, "session:create", { workspace: slug, mode: "default", commandId: commandId() });
     if (!created.ok) throw new Error(`session:create: ${JSON.stringify(created)}`);
     const probe = new SessionProbe(socket, (created.data as { id: string }).id);
-    socket.on("session:event", (e: { sessionId: string; seq: number; kind: string; payload: unknown }) => {
+    type Heard = { sessionId: string; seq: number; kind: string; payload: unknown };
+    socket.on("session:event", (e: Heard) => {
       if (e.sessionId === probe.sessionId) probe.events.push(e);
+    });
+    // several events of one burst come as one message
+    socket.on("session:events", (events: Heard[]) => {
+      for (const e of events) if (e.sessionId === probe.sessionId) probe.events.push(e);
     });
     socket.on("approval:requested", (a: { id: string; sessionId: string; toolName: string }) => probe.approvals.push(a));
     const sub = await emit(socket, "session:subscribe", { sessionId: probe.sessionId, afterSeq: 0 });

@@ -31,7 +31,7 @@ import { startModelServer, type ModelServer } from "@/server/model-server/model-
 import { say } from "@/server/model-server/scenario";
 import { mintSocketToken } from "@/server/shared/socket-token";
 import type { Ack } from "@/server/shared/wire/ack";
-import type { SubscribeResult, WireEvent } from "@/server/shared/wire/session";
+import { onSessionEvents, type SubscribeResult, type WireEvent } from "@/server/shared/wire/session";
 import { resolveClaudeBinary } from "@/server/sidecar/process/claude-binary";
 import { maxCommandsInFlight } from "@/server/sidecar/socket/handle-command";
 import { CrashTracker } from "@/scripts/start-supervisor";
@@ -273,7 +273,7 @@ export class ChaosClient {
       this.connects += 1;
       for (const sessionId of this.watched) void this.resubscribe(sessionId);
     });
-    this.socket.on("session:event", (event: WireEvent) => this.receive(event));
+    onSessionEvents(this.socket, (event) => this.receive(event));
     this.socket.on("disconnect", (reason) => {
       this.disconnects.push(reason);
       // The server ended the connection on purpose (a sidecar stopping politely): the browser's

@@ -36,10 +36,31 @@ export const SessionCommand = {
 } as const;
 
 export const SessionFact = {
+  /** One live event of a session (a {@link WireEvent}). */
   event: "session:event",
+  /**
+   * Several live events of one session, in seq order (a `WireEvent[]`): what one write of the
+   * event log committed for it together, such as a burst of streamed deltas, in one message
+   * instead of one each. A listener treats it as that many `session:event`s.
+   */
+  events: "session:events",
   status: "session:status",
   presence: "presence:changed",
 } as const;
+
+/**
+ * Calls `listener` with each live event a socket receives, whether it came alone
+ * (`session:event`) or with others of its session (`session:events`), in the order sent.
+ */
+export function onSessionEvents(
+  socket: { on(name: string, listener: (payload: never) => void): unknown },
+  listener: (event: WireEvent) => void,
+): void {
+  socket.on(SessionFact.event, (event: WireEvent) => listener(event));
+  socket.on(SessionFact.events, (events: WireEvent[]) => {
+    for (const event of events) listener(event);
+  });
+}
 
 const ZCommandId = z.string().min(8).max(64);
 const ZSessionId = z.string().min(1).max(64);

@@ -13,7 +13,7 @@ import { pgTests } from "@/server/db/test-support";
 import { callTool, say } from "@/server/model-server/scenario";
 import type { Ack } from "@/server/shared/wire/ack";
 import type { ApprovalView } from "@/server/shared/wire/approval";
-import type { PresenceChanged, SessionView, SubscribeResult, WireEvent } from "@/server/shared/wire/session";
+import { onSessionEvents, type PresenceChanged, type SessionView, type SubscribeResult, type WireEvent } from "@/server/shared/wire/session";
 import { createSessionRunner } from "@/server/sidecar/session/session-runner";
 import { toWireEvent } from "@/server/db/session-wire-event";
 import { startCliEnv, type CliEnv } from "@/test/cli-env";
@@ -36,7 +36,7 @@ class Client {
   subscribed: string | undefined;
 
   constructor(readonly socket: Socket) {
-    socket.on("session:event", (event: WireEvent) => {
+    onSessionEvents(socket, (event) => {
       if (event.sessionId === this.subscribed && !this.bySeq.has(event.seq)) this.bySeq.set(event.seq, event);
     });
     socket.on("approval:requested", (view: ApprovalView) => this.requested.push(view));

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listSessionEvents } from "@/server/db/session-events";
 import { say } from "@/server/model-server/scenario";
 import type { Ack } from "@/server/shared/wire/ack";
-import type { CommandAccepted, SessionView, WireEvent } from "@/server/shared/wire/session";
+import { onSessionEvents, type CommandAccepted, type SessionView, type WireEvent } from "@/server/shared/wire/session";
 import type {
   CancelQueuedResult,
   ContextUsage,
@@ -91,7 +91,7 @@ describe("session controls with the real CLI", () => {
       sidecar.connect(fx.viewer),
       sidecar.connect(fx.outsider),
     ]);
-    owner.on("session:event", (e: WireEvent) => events.push(e));
+    onSessionEvents(owner, (e) => events.push(e));
     const created = await ask<SessionView>(owner, "session:create", {
       workspace: fx.workspace.slug,
       mode: "default",

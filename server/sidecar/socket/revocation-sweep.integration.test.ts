@@ -6,7 +6,7 @@ import type { Socket } from "socket.io-client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Ack } from "@/server/shared/wire/ack";
 import type { ApprovalList } from "@/server/shared/wire/approval";
-import type { SessionView, WireEvent } from "@/server/shared/wire/session";
+import { onSessionEvents, type SessionView, type WireEvent } from "@/server/shared/wire/session";
 import { emitTurn, fakeRunnerFactory, type FakeSessionRunner } from "@/test/fake-session-runner";
 import { createSessionFixtures, type SessionFixtures, type TestUser } from "@/test/session-fixtures";
 import { startTestSidecar, type TestSidecar } from "@/test/sidecar-fixture";
@@ -73,7 +73,7 @@ describe("revocation of open sockets", () => {
     const events: WireEvent[] = [];
     let gone = false;
     socket.on("disconnect", () => (gone = true));
-    socket.on("session:event", (e: WireEvent) => events.push(e));
+    onSessionEvents(socket, (e) => events.push(e));
     const ack = (await socket.emitWithAck("session:subscribe", { sessionId, afterSeq: 0 })) as Ack<unknown>;
     expect(ack.ok).toBe(true);
     return { socket, events, disconnected: () => gone };

@@ -5,6 +5,7 @@ import { listSessionEvents } from "@/server/db/session-events";
 import { say } from "@/server/model-server/scenario";
 import type { Ack } from "@/server/shared/wire/ack";
 import {
+  onSessionEvents,
   subscribePage,
   type PresenceChanged,
   type SessionView,
@@ -27,12 +28,15 @@ class Client {
   readonly events: WireEvent[] = [];
   readonly statuses: SessionView[] = [];
   readonly presence: PresenceChanged[] = [];
+  /** How many events each `session:events` message carried. */
+  readonly bursts: number[] = [];
   subscribed: string | undefined;
 
   constructor(readonly socket: Socket) {
-    socket.on("session:event", (event: WireEvent) => {
+    onSessionEvents(socket, (event) => {
       if (event.sessionId === this.subscribed) this.events.push(event);
     });
+    socket.on("session:events", (events: WireEvent[]) => this.bursts.push(events.length));
     socket.on("session:status", (view: SessionView) => this.statuses.push(view));
     socket.on("presence:changed", (p: PresenceChanged) => this.presence.push(p));
   }
@@ -416,6 +420,10 @@ describe("session sockets under load (fake CLI)", () => {
     for (const [i, client] of clients.entries()) {
       expect(comparable(client.events)).toEqual(comparable(stored.slice(i * 3)));
     }
+    // lines the CLI printed together went out together: a message per burst, not per event
+    const live = owner.events.length === 0 ? clients[0]! : owner;
+    expect(live.bursts.length).toBeGreaterThan(0);
+    expect(Math.max(...live.bursts)).toBeGreaterThanOrEqual(5);
   });
 
   it("a backlog longer than a page comes page by page; events flowing meanwhile arrive once, in order, after the last page", async () => {

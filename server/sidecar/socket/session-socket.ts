@@ -32,6 +32,7 @@ import type { SessionCommands, SessionFeed } from "@/server/sidecar/session/sess
 import type { Actor, SubscribeSnapshot } from "@/server/sidecar/session/session-hub-types";
 import { handleCommand, handleCommandWithReply, limitCommandsInFlight } from "./handle-command";
 import { roomViewers } from "./room-viewers";
+import { EventOutbox } from "./event-outbox";
 import { SessionPresence, type PresenceUpdate } from "./session-presence";
 
 export interface SessionSocketDeps {
@@ -65,18 +66,24 @@ const viewerRefused =
  */
 export function attachSessionSockets(io: Server, deps: SessionSocketDeps): () => void {
   const presence = new SessionPresence();
-  const offEvent = deps.hub.onDidEmitEvent((event) =>
-    io.to(sessionRoom(event.sessionId)).emit(SessionFact.event, event),
-  );
-  const offStatus = deps.hub.onDidChangeStatus((view) =>
-    io.to([sessionRoom(view.id), workspaceRoom(view.workspaceId)]).emit(SessionFact.status, view),
-  );
+  const outbox = new EventOutbox((sessionId, events) => {
+    const room = io.to(sessionRoom(sessionId));
+    if (events.length === 1) room.emit(SessionFact.event, events[0]!);
+    else room.emit(SessionFact.events, events);
+  });
+  const offEvent = deps.hub.onDidEmitEvent((event) => outbox.push(event));
+  const offStatus = deps.hub.onDidChangeStatus((view) => {
+    // a status follows the events that led to it
+    outbox.flush(view.id);
+    io.to([sessionRoom(view.id), workspaceRoom(view.workspaceId)]).emit(SessionFact.status, view);
+  });
   const onConnection = (socket: Socket) => {
     const user = (socket.data as { user?: SocketUser }).user;
-    if (user) registerSessionHandlers(io, socket, user, deps, presence);
+    if (user) registerSessionHandlers(io, socket, user, deps, presence, outbox);
   };
   io.on("connection", onConnection);
   return () => {
+    outbox.flushAll();
     offEvent();
     offStatus();
     io.off("connection", onConnection);
@@ -90,6 +97,7 @@ function registerSessionHandlers(
   user: SocketUser,
   deps: SessionSocketDeps,
   presence: SessionPresence,
+  outbox: EventOutbox,
 ): void {
   const { hub, db, log } = deps;
   // Covers every command on this socket (the approval commands too), registered here or elsewhere.
@@ -162,6 +170,9 @@ function registerSessionHandlers(
           if (!socket.connected || snapshot.hasMore)
             return reply({ ...snapshot, viewers: presence.viewers(sessionId) });
           // Join and ack in one tick: live events emitted after this line follow the ack on the wire.
+          // The snapshot holds every event committed so far; those still in the outbox go to the
+          // room now, before this socket is in it (else it would get them twice).
+          outbox.flush(sessionId);
           void socket.join(room);
           const update = presence.join(sessionId, socket.id, { userId: user.id, name: user.name });
           reply({ ...snapshot, viewers: update.viewers });
