@@ -127,7 +127,7 @@ async function sqliteOf(db: Db): Promise<StatementSource | undefined> {
   return openSqliteConnectionOf(db) ?? (await sqliteConnectionOf(db));
 }
 
-/** Whether `db` runs hot statements through its pool (PostgreSQL); where not, callers may prefer Prisma's model API. */
+/** Whether `db` is PostgreSQL behind its pool: statements written for PostgreSQL alone (a CTE around an INSERT, the leases) run only there. */
 export function hotPath(db: Db): boolean {
   return pgPoolOf(db) !== undefined;
 }
