@@ -57,3 +57,22 @@ describe("EventOutbox", () => {
     ]);
   });
 });
+
+describe("EventOutbox when a send throws", () => {
+  it("reports it and still sends the other sessions' messages", async () => {
+    const sent: string[] = [];
+    const errors: string[] = [];
+    const outbox = new EventOutbox(
+      (sessionId) => {
+        if (sessionId === "bad") throw new Error("boom");
+        sent.push(sessionId);
+      },
+      (err, sessionId) => errors.push(`${sessionId}: ${(err as Error).message}`),
+    );
+    outbox.push(event("bad", 1));
+    outbox.push(event("good", 1));
+    await Promise.resolve();
+    expect(errors).toEqual(["bad: boom"]);
+    expect(sent).toEqual(["good"]);
+  });
+});

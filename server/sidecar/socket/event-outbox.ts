@@ -21,8 +21,15 @@ export class EventOutbox {
   private readonly pending = new Map<string, WireEvent[]>();
   private scheduled = false;
 
-  /** `send` gets one session's events, one or more, in the order they were pushed. */
-  constructor(private readonly send: (sessionId: string, events: readonly WireEvent[]) => void) {}
+  /**
+   * `send` gets one session's events, one or more, in the order they were pushed; what it throws
+   * goes to `onError` (a send at the end of the pass has no caller to take it), and the next
+   * message is still sent.
+   */
+  constructor(
+    private readonly send: (sessionId: string, events: readonly WireEvent[]) => void,
+    private readonly onError: (err: unknown, sessionId: string) => void = () => undefined,
+  ) {}
 
   push(event: WireEvent): void {
     const held = this.pending.get(event.sessionId);
@@ -42,8 +49,13 @@ export class EventOutbox {
     const held = this.pending.get(sessionId);
     if (!held) return;
     this.pending.delete(sessionId);
-    for (let i = 0; i < held.length; i += maxEventsPerMessage)
-      this.send(sessionId, held.slice(i, i + maxEventsPerMessage));
+    for (let i = 0; i < held.length; i += maxEventsPerMessage) {
+      try {
+        this.send(sessionId, held.slice(i, i + maxEventsPerMessage));
+      } catch (err) {
+        this.onError(err, sessionId);
+      }
+    }
   }
 
   /** Sends everything held. */

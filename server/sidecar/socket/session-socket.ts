@@ -66,11 +66,14 @@ const viewerRefused =
  */
 export function attachSessionSockets(io: Server, deps: SessionSocketDeps): () => void {
   const presence = new SessionPresence();
-  const outbox = new EventOutbox((sessionId, events) => {
-    const room = io.to(sessionRoom(sessionId));
-    if (events.length === 1) room.emit(SessionFact.event, events[0]!);
-    else room.emit(SessionFact.events, events);
-  });
+  const outbox = new EventOutbox(
+    (sessionId, events) => {
+      const room = io.to(sessionRoom(sessionId));
+      if (events.length === 1) room.emit(SessionFact.event, events[0]!);
+      else room.emit(SessionFact.events, events);
+    },
+    (err, sessionId) => deps.log.error({ err, sessionId }, "sending live events to a session's room failed"),
+  );
   const offEvent = deps.hub.onDidEmitEvent((event) => outbox.push(event));
   const offStatus = deps.hub.onDidChangeStatus((view) => {
     // a status follows the events that led to it
