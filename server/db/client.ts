@@ -169,12 +169,6 @@ export async function sqliteConnectionOf(db: Db): Promise<StatementSource | unde
   return connection.current?.open ? connection.current : undefined;
 }
 
-/** {@link sqliteConnectionOf} without waiting: the open connection, if there is one now. */
-export function openSqliteConnectionOf(db: Db): StatementSource | undefined {
-  const current = sqliteConnections.get(db)?.current;
-  return current?.open ? current : undefined;
-}
-
 const cache = globalThis as typeof globalThis & { __conduitDb?: { url: string; db: Db } };
 
 /**

@@ -23,7 +23,7 @@
  */
 import pg from "pg";
 import type { Prisma } from "@/generated/prisma/client";
-import { openSqliteConnectionOf, pgPoolOf, sqliteConnectionOf, type Db, type StatementSource } from "./client";
+import { pgPoolOf, sqliteConnectionOf, type Db, type StatementSource } from "./client";
 
 /** PostgreSQL type ids whose text form is read differently from pg's defaults here. */
 const TIMESTAMP = 1114;
@@ -123,10 +123,6 @@ function runOnSqlite(connection: StatementSource, query: Prisma.Sql): { rows: ob
   return { rows, changes: rows.length };
 }
 
-async function sqliteOf(db: Db): Promise<StatementSource | undefined> {
-  return openSqliteConnectionOf(db) ?? (await sqliteConnectionOf(db));
-}
-
 /** Whether `db` is PostgreSQL behind its pool: statements written for PostgreSQL alone (a CTE around an INSERT, the leases) run only there. */
 export function hotPath(db: Db): boolean {
   return pgPoolOf(db) !== undefined;
@@ -136,7 +132,7 @@ export function hotPath(db: Db): boolean {
 export async function hotRows<T extends object>(db: Db, query: Prisma.Sql): Promise<T[]> {
   const pool = pgPoolOf(db);
   if (pool) return (await pool.query<T>(config(query))).rows;
-  const sqlite = await sqliteOf(db);
+  const sqlite = await sqliteConnectionOf(db);
   return sqlite ? (runOnSqlite(sqlite, query).rows as T[]) : db.$queryRaw<T[]>(query);
 }
 
@@ -144,6 +140,6 @@ export async function hotRows<T extends object>(db: Db, query: Prisma.Sql): Prom
 export async function hotExecute(db: Db, query: Prisma.Sql): Promise<number> {
   const pool = pgPoolOf(db);
   if (pool) return (await pool.query(config(query))).rowCount ?? 0;
-  const sqlite = await sqliteOf(db);
+  const sqlite = await sqliteConnectionOf(db);
   return sqlite ? runOnSqlite(sqlite, query).changes : db.$executeRaw(query);
 }
