@@ -97,14 +97,6 @@ function isPostgres(db: Db): boolean {
 }
 
 /**
- * Whether appends of disjoint sessions may run at once: PostgreSQL runs each on a connection of
- * its pool; SQLite has one writer, so a second append would only queue behind the first.
- */
-export function appendsMayOverlap(db: Db): boolean {
-  return isPostgres(db);
-}
-
-/**
  * Appends rows to the log with `seq` taken from the stored log inside each statement:
  * `INSERT … SELECT COALESCE(MAX(seq), 0) + k` per session, k = the row's place among that
  * session's rows of the statement. All rows or none; each session's rows get consecutive seqs in

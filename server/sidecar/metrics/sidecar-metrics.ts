@@ -142,7 +142,6 @@ export function createSidecarMetrics(sources: SidecarMetricsSources, registry: R
     forward,
     oomKills,
     timedStore: (store) => ({
-      ...(store.parallelWrites !== undefined ? { parallelWrites: store.parallelWrites } : {}),
       async insert(rows) {
         const end = write.startTimer();
         try {

@@ -135,52 +135,44 @@ describe("SessionEventWriter", () => {
     await writer.close();
   });
 
-  it("with parallel writes, flushes sessions not in flight at once, and each session's events one flush after another", async () => {
-    for (const parallelWrites of [3, undefined]) {
-      const { db: inner, rows } = fakeDb();
-      const started: string[][] = [];
-      const gates: (() => void)[] = [];
-      const db: EventLogStore = {
-        ...(parallelWrites !== undefined ? { parallelWrites } : {}),
-        lastSeq: inner.lastSeq,
-        async insert(data) {
-          started.push(data.map((r) => `${r.sessionId}${JSON.parse(r.payload).n}`));
-          await new Promise<void>((r) => gates.push(r));
-          return inner.insert(data);
-        },
-      };
-      const writer = new SessionEventWriter(db, log);
-      const heard: string[] = [];
-      writer.onDidStore((s) => heard.push(`${s.record.sessionId}${s.record.seq}`));
-      const a1 = writer.append(draft("a", 1));
-      await until(() => started.length === 1);
-      const a2 = writer.append(draft("a", 2));
-      const b1 = writer.append(draft("b", 1));
-      const c1 = writer.append(draft("c", 1));
-      await new Promise((r) => setTimeout(r, 20));
-      if (parallelWrites === undefined) {
-        // one flush at a time: nothing else starts while the first is out
-        expect(started).toEqual([["a1"]]);
-      } else {
-        // b and c go while a's first flush is out; a's second event waits for it
-        expect(started).toEqual([["a1"], ["b1", "c1"]]);
-      }
-      let settled = false;
-      const all = Promise.all([a1, a2, b1, c1]).finally(() => (settled = true));
-      while (!settled) {
-        gates.shift()?.();
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      await all;
-      expect(rows.filter((r) => r.sessionId === "a").map((r) => [r.seq, JSON.parse(r.payload).n])).toEqual([
-        [1, 1],
-        [2, 2],
-      ]);
-      expect(heard.filter((h) => h.startsWith("a"))).toEqual(["a1", "a2"]);
-      if (parallelWrites === undefined) expect(started).toEqual([["a1"], ["a2", "b1", "c1"]]);
-      else expect(started.at(-1)).toEqual(["a2"]);
-      await writer.close();
+  it("writes one flush at a time: what arrives while a statement is out goes in the next, in order", async () => {
+    const { db: inner, rows } = fakeDb();
+    const started: string[][] = [];
+    const gates: (() => void)[] = [];
+    const db: EventLogStore = {
+      lastSeq: inner.lastSeq,
+      async insert(data) {
+        started.push(data.map((r) => `${r.sessionId}${JSON.parse(r.payload).n}`));
+        await new Promise<void>((r) => gates.push(r));
+        return inner.insert(data);
+      },
+    };
+    const writer = new SessionEventWriter(db, log);
+    const heard: string[] = [];
+    writer.onDidStore((s) => heard.push(`${s.record.sessionId}${s.record.seq}`));
+    const a1 = writer.append(draft("a", 1));
+    await until(() => started.length === 1);
+    const a2 = writer.append(draft("a", 2));
+    const b1 = writer.append(draft("b", 1));
+    const c1 = writer.append(draft("c", 1));
+    await new Promise((r) => setTimeout(r, 20));
+    // nothing else starts while the first statement is out
+    expect(started).toEqual([["a1"]]);
+    let settled = false;
+    const all = Promise.all([a1, a2, b1, c1]).finally(() => (settled = true));
+    while (!settled) {
+      gates.shift()?.();
+      await new Promise((r) => setTimeout(r, 5));
     }
+    await all;
+    // the three that waited went together, in the order they came
+    expect(started).toEqual([["a1"], ["a2", "b1", "c1"]]);
+    expect(rows.filter((r) => r.sessionId === "a").map((r) => [r.seq, JSON.parse(r.payload).n])).toEqual([
+      [1, 1],
+      [2, 2],
+    ]);
+    expect(heard).toEqual(["a1", "a2", "b1", "c1"]);
+    await writer.close();
   });
 
   it("writes what is queued on close and refuses appends after", async () => {

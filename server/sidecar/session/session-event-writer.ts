@@ -3,10 +3,9 @@
  * listeners (DESIGN rule 3: persist, then broadcast).
  *
  * Group commit: appends queue up; a flush takes everything queued (from every session) and
- * writes it in one statement. On PostgreSQL several flushes may be in flight at once
- * (`EventLogStore.parallelWrites`), each of sessions no other flush in flight holds, so a burst
- * does not wait behind the statement before it while a session's events still go out one
- * statement after another; SQLite has one writer, and one flush at a time. `seq` is assigned by the database inside that
+ * writes it in one statement, one flush at a time, so what arrives while a statement is out goes
+ * in the next one (on PostgreSQL, several flushes in flight made nearly every line a statement of
+ * its own: docs/PERFORMANCE.md §4, "One flush in flight again"). `seq` is assigned by the database inside that
  * statement (the next numbers after the stored log, see `appendSessionEvents`), never from this
  * process's memory, so two sidecars appending to one session (an old owner's last lines racing
  * its successor's) interleave without a gap or a duplicate: the unique (sessionId, seq) index
@@ -19,7 +18,6 @@ import type { Logger } from "pino";
 import type { Db } from "@/server/db/client";
 import {
   appendSessionEvents,
-  appendsMayOverlap,
   lastSessionSeq,
   SeqConflict,
   type NewSessionEvent,
@@ -35,8 +33,6 @@ export interface EventLogStore {
   insert(rows: readonly NewSessionEvent[]): Promise<SessionEventRecord[]>;
   /** The highest stored seq of a session, 0 for none. */
   lastSeq(sessionId: string): Promise<number>;
-  /** How many inserts may run at once (of disjoint sessions); 1 when absent. */
-  readonly parallelWrites?: number;
 }
 
 /** The event log store on a Prisma client. */
@@ -44,15 +40,8 @@ export function eventLogStoreOf(db: Db): EventLogStore {
   return {
     insert: (rows) => appendSessionEvents(db, rows),
     lastSeq: (sessionId) => lastSessionSeq(db, sessionId),
-    parallelWrites: appendsMayOverlap(db) ? parallelFlushes : 1,
   };
 }
-
-/**
- * Flushes in flight at once where the database takes them (PostgreSQL: each on a connection of
- * the pool). Three: a flush being numbered and committed, one being sent, one being answered.
- */
-const parallelFlushes = 3;
 
 /** How often a batch is written again after another writer took its seqs (each try reads the log anew). */
 const conflictRetries = 50;
@@ -97,13 +86,11 @@ export class SessionEventWriter {
   private queue: Pending[] = [];
   /** A flush is scheduled for the next turn of the event loop. */
   private scheduled = false;
-  /** Flushes in flight, and the sessions they hold (a session is in one flush at most). */
-  private flushing = 0;
-  private readonly inFlight = new Set<string>();
+  /** A flush is in flight. */
+  private flushing = false;
   /** Resolved when the queue is empty and nothing is in flight (close waits for it). */
   private idle: { promise: Promise<void>; resolve: () => void } | undefined;
   private closed = false;
-  private readonly parallel: number;
   private readonly maxBatch: number;
   private readonly maxBatchChars: number;
   private readonly now: () => Date;
@@ -113,7 +100,6 @@ export class SessionEventWriter {
     private readonly log: Logger,
     options: SessionEventWriterOptions = {},
   ) {
-    this.parallel = Math.max(1, store.parallelWrites ?? 1);
     this.maxBatch = options.maxBatch ?? 500;
     this.maxBatchChars = options.maxBatchChars ?? 8 * 1024 * 1024;
     this.now = options.now ?? (() => new Date());
@@ -151,7 +137,7 @@ export class SessionEventWriter {
   /** Writes what is queued and refuses new appends. */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.queue.length === 0 && this.flushing === 0) return;
+    if (this.queue.length === 0 && !this.flushing) return;
     if (!this.idle) {
       let resolve!: () => void;
       const promise = new Promise<void>((r) => (resolve = r));
@@ -173,51 +159,31 @@ export class SessionEventWriter {
     });
   }
 
-  /** Starts flushes while slots are free and queued events of sessions not in flight remain. */
+  /** Starts a flush of what is queued, unless one is in flight (its end starts the next). */
   private pump(): void {
-    while (this.flushing < this.parallel && this.queue.length > 0) {
-      const batch = this.takeBatch();
-      if (batch.length === 0) break;
-      const sessions = new Set(batch.map((pending) => pending.draft.sessionId));
-      for (const id of sessions) this.inFlight.add(id);
-      this.flushing += 1;
-      void this.write(batch).finally(() => {
-        this.flushing -= 1;
-        for (const id of sessions) this.inFlight.delete(id);
-        if (this.queue.length > 0) this.pump();
-        else if (this.flushing === 0 && this.idle) {
-          this.idle.resolve();
-          this.idle = undefined;
-        }
-      });
-    }
+    if (this.flushing || this.queue.length === 0) return;
+    const batch = this.takeBatch();
+    this.flushing = true;
+    void this.write(batch).finally(() => {
+      this.flushing = false;
+      if (this.queue.length > 0) this.pump();
+      else if (this.idle) {
+        this.idle.resolve();
+        this.idle = undefined;
+      }
+    });
   }
 
-  /**
-   * The queued events of sessions no flush holds, in queue order, up to the batch limits. An event
-   * of a session in flight stays queued, and so do that session's later ones (the session stays
-   * in flight), so each session's events are written in the order they came.
-   */
+  /** The queued events in queue order, up to the batch limits (at least one). */
   private takeBatch(): Pending[] {
     let chars = 0;
-    const batch: Pending[] = [];
-    const rest: Pending[] = [];
-    let full = false;
+    let count = 0;
     for (const pending of this.queue) {
-      if (full || this.inFlight.has(pending.draft.sessionId)) {
-        rest.push(pending);
-        continue;
-      }
-      if (batch.length > 0 && (batch.length >= this.maxBatch || chars + pending.draft.payload.length > this.maxBatchChars)) {
-        full = true;
-        rest.push(pending);
-        continue;
-      }
+      if (count > 0 && (count >= this.maxBatch || chars + pending.draft.payload.length > this.maxBatchChars)) break;
       chars += pending.draft.payload.length;
-      batch.push(pending);
+      count += 1;
     }
-    this.queue = rest;
-    return batch;
+    return this.queue.splice(0, count);
   }
 
   private async write(batch: Pending[]): Promise<void> {
