@@ -24,6 +24,8 @@
  * - The first line also gives the sidecars' own CPU (every thread, no child) over the three relay
  *   phases and their turns, per relayed line: a steadier figure than the relay's tail for
  *   comparing two builds on a busy host.
+ * - Per relay phase, the whole machine's CPU a line by part (sidecars, CLIs, PostgreSQL, Redis,
+ *   this bench) and how busy the cores were: whether the machine had room for the load at all.
  *
  * CLUSTER_SESSIONS (default 150), CLUSTER_SIZES (default "3,1"), CLUSTER_LINES (lines per session,
  * default 40, 100 ms apart). Targets (relay p99 ≤ 20 ms, forward ≤ 2 ms p50, failover ≤ 10 s) are
@@ -31,13 +33,14 @@
  * CLUSTER_SIDECAR_ENV: see `measure`. Needs CONDUIT_TEST_PG_URL and CONDUIT_TEST_REDIS_URL.
  */
 import { randomUUID } from "node:crypto";
+import os from "node:os";
 import path from "node:path";
-import { monitorEventLoopDelay } from "node:perf_hooks";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { parsePayload } from "@/server/db/session-wire-event";
 import { onSessionEvents } from "@/server/shared/wire/session";
 import type { ChaosClient } from "@/test/chaos/rig";
 import { clusterUnavailableReason, startCluster, type Cluster, type ClusterNode } from "@/test/cluster/rig";
-import { processCpuMs } from "./support/process-cpu";
+import { commandCpuMs, machineCpuMs, processCpuMs, processTreeCpuMs } from "./support/process-cpu";
 import { until } from "@/test/until";
 
 interface SizeResult {
@@ -133,6 +136,58 @@ async function logSince(cluster: Cluster, sessionId: string, commandId: string):
     return `${r.seq}:${r.kind}${p.type ? `/${p.type}${p.subtype ? `.${p.subtype}` : ""}` : ""}${p.phase ? `/${p.phase}` : ""}${p.code ? `/${p.code}` : ""}${error}`;
   };
   return `${prompt ? `prompt at ${prompt.seq}` : "the prompt is not in the log"}; ${rows.map(word).join(" ")}`;
+}
+
+/** CPU ms used so far by the machine and by each part of the rig (a one-off read of /proc). */
+interface PartsCpu {
+  wall: number;
+  machine: number;
+  sidecars: number;
+  clis: number;
+  postgres: number;
+  redis: number;
+  bench: number;
+}
+
+function partsCpu(cluster: Cluster): PartsCpu {
+  const pids = cluster.nodes.flatMap((node) => (node.process.pid ? [node.process.pid] : []));
+  const sidecars = pids.reduce((sum, pid) => sum + processCpuMs(pid), 0);
+  const usage = process.cpuUsage();
+  return {
+    wall: performance.now(),
+    machine: machineCpuMs(),
+    sidecars,
+    // every process below a sidecar: its CLIs (the fake CLI here)
+    clis: pids.reduce((sum, pid) => sum + processTreeCpuMs(pid), 0) - sidecars,
+    postgres: commandCpuMs("postgres"),
+    redis: commandCpuMs("redis-server"),
+    bench: (usage.user + usage.system) / 1000,
+  };
+}
+
+/**
+ * A relay phase's cost to the whole machine: CPU ms a relayed line took across every process (the
+ * sidecars, their CLIs, PostgreSQL, Redis, this bench with its watcher sockets, the rest: the
+ * kernel and anything else running), how busy the cores were, and what one burst (every session's
+ * line in the same millisecond, as in phase) needs of all the cores. When that exceeds the relay
+ * target, a burst's later lines wait for the work of the lines before them whatever the code path,
+ * and this bench's part alone (one thread) is a floor under its last receipt.
+ */
+function phaseCost(phase: string, start: PartsCpu, end: PartsCpu, sessions: number, lines: number): string {
+  const count = sessions * lines;
+  const cores = os.availableParallelism();
+  const perLine = (key: keyof PartsCpu) => (end[key] - start[key]) / count;
+  const machine = perLine("machine");
+  const parts = (["sidecars", "clis", "postgres", "redis", "bench"] as const).map((key) => perLine(key));
+  const rest = machine - parts.reduce((a, b) => a + b, 0);
+  const wallS = (end.wall - start.wall) / 1000;
+  const busy = (end.machine - start.machine) / (wallS * 1000 * cores);
+  const [sidecars, clis, postgres, redis, bench] = parts.map((v) => fmt(v, 3));
+  return (
+    `${phase}, the whole machine: ${fmt(machine, 3)} ms of CPU a line (sidecars ${sidecars}, CLIs ${clis}, PostgreSQL ${postgres}, ` +
+    `Redis ${redis}, this bench ${bench}, the rest ${fmt(rest, 3)}) over ${fmt(wallS)} s, ${fmt(busy * 100, 0)} % of ${cores} cores busy; ` +
+    `a burst of ${sessions} lines takes ${fmt((sessions * machine) / cores, 1)} ms of all ${cores} cores, ${fmt(sessions * perLine("bench"), 1)} ms of this bench's one thread`
+  );
 }
 
 /** CLUSTER_SIDECAR_ENV ("NAME=value NAME=value") as an environment. */
@@ -235,6 +290,8 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
     result.relayViaOtherMs.length = 0;
     result.relayFirstLinesMs.length = 0;
     result.relayLaterLinesMs.length = 0;
+    // the whole machine's CPU over each relay phase, by part (`phaseCost`)
+    let phaseStart = partsCpu(cluster);
     await Promise.all(
       ids.map((id, i) =>
         send(clients[i % clients.length]!, "session:prompt", { sessionId: id, text: `stream ${lines} 100`, commandId: randomUUID() }),
@@ -244,6 +301,7 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
     await until(() => result.relayMs.length >= expected, lines * 100 + 60_000, "every stream line at every client", 200).catch(
       () => result.notes.push(`relay: ${result.relayMs.length} of ${expected} receipts`),
     );
+    result.notes.push(phaseCost("in phase", phaseStart, partsCpu(cluster), sessions, lines));
     if (profileDir && profileWindow !== "phases") {
       for (const node of cluster.nodes) if (node.process.pid) process.kill(node.process.pid, "SIGUSR2");
       await new Promise((r) => setTimeout(r, 3000));
@@ -252,6 +310,7 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
     // 100 ms): the same rate, not in phase, as real sessions are; reported apart (relay_spread_*)
     await until(async () => (await Promise.all(ids.map((id) => resultCount(cluster, id)))).every((n) => n >= 2), 60_000, "the in-phase streams' results", 200);
     receipts = result.relaySpreadMs;
+    phaseStart = partsCpu(cluster);
     await Promise.all(
       ids.map((id, i) =>
         send(clients[i % clients.length]!, "session:prompt", {
@@ -264,11 +323,13 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
     await until(() => result.relaySpreadMs.length >= expected, lines * 100 + 60_000, "every spread stream line at every client", 200).catch(
       () => result.notes.push(`relay spread: ${result.relaySpreadMs.length} of ${expected} receipts`),
     );
+    result.notes.push(phaseCost("spread", phaseStart, partsCpu(cluster), sessions, lines));
     // relay a third time, the turns themselves started one after another over a turn's length
     // (people do not press Enter in the same 100 ms): what the relay costs without the burst of
     // turn starts the two phases above meet (relay_staggered_*; not the targets' headline)
     await until(async () => (await Promise.all(ids.map((id) => resultCount(cluster, id)))).every((n) => n >= 3), 60_000, "the spread streams' results", 200);
     receipts = result.relayStaggeredMs;
+    phaseStart = partsCpu(cluster);
     const turnMs = lines * 100;
     await Promise.all(
       ids.map(async (id, i) => {
@@ -279,6 +340,7 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
     await until(() => result.relayStaggeredMs.length >= expected, lines * 100 + 60_000, "every staggered stream line at every client", 200).catch(
       () => result.notes.push(`relay staggered: ${result.relayStaggeredMs.length} of ${expected} receipts`),
     );
+    result.notes.push(phaseCost("staggered", phaseStart, partsCpu(cluster), sessions, lines));
     receipts = [];
     benchLag.disable();
     result.notes.push(
@@ -435,7 +497,7 @@ export default async function run(): Promise<void> {
         `p99=${fmt(percentile(r.relayFirstLinesMs, 99))} ms, its later lines: p50=${fmt(percentile(r.relayLaterLinesMs, 50))} ms ` +
         `p99=${fmt(percentile(r.relayLaterLinesMs, 99))} ms; set-mode ack p50 via owner ` +
         `${fmt(percentile(r.ownerAckMs, 50))} ms, via another node ${fmt(percentile(r.forwardedAckMs, 50))} ms; ${r.notes.join("; ")}; ` +
-        `machine load average ${(await import("node:os")).loadavg()[0]!.toFixed(1)}`,
+        `machine load average ${os.loadavg()[0]!.toFixed(1)}`,
     );
     lineOf.push(
       `cluster: sidecars=${sidecars} sessions=${sessions} relay_p50_ms=${fmt(percentile(r.relayMs, 50))} relay_p99_ms=${fmt(percentile(r.relayMs, 99))} ` +

@@ -132,3 +132,22 @@ export function startProcessCpuSampler(label: ProcessLabeler, intervalMs = 20): 
     },
   };
 }
+
+/**
+ * CPU ms the whole machine has spent so far, every core (`/proc/stat`'s first line: user, nice,
+ * system, irq, softirq and steal; idle and iowait left out), at the kernel's tick (10 ms a core).
+ */
+export function machineCpuMs(): number {
+  const fields = (readText("/proc/stat") ?? "").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
+  return ((user + nice + system + irq + softirq + steal) * 1000) / 100;
+}
+
+/** CPU ms used so far by every process whose command name (`/proc/<pid>/comm`) is `comm`. */
+export function commandCpuMs(comm: string): number {
+  let ms = 0;
+  for (const pid of readdirSync("/proc")) {
+    if (/^\d+$/.test(pid) && readText(`/proc/${pid}/comm`)?.trim() === comm) ms += processCpuMs(Number(pid));
+  }
+  return ms;
+}
