@@ -157,7 +157,7 @@ function partsCpu(cluster: Cluster): PartsCpu {
     wall: performance.now(),
     machine: machineCpuMs(),
     sidecars,
-    // every process below a sidecar: its CLIs (the fake CLI here)
+    // every process below a sidecar: its CLIs (the fake CLI here), and its two helpers (spawns, execs)
     clis: pids.reduce((sum, pid) => sum + processTreeCpuMs(pid), 0) - sidecars,
     postgres: commandCpuMs("postgres"),
     redis: commandCpuMs("redis-server"),
@@ -167,7 +167,7 @@ function partsCpu(cluster: Cluster): PartsCpu {
 
 /**
  * A relay phase's cost to the whole machine: CPU ms a relayed line took across every process (the
- * sidecars, their CLIs, PostgreSQL, Redis, this bench with its watcher sockets, the rest: the
+ * sidecars, their CLIs and helpers, PostgreSQL, Redis, this bench with its watcher sockets, the rest: the
  * kernel and anything else running), how busy the cores were, and what one burst (every session's
  * line in the same millisecond, as in phase) needs of all the cores. When that exceeds the relay
  * target, a burst's later lines wait for the work of the lines before them whatever the code path,
