@@ -8,7 +8,12 @@ function event(sessionId: string, seq: number): WireEvent {
 
 function recorder() {
   const sent: { sessionId: string; seqs: number[] }[] = [];
-  const outbox = new EventOutbox((sessionId, events) => sent.push({ sessionId, seqs: events.map((e) => e.seq) }));
+  const outbox = new EventOutbox(
+    (sessionId, events) => sent.push({ sessionId, seqs: events.map((e) => e.seq) }),
+    (err) => {
+      throw err;
+    },
+  );
   return { sent, outbox };
 }
 

@@ -28,7 +28,7 @@ export class EventOutbox {
    */
   constructor(
     private readonly send: (sessionId: string, events: readonly WireEvent[]) => void,
-    private readonly onError: (err: unknown, sessionId: string) => void = () => undefined,
+    private readonly onError: (err: unknown, sessionId: string) => void,
   ) {}
 
   push(event: WireEvent): void {
