@@ -158,7 +158,7 @@ function partsCpu(cluster: Cluster): PartsCpu {
     machine: machineCpuMs(),
     sidecars,
     // every process below a sidecar: its CLIs (the fake CLI here), and its two helpers (spawns, execs)
-    clis: pids.reduce((sum, pid) => sum + processTreeCpuMs(pid), 0) - sidecars,
+    clis: processTreeCpuMs(...pids) - sidecars,
     postgres: commandCpuMs("postgres"),
     redis: commandCpuMs("redis-server"),
     bench: (usage.user + usage.system) / 1000,

@@ -42,8 +42,8 @@ function threadNs(pid: string, tid: string): number {
   return Number(readText(`/proc/${pid}/task/${tid}/schedstat`)?.split(" ")[0] ?? 0);
 }
 
-/** `root` and every process below it (pids, from each process's parent in /proc). */
-export function processTree(root: number): string[] {
+/** The roots and every process below them (pids, from each process's parent in /proc: one scan). */
+export function processTree(...roots: number[]): string[] {
   const children = new Map<string, string[]>();
   for (const pid of readdirSync("/proc")) {
     if (!/^\d+$/.test(pid)) continue;
@@ -54,7 +54,7 @@ export function processTree(root: number): string[] {
     children.set(ppid, [...(children.get(ppid) ?? []), pid]);
   }
   const tree: string[] = [];
-  const pending = [String(root)];
+  const pending = roots.map(String);
   while (pending.length > 0) {
     const pid = pending.pop()!;
     tree.push(pid);
@@ -70,9 +70,9 @@ export function processCpuMs(pid: number): number {
   return ns / 1e6;
 }
 
-/** CPU ms `root` and its descendants have used so far, every thread of each (a one-off read, no sampler). */
-export function processTreeCpuMs(root: number): number {
-  return processTree(root).reduce((ms, pid) => ms + processCpuMs(Number(pid)), 0);
+/** CPU ms the roots and their descendants have used so far, every thread of each (a one-off read, no sampler). */
+export function processTreeCpuMs(...roots: number[]): number {
+  return processTree(...roots).reduce((ms, pid) => ms + processCpuMs(Number(pid)), 0);
 }
 
 export function startProcessCpuSampler(label: ProcessLabeler, intervalMs = 20): ProcessCpuSampler {
