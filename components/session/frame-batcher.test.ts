@@ -5,6 +5,7 @@ import { batchTimeoutMs, createFrameBatcher, type FrameScheduler } from "./frame
 function manualScheduler() {
   let next = 1;
   let hidden = false;
+  let time = 0;
   const frames = new Map<number, () => void>();
   const timers = new Map<number, { run: () => void; ms: number }>();
   const scheduler: FrameScheduler = {
@@ -13,6 +14,7 @@ function manualScheduler() {
     setTimer: (run, ms) => (timers.set(next, { run, ms }), next++) as unknown as ReturnType<typeof setTimeout>,
     clearTimer: (handle) => void timers.delete(handle as unknown as number),
     hidden: () => hidden,
+    now: () => time,
   };
   return {
     scheduler,
@@ -30,6 +32,9 @@ function manualScheduler() {
     hide(value: boolean) {
       hidden = value;
     },
+    advance(ms: number) {
+      time += ms;
+    },
   };
 }
 
@@ -37,7 +42,7 @@ describe("createFrameBatcher", () => {
   it("hands over everything pushed between two frames at once, in order, at the frame", () => {
     const clock = manualScheduler();
     const batches: number[][] = [];
-    const batcher = createFrameBatcher<number>((items) => batches.push(items), clock.scheduler);
+    const batcher = createFrameBatcher<number>((items) => batches.push(items), clock.scheduler, 0);
     batcher.push(1);
     batcher.push(2);
     batcher.push(3);
@@ -55,7 +60,7 @@ describe("createFrameBatcher", () => {
   it("hands over each item as it comes while the tab is hidden, what it held first", () => {
     const clock = manualScheduler();
     const batches: number[][] = [];
-    const batcher = createFrameBatcher<number>((items) => batches.push(items), clock.scheduler);
+    const batcher = createFrameBatcher<number>((items) => batches.push(items), clock.scheduler, 0);
     batcher.push(1);
     clock.hide(true);
     batcher.push(2);
@@ -73,7 +78,7 @@ describe("createFrameBatcher", () => {
   it("hands over on the timer when no frame comes", () => {
     const clock = manualScheduler();
     const batches: string[][] = [];
-    const batcher = createFrameBatcher<string>((items) => batches.push(items), clock.scheduler);
+    const batcher = createFrameBatcher<string>((items) => batches.push(items), clock.scheduler, 0);
     batcher.push("a");
     batcher.push("b");
     clock.timeout();
@@ -87,7 +92,7 @@ describe("createFrameBatcher", () => {
   it("flushes on demand and then waits for the next push", () => {
     const clock = manualScheduler();
     const batches: number[][] = [];
-    const batcher = createFrameBatcher<number>((items) => batches.push(items), clock.scheduler);
+    const batcher = createFrameBatcher<number>((items) => batches.push(items), clock.scheduler, 0);
     batcher.flush();
     expect(batches).toEqual([]);
     batcher.push(1);
@@ -101,7 +106,7 @@ describe("createFrameBatcher", () => {
   it("drops what it holds when cancelled and ignores later pushes", () => {
     const clock = manualScheduler();
     const batches: number[][] = [];
-    const batcher = createFrameBatcher<number>((items) => batches.push(items), clock.scheduler);
+    const batcher = createFrameBatcher<number>((items) => batches.push(items), clock.scheduler, 0);
     batcher.push(1);
     batcher.cancel();
     expect(clock.pending()).toEqual({ frames: 0, timers: [] });
@@ -110,5 +115,50 @@ describe("createFrameBatcher", () => {
     clock.timeout();
     batcher.flush();
     expect(batches).toEqual([]);
+  });
+
+  it("keeps the frames coming for warmMs after the last item, one frame asked for at a time", () => {
+    const clock = manualScheduler();
+    const batches: number[][] = [];
+    const batcher = createFrameBatcher<number>((items) => batches.push(items), clock.scheduler, 50);
+    batcher.push(1);
+    clock.frame();
+    expect(batches).toEqual([[1]]);
+    // nothing held, but the next frame is asked for already
+    expect(clock.pending()).toEqual({ frames: 1, timers: [] });
+    clock.advance(30);
+    clock.frame();
+    expect(clock.pending()).toEqual({ frames: 1, timers: [] });
+    // an item while the frames come joins the frame asked for (no second one) and goes at it
+    batcher.push(2);
+    expect(clock.pending()).toEqual({ frames: 1, timers: [batchTimeoutMs] });
+    clock.frame();
+    expect(batches).toEqual([[1], [2]]);
+    // 50 ms from the last item the frames stop
+    clock.advance(49);
+    clock.frame();
+    expect(clock.pending().frames).toBe(1);
+    clock.advance(1);
+    clock.frame();
+    expect(clock.pending()).toEqual({ frames: 0, timers: [] });
+    expect(batches).toEqual([[1], [2]]);
+  });
+
+  it("asks for no frames while hidden or after cancel", () => {
+    const clock = manualScheduler();
+    const batches: number[][] = [];
+    const batcher = createFrameBatcher<number>((items) => batches.push(items), clock.scheduler, 50);
+    clock.hide(true);
+    batcher.push(1);
+    expect(batches).toEqual([[1]]);
+    expect(clock.pending()).toEqual({ frames: 0, timers: [] });
+    clock.hide(false);
+    batcher.push(2);
+    clock.frame();
+    expect(clock.pending().frames).toBe(1);
+    batcher.cancel();
+    expect(clock.pending()).toEqual({ frames: 0, timers: [] });
+    clock.frame();
+    expect(batches).toEqual([[1], [2]]);
   });
 });

@@ -4,6 +4,11 @@
  * applying each on its own rendered the session view (and its Markdown) once per message, on the
  * cores the CLI needs, when only the last render of each frame can reach the screen.
  *
+ * After each item it keeps the page's frames coming for a while (`warmFrameMs`), each frame a
+ * no-op unless something arrived: Chromium starts frames for a page that asked for none a vsync
+ * late, so the first delta after a quiet spell waited 13–16 ms for its frame instead of half a
+ * frame (docs/PERFORMANCE.md §3w). A page that got nothing for that long goes quiet again.
+ *
  * A hidden tab runs no frames, and throttles timers (to one a minute after a while): there each
  * item is handed over as it comes, as before batching. A timer covers a frame that does not come
  * while the tab looks visible.
@@ -23,10 +28,15 @@ export interface FrameScheduler {
   clearTimer(handle: ReturnType<typeof setTimeout>): void;
   /** The page draws no frames now (a hidden tab). */
   hidden(): boolean;
+  /** Milliseconds on a monotonic clock. */
+  now(): number;
 }
 
 /** The longest a batch waits when no frame comes, ms. */
 export const batchTimeoutMs = 100;
+
+/** How long the frames keep coming after the last item, ms. */
+export const warmFrameMs = 1000;
 
 const browserScheduler: FrameScheduler = {
   requestFrame: (run) => requestAnimationFrame(run),
@@ -34,12 +44,19 @@ const browserScheduler: FrameScheduler = {
   setTimer: (run, ms) => setTimeout(run, ms),
   clearTimer: (handle) => clearTimeout(handle),
   hidden: () => document.visibilityState === "hidden",
+  now: () => performance.now(),
 };
 
-export function createFrameBatcher<T>(apply: (items: T[]) => void, scheduler: FrameScheduler = browserScheduler): FrameBatcher<T> {
+export function createFrameBatcher<T>(
+  apply: (items: T[]) => void,
+  scheduler: FrameScheduler = browserScheduler,
+  warmMs: number = warmFrameMs,
+): FrameBatcher<T> {
   let held: T[] = [];
+  // the one frame asked for: a handover, or only keeping the frames coming
   let frame: number | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let warmUntil = -Infinity;
   let stopped = false;
   const unschedule = () => {
     if (frame !== undefined) scheduler.cancelFrame(frame);
@@ -54,13 +71,19 @@ export function createFrameBatcher<T>(apply: (items: T[]) => void, scheduler: Fr
     held = [];
     apply(items);
   };
+  const onFrame = () => {
+    frame = undefined;
+    flush();
+    if (!stopped && frame === undefined && scheduler.now() < warmUntil) frame = scheduler.requestFrame(onFrame);
+  };
   return {
     push(item) {
       if (stopped) return;
       held.push(item);
       if (scheduler.hidden()) return flush();
+      warmUntil = scheduler.now() + warmMs;
       if (held.length > 1) return;
-      frame = scheduler.requestFrame(flush);
+      frame ??= scheduler.requestFrame(onFrame);
       timer = scheduler.setTimer(flush, batchTimeoutMs);
     },
     flush,
