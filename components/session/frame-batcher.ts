@@ -5,9 +5,10 @@
  * cores the CLI needs, when only the last render of each frame can reach the screen.
  *
  * After each item it keeps the page's frames coming for a while (`warmFrameMs`), each frame a
- * no-op unless something arrived: Chromium starts frames for a page that asked for none a vsync
- * late, so the first delta after a quiet spell waited 13–16 ms for its frame instead of half a
- * frame (docs/PERFORMANCE.md §3w). A page that got nothing for that long goes quiet again.
+ * no-op unless something arrived: a page that asks for no frames lets Chromium stop its frame
+ * pipeline, and the frame after a quiet spell (a reply's first delta) then took ~2.5 ms longer
+ * to reach the screen (docs/PERFORMANCE.md §3w). A page that got nothing for that long goes
+ * quiet again.
  *
  * A hidden tab runs no frames, and throttles timers (to one a minute after a while): there each
  * item is handed over as it comes, as before batching. A timer covers a frame that does not come
