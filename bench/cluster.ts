@@ -169,11 +169,11 @@ function partsCpu(cluster: Cluster): PartsCpu {
  * A relay phase's cost to the whole machine: CPU ms a relayed line took across every process (the
  * sidecars, their CLIs and helpers, PostgreSQL, Redis, this bench with its watcher sockets, the rest: the
  * kernel and anything else running), how busy the cores were, and what one burst (every session's
- * line in the same millisecond, as in phase) needs of all the cores. When that exceeds the relay
+ * line in the same millisecond: printed for the in-phase streams only) needs of all the cores. When that exceeds the relay
  * target, a burst's later lines wait for the work of the lines before them whatever the code path,
  * and this bench's part alone (one thread) is a floor under its last receipt.
  */
-function phaseCost(phase: string, start: PartsCpu, end: PartsCpu, sessions: number, lines: number): string {
+function phaseCost(phase: string, start: PartsCpu, end: PartsCpu, sessions: number, lines: number, burst = false): string {
   const count = sessions * lines;
   const cores = os.availableParallelism();
   const perLine = (key: keyof PartsCpu) => (end[key] - start[key]) / count;
@@ -185,8 +185,11 @@ function phaseCost(phase: string, start: PartsCpu, end: PartsCpu, sessions: numb
   const [sidecars, clis, postgres, redis, bench] = parts.map((v) => fmt(v, 3));
   return (
     `${phase}, the whole machine: ${fmt(machine, 3)} ms of CPU a line (sidecars ${sidecars}, CLIs ${clis}, PostgreSQL ${postgres}, ` +
-    `Redis ${redis}, this bench ${bench}, the rest ${fmt(rest, 3)}) over ${fmt(wallS)} s, ${fmt(busy * 100, 0)} % of ${cores} cores busy; ` +
-    `a burst of ${sessions} lines takes ${fmt((sessions * machine) / cores, 1)} ms of all ${cores} cores, ${fmt(sessions * perLine("bench"), 1)} ms of this bench's one thread`
+    `Redis ${redis}, this bench ${bench}, the rest ${fmt(rest, 3)}) over ${fmt(wallS)} s, ${fmt(busy * 100, 0)} % of ${cores} cores busy` +
+    // only the in-phase streams come in bursts
+    (burst
+      ? `; a burst of ${sessions} lines takes ${fmt((sessions * machine) / cores, 1)} ms of all ${cores} cores, ${fmt(sessions * perLine("bench"), 1)} ms of this bench's one thread`
+      : "")
   );
 }
 
@@ -301,7 +304,7 @@ async function measure(sidecars: number, sessions: number, lines: number): Promi
     await until(() => result.relayMs.length >= expected, lines * 100 + 60_000, "every stream line at every client", 200).catch(
       () => result.notes.push(`relay: ${result.relayMs.length} of ${expected} receipts`),
     );
-    result.notes.push(phaseCost("in phase", phaseStart, partsCpu(cluster), sessions, lines));
+    result.notes.push(phaseCost("in phase", phaseStart, partsCpu(cluster), sessions, lines, true));
     if (profileDir && profileWindow !== "phases") {
       for (const node of cluster.nodes) if (node.process.pid) process.kill(node.process.pid, "SIGUSR2");
       await new Promise((r) => setTimeout(r, 3000));
