@@ -153,14 +153,15 @@ function partsCpu(cluster: Cluster): PartsCpu {
   const pids = cluster.nodes.flatMap((node) => (node.process.pid ? [node.process.pid] : []));
   const sidecars = pids.reduce((sum, pid) => sum + processCpuMs(pid), 0);
   const usage = process.cpuUsage();
+  const commands = commandCpuMs("postgres", "redis-server");
   return {
     wall: performance.now(),
     machine: machineCpuMs(),
     sidecars,
     // every process below a sidecar: its CLIs (the fake CLI here), and its two helpers (spawns, execs)
     clis: processTreeCpuMs(...pids) - sidecars,
-    postgres: commandCpuMs("postgres"),
-    redis: commandCpuMs("redis-server"),
+    postgres: commands.postgres,
+    redis: commands["redis-server"],
     bench: (usage.user + usage.system) / 1000,
   };
 }

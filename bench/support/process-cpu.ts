@@ -143,11 +143,13 @@ export function machineCpuMs(): number {
   return ((user + nice + system + irq + softirq + steal) * 1000) / 100;
 }
 
-/** CPU ms used so far by every process whose command name (`/proc/<pid>/comm`) is `comm`. */
-export function commandCpuMs(comm: string): number {
-  let ms = 0;
+/** CPU ms used so far by the processes of each command name (`/proc/<pid>/comm`), summed per name, in one scan. */
+export function commandCpuMs<Name extends string>(...comms: Name[]): Record<Name, number> {
+  const ms = Object.fromEntries(comms.map((comm) => [comm, 0])) as Record<Name, number>;
   for (const pid of readdirSync("/proc")) {
-    if (/^\d+$/.test(pid) && readText(`/proc/${pid}/comm`)?.trim() === comm) ms += processCpuMs(Number(pid));
+    if (!/^\d+$/.test(pid)) continue;
+    const comm = readText(`/proc/${pid}/comm`)?.trim();
+    if (comm !== undefined && Object.hasOwn(ms, comm)) ms[comm as Name] += processCpuMs(Number(pid));
   }
   return ms;
 }
