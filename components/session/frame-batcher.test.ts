@@ -38,11 +38,17 @@ function manualScheduler() {
   };
 }
 
+/** A batcher on a {@link manualScheduler}, keeping the frames coming `warmMs` after each item, and the batches it handed over. */
+function batching<T>(warmMs: number) {
+  const clock = manualScheduler();
+  const batches: T[][] = [];
+  const batcher = createFrameBatcher<T>((items) => batches.push(items), clock.scheduler, warmMs);
+  return { clock, batches, batcher };
+}
+
 describe("createFrameBatcher", () => {
   it("hands over everything pushed between two frames at once, in order, at the frame", () => {
-    const clock = manualScheduler();
-    const batches: number[][] = [];
-    const batcher = createFrameBatcher<number>((items) => batches.push(items), clock.scheduler, 0);
+    const { clock, batches, batcher } = batching<number>(0);
     batcher.push(1);
     batcher.push(2);
     batcher.push(3);
@@ -58,9 +64,7 @@ describe("createFrameBatcher", () => {
   });
 
   it("hands over each item as it comes while the tab is hidden, what it held first", () => {
-    const clock = manualScheduler();
-    const batches: number[][] = [];
-    const batcher = createFrameBatcher<number>((items) => batches.push(items), clock.scheduler, 0);
+    const { clock, batches, batcher } = batching<number>(0);
     batcher.push(1);
     clock.hide(true);
     batcher.push(2);
@@ -76,9 +80,7 @@ describe("createFrameBatcher", () => {
   });
 
   it("hands over on the timer when no frame comes", () => {
-    const clock = manualScheduler();
-    const batches: string[][] = [];
-    const batcher = createFrameBatcher<string>((items) => batches.push(items), clock.scheduler, 0);
+    const { clock, batches, batcher } = batching<string>(0);
     batcher.push("a");
     batcher.push("b");
     clock.timeout();
@@ -90,9 +92,7 @@ describe("createFrameBatcher", () => {
   });
 
   it("flushes on demand and then waits for the next push", () => {
-    const clock = manualScheduler();
-    const batches: number[][] = [];
-    const batcher = createFrameBatcher<number>((items) => batches.push(items), clock.scheduler, 0);
+    const { clock, batches, batcher } = batching<number>(0);
     batcher.flush();
     expect(batches).toEqual([]);
     batcher.push(1);
@@ -104,9 +104,7 @@ describe("createFrameBatcher", () => {
   });
 
   it("drops what it holds when cancelled and ignores later pushes", () => {
-    const clock = manualScheduler();
-    const batches: number[][] = [];
-    const batcher = createFrameBatcher<number>((items) => batches.push(items), clock.scheduler, 0);
+    const { clock, batches, batcher } = batching<number>(0);
     batcher.push(1);
     batcher.cancel();
     expect(clock.pending()).toEqual({ frames: 0, timers: [] });
@@ -118,9 +116,7 @@ describe("createFrameBatcher", () => {
   });
 
   it("keeps the frames coming for warmMs after the last item, one frame asked for at a time", () => {
-    const clock = manualScheduler();
-    const batches: number[][] = [];
-    const batcher = createFrameBatcher<number>((items) => batches.push(items), clock.scheduler, 50);
+    const { clock, batches, batcher } = batching<number>(50);
     batcher.push(1);
     clock.frame();
     expect(batches).toEqual([[1]]);
@@ -145,9 +141,7 @@ describe("createFrameBatcher", () => {
   });
 
   it("asks for no frames while hidden or after cancel", () => {
-    const clock = manualScheduler();
-    const batches: number[][] = [];
-    const batcher = createFrameBatcher<number>((items) => batches.push(items), clock.scheduler, 50);
+    const { clock, batches, batcher } = batching<number>(50);
     clock.hide(true);
     batcher.push(1);
     expect(batches).toEqual([[1]]);
