@@ -8,18 +8,11 @@ import { constants } from "node:fs";
 import { lstat, mkdir, open, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
+import { FileConflictError } from "@/server/shared/errors/workspace-errors";
 import { contentVersion, maxBrowserFileBytes, readWorkspaceFile, type FileRead } from "./file-content";
 import { relativeTo, resolveEntry, resolveExisting, resolveNew, type WorkspaceRoot } from "./workspace-path";
 
-/** A save refused because the file is no longer the version the editor started from. */
-export class FileConflictError extends AppError {
-  /** What the file holds now (`null` when it was deleted meanwhile). */
-  readonly current: FileRead | null;
-  constructor(rel: string, current: FileRead | null) {
-    super(ErrorCode.conflict, current ? `${rel} changed on disk since you opened it.` : `${rel} was deleted since you opened it.`);
-    this.current = current;
-  }
-}
+export { FileConflictError } from "@/server/shared/errors/workspace-errors";
 
 /** Saves run one at a time per file in this process, so two saves cannot both pass the check. */
 const saving = new Map<string, Promise<unknown>>();

@@ -5,6 +5,7 @@
  * elsewhere — into another workspace, say — is refused: Conduit would read what is not this
  * workspace's).
  */
+import { lstat } from "node:fs/promises";
 import path from "node:path";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import { isInside, realRoot, type WorkspaceRoot } from "@/server/workspace-fs/workspace-path";
@@ -53,6 +54,10 @@ export async function findCheckout(ws: WorkspaceRoot, dir?: string): Promise<Git
   if (path.resolve(topLevel) !== cwd) return undefined;
   if (!isInside(root, gitDir) || !isInside(root, commonDir)) return undefined;
   for (const other of ws.excluded ?? []) if (isInside(other, cwd) || isInside(other, gitDir)) return undefined;
+  // Objects borrowed from elsewhere (alternates) or a repository whose `.git` names another's
+  // (`commondir` in the main git directory) would show what is not this workspace's.
+  if (await anyExists([path.join(commonDir, "objects", "info", "alternates"), path.join(commonDir, "objects", "info", "http-alternates")])) return undefined;
+  if (gitDir === commonDir && (await anyExists([path.join(gitDir, "commondir")]))) return undefined;
   const keys = splitNul(await runGitOk({ cwd, ceiling: root, args: ["config", "--list", "--name-only", "-z"] }, "Cannot read the repository's settings"));
   return {
     workspaceRoot: root,
@@ -62,6 +67,18 @@ export async function findCheckout(ws: WorkspaceRoot, dir?: string): Promise<Git
     customMergeDriver: hasCustomMergeDriver(keys),
     excluded: ws.excluded ?? [],
   };
+}
+
+async function anyExists(paths: readonly string[]): Promise<boolean> {
+  for (const p of paths) {
+    try {
+      await lstat(p);
+      return true;
+    } catch {
+      // absent
+    }
+  }
+  return false;
 }
 
 /** The workspace's own checkout, or the 409 "not a repository". */

@@ -1,10 +1,15 @@
 /**
- * The one way Conduit runs the system `git`: `execFile` with an argv (never a shell string), a
- * fixed environment (no terminal prompts, no system or user config, no pager, no editor, literal
- * pathspecs, a ceiling above the workspace so no repository above it is ever found), hooks and
- * fsmonitor off, a timeout and an output cap. A workspace's own `.git/config` is still read by
- * git, so the commands its keys could run (filters, textconv, diff and merge drivers) are
- * neutralised per call by `guardOverrides` (`git-config-guard.ts`).
+ * The one way Conduit runs the system `git`, inside a workspace door only (`server/workspace-agent`,
+ * whose sandbox holds nothing but that workspace): `execFile` with an argv (never a shell
+ * string), a fixed environment (no terminal prompts, no system config, Conduit's own global
+ * config, no pager, no editor, literal pathspecs, a ceiling above the workspace so no repository
+ * above it is ever found), and the settings that must hold against the repository's own config
+ * passed as command-line config through `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n`
+ * (never `-c` in the argv; command-line config outranks the repository's): hooks and fsmonitor
+ * off, `safe.directory` for this call's directory. A workspace's `.git/config` is still read by
+ * git; drivers it names (filters, textconv, diff and merge drivers) are voided by
+ * `guardOverrides` where seen, and whatever slips past runs inside the door, where it reaches
+ * nothing but the workspace. A timeout and an output cap bound every call.
  */
 import { execFileBuffered } from "@/server/workspace-fs/exec-file";
 import path from "node:path";
@@ -15,7 +20,7 @@ export const gitTimeoutMs = 20_000;
 /** Most bytes of stdout kept from one git command; more is an error, never a silent cut. */
 export const gitMaxOutputBytes = 16 * 1024 * 1024;
 
-/** `-c` settings on every call: a workspace's hooks and fsmonitor never run in the server process. */
+/** Command-line settings of every call (`key=value`): hooks, fsmonitor, signing, ssh and housekeeping off. */
 export const fixedGitConfig: readonly string[] = [
   "core.hooksPath=/dev/null",
   "core.fsmonitor=false",
@@ -43,7 +48,7 @@ export interface GitRun {
   args: readonly string[];
   /** The workspace root: git never looks for a repository above it (`GIT_CEILING_DIRECTORIES`). */
   ceiling: string;
-  /** Extra `-c key=value` settings (the config guard's overrides). */
+  /** Extra `key=value` command-line settings (the config guard's overrides). */
   config?: readonly string[];
   /** Extra environment (author and committer identity). */
   env?: Readonly<Record<string, string>>;
@@ -58,8 +63,23 @@ export interface GitOutput {
   stderr: string;
 }
 
-/** The environment of every git child: nothing of the server's own leaks in. */
-export function gitEnv(ceiling: string, extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
+/** `GIT_CONFIG_COUNT` and its `GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n` for `key=value` settings (a value may be empty). */
+export function configEnv(settings: readonly string[]): Record<string, string> {
+  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(settings.length) };
+  settings.forEach((setting, i) => {
+    const eq = setting.indexOf("=");
+    if (eq <= 0) throw new Error(`a git setting must be key=value: ${JSON.stringify(setting)}`);
+    env[`GIT_CONFIG_KEY_${i}`] = setting.slice(0, eq);
+    env[`GIT_CONFIG_VALUE_${i}`] = setting.slice(eq + 1);
+  });
+  return env;
+}
+
+/**
+ * The environment of every git child: nothing of the server's own leaks in. `settings` are the
+ * command-line config of the call (the fixed ones first, then `safe.directory` for `cwd`).
+ */
+export function gitEnv(ceiling: string, extra: Readonly<Record<string, string>> = {}, settings: readonly string[] = fixedGitConfig, cwd: string = ceiling): NodeJS.ProcessEnv {
   return {
     // typed as the process env (Next.js makes NODE_ENV required there); git ignores it
     NODE_ENV: "production",
@@ -69,7 +89,8 @@ export function gitEnv(ceiling: string, extra: Readonly<Record<string, string>> 
     HOME: "/nonexistent",
     GIT_TERMINAL_PROMPT: "0",
     GIT_CONFIG_NOSYSTEM: "1",
-    GIT_CONFIG_GLOBAL: "/dev/null",
+    // Conduit's own global config (the door's), never the user's
+    GIT_CONFIG_GLOBAL: process.env.CONDUIT_GIT_CONFIG_GLOBAL ?? "/dev/null",
     GIT_ATTR_NOSYSTEM: "1",
     GIT_CEILING_DIRECTORIES: path.dirname(ceiling),
     GIT_LITERAL_PATHSPECS: "1",
@@ -81,16 +102,16 @@ export function gitEnv(ceiling: string, extra: Readonly<Record<string, string>> 
     SSH_ASKPASS: "/bin/false",
     GIT_NO_REPLACE_OBJECTS: "1",
     ...extra,
+    ...configEnv([...settings, `safe.directory=${cwd}`]),
   };
 }
 
 /** Runs git; a non-zero exit is returned (callers decide), a timeout or an oversized output throws. */
 export function runGit(run: GitRun): Promise<GitOutput> {
-  const argv = [...[...fixedGitConfig, ...(run.config ?? [])].flatMap((c) => ["-c", c]), ...run.args];
   const maxBuffer = run.maxOutputBytes ?? gitMaxOutputBytes;
-  return execFileBuffered("git", argv, {
+  return execFileBuffered("git", [...run.args], {
     cwd: run.cwd,
-    env: gitEnv(run.ceiling, run.env),
+    env: gitEnv(run.ceiling, run.env, [...fixedGitConfig, ...(run.config ?? [])], run.cwd),
     timeout: run.timeoutMs ?? gitTimeoutMs,
     killSignal: "SIGKILL",
     maxBuffer,

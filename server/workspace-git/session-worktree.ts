@@ -16,6 +16,7 @@ import { constants } from "node:fs";
 import { mkdir, open, realpath, rm } from "node:fs/promises";
 import path from "node:path";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
+import { WorktreeConflictError } from "@/server/shared/errors/workspace-errors";
 import type { GitFileDiff, WorktreeChange, WorktreeMergeStrategy } from "@/server/shared/wire/git";
 import { isInside, parseRelativePath, realRoot, type WorkspaceRoot } from "@/server/workspace-fs/workspace-path";
 import { identityEnv, type GitIdentity } from "./commit-files";
@@ -40,15 +41,7 @@ export function worktreeShortId(sessionId: string): string {
   return clean.slice(-10) || "session";
 }
 
-/** A failed merge or rebase (already aborted): 409 with the conflicting files. */
-export class WorktreeConflictError extends AppError {
-  readonly conflicts: string[];
-  constructor(message: string, conflicts: string[]) {
-    super(ErrorCode.conflict, message, { conflicts });
-    this.name = "WorktreeConflictError";
-    this.conflicts = conflicts;
-  }
-}
+export { WorktreeConflictError } from "@/server/shared/errors/workspace-errors";
 
 /** Adds `/.conduit/` to the repository's `info/exclude` (no symlink followed, inside the workspace only). */
 async function excludeConduitFolder(checkout: GitCheckout): Promise<void> {

@@ -10,7 +10,7 @@ import { diffWireHunks } from "@/server/domain/approval/wire-hunks";
 import type { CanUseToolRequest, JsonObject } from "@/server/shared/claude-protocol/messages";
 import type { FileReview } from "@/server/shared/wire/approval";
 import { locateInWorkspace } from "@/server/workspace-fs/locate-in-workspace";
-import { readReviewFile } from "./read-review-file";
+import { readReviewFile } from "@/server/workspace-fs/read-review-file";
 
 /**
  * The review of an Edit/Write/NotebookEdit: the file on disk (inside the workspace only), or the

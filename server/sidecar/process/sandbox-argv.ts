@@ -24,11 +24,9 @@
  */
 import path from "node:path";
 
-/** One top-level system entry as found on the host. */
-export type SystemEntry =
-  | { path: string; kind: "dir" | "file" }
-  /** A symlink such as `/bin -> usr/bin` on merged-/usr systems: recreated, not bound. */
-  | { path: string; kind: "symlink"; target: string };
+import type { SystemEntry } from "@/server/workspace-agent/host-system";
+
+export type { SystemEntry };
 
 /** What the sandbox of one child is made of. */
 export interface SandboxArgvInput {

@@ -10,7 +10,8 @@
  * the argv is built by the pure `sandbox-argv.ts`.
  */
 import { execFile } from "node:child_process";
-import { accessSync, constants, lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { accessSync, constants, realpathSync } from "node:fs";
+import { findOnPath, inspectSystem as inspectHostSystem } from "@/server/workspace-agent/host-system";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -81,47 +82,11 @@ export class SandboxUnavailableError extends Error {
   }
 }
 
-/** The executable named `name` on PATH, or undefined. */
-export function findOnPath(name: string, pathVariable = process.env.PATH ?? ""): string | undefined {
-  for (const dir of pathVariable.split(path.delimiter)) {
-    if (dir === "" || !path.isAbsolute(dir)) continue;
-    const candidate = path.join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
+export { findOnPath };
 
-/** The system entries that exist on this host, as bwrap should show them. */
+/** The system entries that exist on this host, as a session's sandbox should show them. */
 export function inspectSystem(): SystemEntry[] {
-  const entries: SystemEntry[] = [];
-  const add = (at: string) => {
-    try {
-      const stat = lstatSync(at);
-      if (stat.isSymbolicLink()) {
-        const target = readlinkSync(at);
-        // A top-level link that stays inside the shown tree (`/bin -> usr/bin`) is recreated;
-        // any other link is bound by what it leads to.
-        if (at.split("/").length === 2 && !path.isAbsolute(target) && !target.includes("..")) {
-          entries.push({ path: at, kind: "symlink", target });
-        } else {
-          const real = lstatSync(realpathSync(at));
-          entries.push({ path: at, kind: real.isDirectory() ? "dir" : "file" });
-        }
-      } else if (stat.isDirectory() || stat.isFile()) {
-        entries.push({ path: at, kind: stat.isDirectory() ? "dir" : "file" });
-      }
-    } catch {
-      // absent on this host (or a dangling link): not shown
-    }
-  };
-  for (const dir of systemDirAllowList) add(dir);
-  for (const name of etcAllowList) add(path.join("/etc", name));
-  return entries;
+  return inspectHostSystem(systemDirAllowList, etcAllowList);
 }
 
 /** Options of {@link createBwrapSandbox}. */

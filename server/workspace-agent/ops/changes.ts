@@ -1,0 +1,2 @@
+/** Filled in by the changes part of the door (see ARCHITECTURE). */
+export const changesOps = {};

@@ -1,0 +1,2 @@
+/** Filled in by the config part of the door (see ARCHITECTURE). */
+export const configOps = {};

@@ -1,0 +1,2 @@
+/** Filled in by the git part of the door (see ARCHITECTURE). */
+export const gitOps = {};

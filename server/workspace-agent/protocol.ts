@@ -1,0 +1,88 @@
+/**
+ * The workspace door's wire protocol: one JSON object a line each way over the door process's
+ * stdin and stdout. A request names an operation (`ops/`) and its input; the answer carries the
+ * value or an error. Buffers travel as `{ "$b64": … }`; the errors that callers test with
+ * `instanceof` (AppError, FileConflictError, WorktreeConflictError) are rebuilt on the caller's
+ * side. Both ends check what they read with zod: the door a request (its input again against the
+ * operation's own schema), the caller an answer's envelope.
+ */
+import { z } from "zod";
+import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
+import { FileConflictError, WorktreeConflictError } from "@/server/shared/errors/workspace-errors";
+import type { FileRead } from "@/server/shared/wire/files";
+
+/** Longest answer line the caller reads (a 16 MB git output, base64 and JSON, fits). */
+export const maxAnswerLineBytes = 96 * 1024 * 1024;
+/** Longest request line the door reads (a 5 MB save as JSON, with room). */
+export const maxRequestLineBytes = 32 * 1024 * 1024;
+
+export const ZDoorRequest = z.object({
+  id: z.number().int().nonnegative(),
+  op: z.string().min(1).max(64),
+  input: z.unknown(),
+});
+export type DoorRequest = z.infer<typeof ZDoorRequest>;
+
+const ZErrorCode = z.enum(Object.values(ErrorCode) as [ErrorCode, ...ErrorCode[]]);
+
+export const ZDoorError = z.object({
+  /** Which error class to rebuild. */
+  kind: z.enum(["app", "file-conflict", "worktree-conflict", "internal"]),
+  code: ZErrorCode,
+  message: z.string().max(10_000),
+  /** FileConflictError: the file as it is now. */
+  current: z.unknown().optional(),
+  /** WorktreeConflictError: the conflicting files. */
+  conflicts: z.array(z.string().max(4096)).max(100_000).optional(),
+  details: z.unknown().optional(),
+});
+export type DoorError = z.infer<typeof ZDoorError>;
+
+export const ZDoorAnswer = z.union([
+  z.object({ id: z.number().int().nonnegative(), ok: z.literal(true), value: z.unknown() }),
+  z.object({ id: z.number().int().nonnegative(), ok: z.literal(false), error: ZDoorError }),
+]);
+export type DoorAnswer = z.infer<typeof ZDoorAnswer>;
+
+/** JSON with Buffers (and Uint8Arrays) as `{ "$b64": … }`. */
+export function encodeLine(value: unknown): string {
+  return JSON.stringify(value, function (this: Record<string, unknown>, key, v: unknown) {
+    const original = key === "" ? v : this[key];
+    if (original instanceof Uint8Array) return { $b64: Buffer.from(original.buffer, original.byteOffset, original.byteLength).toString("base64") };
+    return v;
+  });
+}
+
+/** The inverse of {@link encodeLine}. */
+export function decodeLine(line: string): unknown {
+  return JSON.parse(line, (_key, v: unknown) => {
+    if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+      const keys = Object.keys(v);
+      if (keys.length === 1 && keys[0] === "$b64" && typeof (v as { $b64: unknown }).$b64 === "string") return Buffer.from((v as { $b64: string }).$b64, "base64");
+    }
+    return v;
+  });
+}
+
+/** What the door answers for a thrown value (unknown errors keep their text for the log only). */
+export function errorToWire(err: unknown): DoorError {
+  if (err instanceof FileConflictError) return { kind: "file-conflict", code: err.code, message: err.message, current: err.current };
+  if (err instanceof WorktreeConflictError) return { kind: "worktree-conflict", code: err.code, message: err.message, conflicts: err.conflicts };
+  if (err instanceof AppError) return { kind: "app", code: err.code, message: err.message, ...(err.details === undefined ? {} : { details: err.details }) };
+  if (err instanceof z.ZodError) return { kind: "app", code: ErrorCode.invalidPayload, message: `the door refused the request: ${err.issues[0]?.message ?? "invalid input"}` };
+  return { kind: "internal", code: ErrorCode.internal, message: err instanceof Error ? err.message : String(err) };
+}
+
+/** The caller's error for a door's answer. `internal` keeps the door's text as its cause, never its message. */
+export function errorFromWire(wire: DoorError): Error {
+  switch (wire.kind) {
+    case "file-conflict":
+      return new FileConflictError("", (wire.current ?? null) as FileRead | null, wire.message);
+    case "worktree-conflict":
+      return new WorktreeConflictError(wire.message, wire.conflicts ?? []);
+    case "app":
+      return new AppError(wire.code, wire.message, wire.details);
+    default:
+      return new AppError(ErrorCode.internal, "A workspace operation failed on the server.", { cause: wire.message });
+  }
+}
