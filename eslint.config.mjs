@@ -10,7 +10,31 @@ const conduit = { rules: { "relative-walls": relativeWalls } };
 const node = { group: ["node:*", "fs", "path", "child_process", "http", "net", "os"], message: "this layer is pure: no I/O modules" };
 const wall = (names, message) => ({ group: names, message });
 
+// Issue 36's rule: outside a sandbox no Conduit process touches workspace content; only the door
+// (server/workspace-agent, whose processes run sandboxed to one workspace) imports the layers that do.
+const doorOnly = wall(
+  ["@/server/workspace-fs", "@/server/workspace-fs/*", "@/server/workspace-git", "@/server/workspace-git/*", "@/server/workspace-changes", "@/server/workspace-changes/*", "@/server/workspace-settings", "@/server/workspace-settings/*"],
+  "only server/workspace-agent (the workspace door) may import the layers that touch workspace content: call workspaceDoor() from @/server/workspace-agent",
+);
+
 const layers = [
+  {
+    // everything in server/ that no layer below names (env, metrics, the model server…)
+    files: ["server/**/*.ts"],
+    patterns: [],
+  },
+  {
+    // the workspace door: the one part that runs the workspace layers (in its sandboxed processes); nothing of either process
+    files: ["server/workspace-agent/**/*.ts"],
+    patterns: [wall(["@/server/sidecar/*", "@/server/web/*", "@/server/edge-proxy/*", "@/server/db/*", "@/app/*", "@/components/*", "@/generated/*"], "the workspace door imports neither process, the database nor the UI")],
+    door: true,
+  },
+  {
+    // a workspace's own Claude settings read for review: node I/O, the pure settings domain
+    files: ["server/workspace-settings/**/*.ts"],
+    patterns: [wall(["@/server/*", "!@/server/shared", "!@/server/domain", "@/app/*", "@/components/*", "@/generated/*"], "server/workspace-settings imports only server/shared and server/domain")],
+    door: true,
+  },
   {
     files: ["server/shared/**/*.ts"],
     patterns: [node, wall(["@/server/*", "!@/server/shared", "@/app/*", "@/components/*", "@/generated/*"], "server/shared imports only server/shared")],
@@ -28,16 +52,19 @@ const layers = [
     // the file layer both processes share: node I/O, but nothing of either process
     files: ["server/workspace-fs/**/*.ts"],
     patterns: [wall(["@/server/*", "!@/server/shared", "@/app/*", "@/components/*", "@/generated/*"], "server/workspace-fs imports only server/shared")],
+    door: true,
   },
   {
     // git for the workspace: node I/O and the shared file layer, nothing of either process
     files: ["server/workspace-git/**/*.ts"],
     patterns: [wall(["@/server/*", "!@/server/shared", "!@/server/workspace-fs", "@/app/*", "@/components/*", "@/generated/*"], "server/workspace-git imports only server/shared and server/workspace-fs")],
+    door: true,
   },
   {
     // a workspace's shadow repository and taking changes back: node I/O and the file layer, nothing of either process
     files: ["server/workspace-changes/**/*.ts"],
     patterns: [wall(["@/server/*", "!@/server/shared", "!@/server/workspace-fs", "@/app/*", "@/components/*", "@/generated/*"], "server/workspace-changes imports only server/shared and server/workspace-fs")],
+    door: true,
   },
   {
     // Web Push both processes share (VAPID keys; sending): below the processes, like server/db
@@ -84,7 +111,7 @@ export default tseslint.config(
       "no-restricted-syntax": ["error", { selector: "TSEnumDeclaration", message: "use an `as const` object instead of enum" }],
     },
   },
-  ...layers.map(({ files, patterns, pure }) => ({
+  ...layers.map(({ files, patterns: own, pure, door }) => ({ files, patterns: door ? own : [...own, doorOnly], pure })).map(({ files, patterns, pure }) => ({
     files,
     plugins: { conduit },
     rules: {
