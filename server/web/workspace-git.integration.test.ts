@@ -1,10 +1,11 @@
-// The git routes' service against a real, migrated SQLite database and real git: who may read,
-// commit, discard, merge and discard a worktree; the audit row of each; the 409s.
+// The git routes' service against a real, migrated SQLite database, real git and the real
+// workspace door (sandboxed when bubblewrap works): who may read, commit, discard, merge and
+// discard a worktree; the audit row of each; the 409s.
 import { readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, getDb } from "@/server/db/client";
-import { createSessionWorktree } from "@/server/workspace-git/session-worktree";
+import { gitScope, setWorkspaceDoor, workspaceDoor } from "@/server/workspace-agent";
 import { createSessionFixtures, type SessionFixtures } from "@/test/session-fixtures";
 import { setupGit } from "@/test/setup-git";
 import {
@@ -36,11 +37,18 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  workspaceDoor().close();
+  setWorkspaceDoor(undefined);
   await closeDb();
   if (savedUrl === undefined) delete process.env.DATABASE_URL;
   else process.env.DATABASE_URL = savedUrl;
   await f.close();
 });
+
+/** A session's worktree made as the sidecar makes it: by the workspace's git door. */
+async function createSessionWorktree(sessionId: string) {
+  return workspaceDoor().call(await gitScope({ id: f.workspace.id, rootPath: root, excluded: [] }), "git.worktree.create", { sessionId });
+}
 
 async function newSession(data: object = {}): Promise<string> {
   const row = await getDb().session.create({ data: { workspaceId: f.workspace.id, createdById: f.owner.id, status: "stopped", ...data }, select: { id: true } });
@@ -77,7 +85,7 @@ describe("workspace git service", () => {
   it("lets owners merge a session's worktree back and discard it, audited; editors may only look", async () => {
     const slug = f.workspace.slug;
     const sessionId = await newSession();
-    const wt = await createSessionWorktree({ root }, sessionId);
+    const wt = await createSessionWorktree(sessionId);
     await getDb().session.update({ where: { id: sessionId }, data: { worktreePath: wt.path, worktreeBranch: wt.branch, baseBranch: wt.baseBranch } });
     await writeFile(path.join(wt.path, "hello.txt"), "hello from the branch\n");
 
@@ -107,7 +115,7 @@ describe("workspace git service", () => {
 
   it("releases a worktree for the session-delete code", async () => {
     const sessionId = await newSession();
-    const wt = await createSessionWorktree({ root }, sessionId);
+    const wt = await createSessionWorktree(sessionId);
     await getDb().session.update({ where: { id: sessionId }, data: { worktreePath: wt.path, worktreeBranch: wt.branch, baseBranch: wt.baseBranch } });
     await releaseSessionWorktree(sessionId);
     await expect(stat(wt.path)).rejects.toThrow();

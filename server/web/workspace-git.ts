@@ -1,5 +1,6 @@
 /**
- * Git for people: membership and role checks, then `server/workspace-git`. Members read the
+ * Git for people: membership and role checks, then the workspace's git door
+ * (`server/workspace-agent`: `server/workspace-git` run in a process sandboxed to the workspace). Members read the
  * status and diffs; owners and editors commit and discard (audited `git.commit`, `git.discard`,
  * objectType `git`); a session's worktree is merged back or discarded by owners only (audited
  * `git.worktree.merge`, `git.worktree.discard`, objectType `session`).
@@ -9,12 +10,16 @@ import { z } from "zod";
 import { getDb } from "@/server/db/client";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import type { GitCommitResult, GitFileDiff, GitStatus, WorktreeView } from "@/server/shared/wire/git";
-import { commitWorkspaceFiles, discardWorkspaceChange, maxCommitPaths, type DiscardResult } from "@/server/workspace-git/commit-files";
-import { readGitFileDiff } from "@/server/workspace-git/file-diff";
-import { readGitStatus } from "@/server/workspace-git/git-status";
-import { findCheckout } from "@/server/workspace-git/open-repository";
-import { listWorktreeChanges, mergeSessionWorktree, readWorktreeFileDiff, removeSessionWorktree, WorktreeConflictError, type SessionWorktree } from "@/server/workspace-git/session-worktree";
-import { maxRelativePathLength, type WorkspaceRoot } from "@/server/workspace-fs/workspace-path";
+import {
+  gitScope,
+  maxCommitPaths,
+  maxRelativePathLength,
+  workspaceDoor,
+  WorktreeConflictError,
+  type DiscardResult,
+  type DoorScope,
+  type SessionWorktree,
+} from "@/server/workspace-agent";
 import { errorResponse } from "@/server/web/http";
 import { requireWorkspaceAccess, type WorkspaceSummary } from "@/server/web/workspaces";
 import { isLiveSessionStatus } from "@/server/shared/wire/session";
@@ -35,11 +40,11 @@ export interface GitActor {
   email: string;
 }
 
-/** The workspace's directory, minus other workspaces nested inside it. */
-async function rootOf(ws: WorkspaceSummary): Promise<WorkspaceRoot> {
+/** The git door of the workspace's directory, minus other workspaces nested inside it. */
+async function rootOf(ws: Pick<WorkspaceSummary, "id" | "rootPath">): Promise<DoorScope> {
   const prefix = ws.rootPath.endsWith(path.sep) ? ws.rootPath : ws.rootPath + path.sep;
   const nested = await getDb().workspace.findMany({ where: { rootPath: { startsWith: prefix } }, select: { rootPath: true } });
-  return { root: ws.rootPath, excluded: nested.map((w) => w.rootPath) };
+  return gitScope({ id: ws.id, rootPath: ws.rootPath, excluded: nested.map((w) => w.rootPath) });
 }
 
 async function audit(actorId: string, workspaceId: string, action: string, objectType: string, objectId: string, details: object): Promise<void> {
@@ -48,30 +53,30 @@ async function audit(actorId: string, workspaceId: string, action: string, objec
 
 export async function getGitStatus(userId: string, slug: string): Promise<GitStatus> {
   const ws = await requireWorkspaceAccess(userId, slug, "read");
-  return readGitStatus(await rootOf(ws));
+  return workspaceDoor().call(await rootOf(ws), "git.status", {});
 }
 
 /** Whether the workspace is a repository Conduit runs git in (the new-session form offers a worktree then). */
 export async function isGitWorkspace(userId: string, slug: string): Promise<boolean> {
   const ws = await requireWorkspaceAccess(userId, slug, "read");
-  return (await findCheckout(await rootOf(ws))) !== undefined;
+  return workspaceDoor().call(await rootOf(ws), "git.isRepository", {});
 }
 
 export async function getGitDiff(userId: string, slug: string, query: z.infer<typeof ZDiffQuery>): Promise<GitFileDiff> {
   const ws = await requireWorkspaceAccess(userId, slug, "read");
-  return readGitFileDiff(await rootOf(ws), query.path, query.orig);
+  return workspaceDoor().call(await rootOf(ws), "git.diff", query.orig === undefined ? { path: query.path } : { path: query.path, orig: query.orig });
 }
 
 export async function commitGit(actor: GitActor, slug: string, input: z.infer<typeof ZCommitInput>): Promise<GitCommitResult> {
   const ws = await requireWorkspaceAccess(actor.id, slug, "steer");
-  const result = await commitWorkspaceFiles(await rootOf(ws), { paths: input.paths, message: input.message, author: { name: actor.name, email: actor.email } });
+  const result = await workspaceDoor().call(await rootOf(ws), "git.commit", { paths: input.paths, message: input.message, author: { name: actor.name, email: actor.email } });
   await audit(actor.id, ws.id, "git.commit", "git", result.commit, { branch: result.branch, paths: result.paths, message: input.message.trim().slice(0, 500) });
   return result;
 }
 
 export async function discardGit(actor: GitActor, slug: string, input: z.infer<typeof ZDiscardInput>): Promise<DiscardResult> {
   const ws = await requireWorkspaceAccess(actor.id, slug, "steer");
-  const result = await discardWorkspaceChange(await rootOf(ws), input);
+  const result = await workspaceDoor().call(await rootOf(ws), "git.discard", { path: input.path, confirmDelete: input.confirmDelete });
   await audit(actor.id, ws.id, "git.discard", "git", result.path, { action: result.action });
   return result;
 }
@@ -99,14 +104,14 @@ export async function getSessionWorktree(userId: string, slug: string, sessionId
   const ws = await requireWorkspaceAccess(userId, slug, "read");
   const { row, wt } = await sessionWorktreeOf(ws, sessionId);
   if (!wt) return null;
-  const changes = row.worktreeClosedAt ? [] : await listWorktreeChanges(await rootOf(ws), wt);
+  const changes = row.worktreeClosedAt ? [] : await workspaceDoor().call(await rootOf(ws), "git.worktree.changes", { wt });
   return { sessionId: row.id, path: wt.path, branch: wt.branch, baseBranch: wt.baseBranch, closedAt: row.worktreeClosedAt?.toISOString() ?? null, changes };
 }
 
 export async function getSessionWorktreeDiff(userId: string, slug: string, sessionId: string, rel: string): Promise<GitFileDiff> {
   const ws = await requireWorkspaceAccess(userId, slug, "read");
   const { row, wt } = await sessionWorktreeOf(ws, sessionId);
-  return readWorktreeFileDiff(await rootOf(ws), openWorktreeOf(wt, row.worktreeClosedAt), rel);
+  return workspaceDoor().call(await rootOf(ws), "git.worktree.diff", { wt: openWorktreeOf(wt, row.worktreeClosedAt), path: rel });
 }
 
 export async function mergeSessionWorktreeBack(actor: GitActor, slug: string, sessionId: string, input: z.infer<typeof ZMergeInput>) {
@@ -114,7 +119,7 @@ export async function mergeSessionWorktreeBack(actor: GitActor, slug: string, se
   const { row, wt } = await sessionWorktreeOf(ws, sessionId);
   const open = openWorktreeOf(wt, row.worktreeClosedAt);
   try {
-    const merged = await mergeSessionWorktree(await rootOf(ws), open, { strategy: input.strategy, who: { name: actor.name, email: actor.email }, sessionId });
+    const merged = await workspaceDoor().call(await rootOf(ws), "git.worktree.merge", { wt: open, strategy: input.strategy, who: { name: actor.name, email: actor.email }, sessionId });
     await audit(actor.id, ws.id, "git.worktree.merge", "session", sessionId, { branch: open.branch, into: open.baseBranch, strategy: merged.strategy, commit: merged.commit });
     return merged;
   } catch (err) {
@@ -131,7 +136,7 @@ export async function discardSessionWorktree(actor: GitActor, slug: string, sess
   const { row, wt } = await sessionWorktreeOf(ws, sessionId);
   const open = openWorktreeOf(wt, row.worktreeClosedAt);
   if (isLiveSessionStatus(row.status)) throw new AppError(ErrorCode.conflict, "The session is still running in its worktree: stop it first.");
-  await removeSessionWorktree(await rootOf(ws), open);
+  await workspaceDoor().call(await rootOf(ws), "git.worktree.remove", { wt: { path: open.path, branch: open.branch } });
   await getDb().session.update({ where: { id: sessionId }, data: { worktreeClosedAt: new Date() } });
   await audit(actor.id, ws.id, "git.worktree.discard", "session", sessionId, { branch: open.branch });
   return { sessionId, branch: open.branch };
@@ -153,9 +158,9 @@ export function gitErrorResponse(err: unknown): Response {
 export async function releaseSessionWorktree(sessionId: string): Promise<void> {
   const row = await getDb().session.findUnique({
     where: { id: sessionId },
-    select: { worktreePath: true, worktreeBranch: true, worktreeClosedAt: true, workspace: { select: { rootPath: true } } },
+    select: { worktreePath: true, worktreeBranch: true, worktreeClosedAt: true, workspace: { select: { id: true, rootPath: true } } },
   });
   if (!row?.worktreePath || !row.worktreeBranch || row.worktreeClosedAt) return;
-  await removeSessionWorktree({ root: row.workspace.rootPath }, { path: row.worktreePath, branch: row.worktreeBranch });
+  await workspaceDoor().call(await rootOf(row.workspace), "git.worktree.remove", { wt: { path: row.worktreePath, branch: row.worktreeBranch } });
   await getDb().session.update({ where: { id: sessionId }, data: { worktreeClosedAt: new Date() } });
 }

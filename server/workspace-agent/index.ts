@@ -81,3 +81,6 @@ export async function configScope(configDir: string): Promise<DoorScope> {
 // Pure helpers of the workspace layers that callers use on their side (no I/O).
 export { maxRelativePathLength, parseRelativePath } from "@/server/workspace-fs/workspace-path";
 export { FileConflictError, WorktreeConflictError } from "@/server/shared/errors/workspace-errors";
+export { maxCommitPaths } from "@/server/workspace-git/git-limits";
+export type { DiscardResult, GitIdentity } from "@/server/workspace-git/commit-files";
+export type { SessionWorktree } from "@/server/workspace-git/session-worktree";

@@ -8,6 +8,7 @@ import type { GitCommitResult, GitFileStatus } from "@/server/shared/wire/git";
 import { parseRelativePath, resolveEntry, resolveNew, type WorkspaceRoot } from "@/server/workspace-fs/workspace-path";
 import { deleteWorkspaceEntry } from "@/server/workspace-fs/write-file";
 import { gitIn, gitInOk, requireCheckout, type GitCheckout } from "./open-repository";
+import { maxCommitPaths } from "./git-limits";
 import { statusOfCheckout } from "./git-status";
 
 /** Who a commit is by. */
@@ -16,8 +17,7 @@ export interface GitIdentity {
   email: string;
 }
 
-/** Most files one commit through Conduit may select. */
-export const maxCommitPaths = 1_000;
+export { maxCommitPaths } from "./git-limits";
 
 /** The environment that makes `who` the author and committer (git strips `<>` and newlines anyway). */
 export function identityEnv(who: GitIdentity): Record<string, string> {

@@ -13,7 +13,7 @@
  * fast-forwards); conflicts abort the attempt and are listed, so nothing is lost.
  */
 import { constants } from "node:fs";
-import { mkdir, open, realpath, rm } from "node:fs/promises";
+import { lstat, mkdir, open, realpath, rm } from "node:fs/promises";
 import path from "node:path";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import { WorktreeConflictError } from "@/server/shared/errors/workspace-errors";
@@ -43,12 +43,47 @@ export function worktreeShortId(sessionId: string): string {
 
 export { WorktreeConflictError } from "@/server/shared/errors/workspace-errors";
 
+/**
+ * The directory `base/segments…`, made one level at a time: each level that exists is checked
+ * first (a real directory, no symlink, inside `root`), and only then is the next one created, so
+ * nothing is ever made through a symlink. Answers the directory's real path (which is its path).
+ */
+export async function ensureRealDirectory(root: string, base: string, segments: readonly string[], refusal: string): Promise<string> {
+  const refuse = () => new AppError(ErrorCode.forbidden, refusal);
+  let at: string;
+  try {
+    at = await realpath(base);
+  } catch {
+    throw refuse();
+  }
+  if (at !== base || !isInside(root, at)) throw refuse();
+  for (const segment of segments) {
+    if (segment === "" || segment === "." || segment === ".." || segment.includes("/")) throw refuse();
+    const next = path.join(at, segment);
+    let st = await lstat(next).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === "ENOENT") return undefined;
+      throw err;
+    });
+    if (st === undefined) {
+      await mkdir(next, { mode: 0o755 }).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== "EEXIST") throw err;
+      });
+      st = await lstat(next);
+    }
+    if (st.isSymbolicLink() || !st.isDirectory()) throw refuse();
+    at = next;
+  }
+  // made or found level by level; the whole path is checked once more (a level swapped meanwhile)
+  const real = await realpath(at).catch(() => undefined);
+  if (real !== at || !isInside(root, at)) throw refuse();
+  return at;
+}
+
 /** Adds `/.conduit/` to the repository's `info/exclude` (no symlink followed, inside the workspace only). */
 async function excludeConduitFolder(checkout: GitCheckout): Promise<void> {
-  const infoDir = path.join(checkout.gitDir, "info");
-  await mkdir(infoDir, { recursive: true });
-  const realInfo = await realpath(infoDir);
-  if (!isInside(checkout.workspaceRoot, realInfo)) throw new AppError(ErrorCode.forbidden, "The repository's info folder leads outside the workspace.");
+  const realGitDir = await realpath(checkout.gitDir).catch(() => undefined);
+  if (realGitDir === undefined || !isInside(checkout.workspaceRoot, realGitDir)) throw new AppError(ErrorCode.forbidden, "The repository's git directory leads outside the workspace.");
+  const realInfo = await ensureRealDirectory(checkout.workspaceRoot, realGitDir, ["info"], "The repository's info folder leads outside the workspace.");
   const file = await open(path.join(realInfo, "exclude"), constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_APPEND, 0o644);
   try {
     const st = await file.stat();
@@ -73,13 +108,17 @@ export async function createSessionWorktree(ws: WorkspaceRoot, sessionId: string
   const branch = `conduit/${short}`;
   const baseBranch = status.branch ?? status.head;
   await excludeConduitFolder(checkout);
-  const parent = path.join(checkout.workspaceRoot, worktreeFolder);
-  await mkdir(parent, { recursive: true });
-  const realParent = await realpath(parent);
-  if (!isInside(checkout.workspaceRoot, realParent) || realParent !== parent) {
-    throw new AppError(ErrorCode.forbidden, `${worktreeFolder} leads outside the workspace (a symlink); Conduit does not create worktrees there.`);
-  }
+  const realParent = await ensureRealDirectory(
+    checkout.workspaceRoot,
+    checkout.workspaceRoot,
+    worktreeFolder.split("/"),
+    `${worktreeFolder} leads outside the workspace (a symlink); Conduit does not create worktrees there.`,
+  );
   const at = path.join(realParent, short);
+  // git fills an empty directory in place (following a symlink there): only a real one, or none
+  if ((await lstat(at).catch(() => undefined))?.isSymbolicLink()) {
+    throw new AppError(ErrorCode.forbidden, `${worktreeFolder}/${short} is a symlink; Conduit does not create worktrees there.`);
+  }
   await gitInOk(checkout, ["worktree", "add", "--quiet", "-b", branch, at, status.head], "Cannot create the session's worktree");
   return { path: at, branch, baseBranch };
 }

@@ -2,16 +2,26 @@
  * A new session's own git worktree, made before its first spawn and stored on its row
  * (`worktreePath`, `worktreeBranch`, `baseBranch`). A workspace that cannot have one (not a
  * repository, no commit yet) refuses the whole creation: the row just inserted is removed,
- * so no session is left that would run somewhere its creator did not ask for.
+ * so no session is left that would run somewhere its creator did not ask for. The worktree is
+ * made and removed by the workspace's git door (`server/workspace-agent`).
  */
+import path from "node:path";
 import type { Db } from "@/server/db/client";
-import { createSessionWorktree, removeSessionWorktree } from "@/server/workspace-git/session-worktree";
+import { gitScope, workspaceDoor, type DoorScope } from "@/server/workspace-agent";
+
+/** The git door of a workspace, minus other workspaces nested inside it (as the web app's git routes scope it). */
+async function gitScopeOf(db: Db, ws: { id: string; rootPath: string }): Promise<DoorScope> {
+  const prefix = ws.rootPath.endsWith(path.sep) ? ws.rootPath : ws.rootPath + path.sep;
+  const nested = await db.workspace.findMany({ where: { rootPath: { startsWith: prefix } }, select: { rootPath: true } });
+  return gitScope({ id: ws.id, rootPath: ws.rootPath, excluded: nested.map((w) => w.rootPath) });
+}
 
 /** Creates the worktree of session `sessionId` in the workspace at `rootPath`; returns its path. */
 export async function attachSessionWorktree(db: Db, sessionId: string, rootPath: string): Promise<string> {
   let worktree;
   try {
-    worktree = await createSessionWorktree({ root: rootPath }, sessionId);
+    const row = await db.session.findUniqueOrThrow({ where: { id: sessionId }, select: { workspaceId: true } });
+    worktree = await workspaceDoor().call(await gitScopeOf(db, { id: row.workspaceId, rootPath }), "git.worktree.create", { sessionId });
   } catch (err) {
     await db.session.delete({ where: { id: sessionId } }).catch(() => undefined);
     throw err;
@@ -27,9 +37,9 @@ export async function attachSessionWorktree(db: Db, sessionId: string, rootPath:
 export async function releaseSessionWorktree(db: Db, sessionId: string): Promise<void> {
   const row = await db.session.findUnique({
     where: { id: sessionId },
-    select: { worktreePath: true, worktreeBranch: true, worktreeClosedAt: true, workspace: { select: { rootPath: true } } },
+    select: { worktreePath: true, worktreeBranch: true, worktreeClosedAt: true, workspace: { select: { id: true, rootPath: true } } },
   });
   if (!row?.worktreePath || !row.worktreeBranch || row.worktreeClosedAt) return;
-  await removeSessionWorktree({ root: row.workspace.rootPath }, { path: row.worktreePath, branch: row.worktreeBranch });
+  await workspaceDoor().call(await gitScopeOf(db, row.workspace), "git.worktree.remove", { wt: { path: row.worktreePath, branch: row.worktreeBranch } });
   await db.session.update({ where: { id: sessionId }, data: { worktreeClosedAt: new Date() } });
 }

@@ -8,11 +8,12 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, say } from "@/server/model-server/scenario";
 import {
-  listWorktreeChanges,
-  mergeSessionWorktree,
+  gitScope,
+  setWorkspaceDoor,
+  workspaceDoor,
   WorktreeConflictError,
   type SessionWorktree,
-} from "@/server/workspace-git/session-worktree";
+} from "@/server/workspace-agent";
 import { setupGit } from "@/test/setup-git";
 import { startCliEnv, type CliEnv } from "@/test/cli-env";
 import { createSessionFixtures, type SessionFixtures } from "@/test/session-fixtures";
@@ -59,10 +60,15 @@ describe("sessions in their own git worktree, real CLI", () => {
   });
 
   afterAll(async () => {
+    workspaceDoor().close();
+    setWorkspaceDoor(undefined);
     await hub?.close();
     await cli?.close();
     await fx?.close();
   });
+
+  /** The workspace's git door (what the web app's worktree routes call). */
+  const door = async () => gitScope({ id: fx.workspace.id, rootPath: cli.cwd, excluded: [] });
 
   async function worktreeSession(): Promise<{ id: string; wt: SessionWorktree }> {
     const view = await hub.createSession(
@@ -100,7 +106,7 @@ describe("sessions in their own git worktree, real CLI", () => {
     expect(await readFile(path.join(cli.cwd, "notes.txt"), "utf8")).toBe("base\n");
     // the main checkout is clean: the worktree folder is excluded
     expect(git(cli.cwd, "status", "--porcelain").trim()).toBe("");
-    expect(await listWorktreeChanges({ root: cli.cwd }, wt)).toEqual([{ path: "notes.txt", status: "modified" }]);
+    expect(await workspaceDoor().call(await door(), "git.worktree.changes", { wt })).toEqual([{ path: "notes.txt", status: "modified" }]);
     // the Changes tab's record of the turn is the worktree's, not the main checkout's (which skips .conduit)
     await until(
       async () =>
@@ -116,7 +122,8 @@ describe("sessions in their own git worktree, real CLI", () => {
       ["notes.txt", "modified"],
     ]);
     await hub.stop(fx.owner, id, commandId());
-    await mergeSessionWorktree({ root: cli.cwd }, wt, {
+    await workspaceDoor().call(await door(), "git.worktree.merge", {
+      wt,
       strategy: "merge",
       who: { name: fx.owner.name, email: "olga@example.test" },
       sessionId: id,
@@ -143,7 +150,8 @@ describe("sessions in their own git worktree, real CLI", () => {
     await writeFile(path.join(cli.cwd, "shared.txt"), "main's line\n");
     git(cli.cwd, "commit", "-q", "-am", "main changes shared");
     const head = git(cli.cwd, "rev-parse", "HEAD").trim();
-    const attempt = mergeSessionWorktree({ root: cli.cwd }, wt, {
+    const attempt = workspaceDoor().call(await door(), "git.worktree.merge", {
+      wt,
       strategy: "merge",
       who: { name: "Olga", email: "olga@example.test" },
       sessionId: id,
