@@ -42,9 +42,8 @@ import { ApprovalService } from "@/server/sidecar/approval/approval-service";
 import { attachApprovalSockets, notifyUsersOf } from "@/server/sidecar/socket/approval-socket";
 import { RevocationSweep } from "@/server/sidecar/socket/revocation-sweep";
 import { TurnSnapshots } from "@/server/sidecar/session/turn-snapshots";
-import { createExecHelper } from "@/server/sidecar/process/exec-helper";
 import { createSpawnHelper } from "@/server/sidecar/process/spawn-helper";
-import { setExecFileRunner } from "@/server/workspace-fs/exec-file";
+import { createDoorLauncher, DoorPool, doorPoolDefaults } from "@/server/workspace-agent";
 import { attachChangesSockets } from "@/server/sidecar/socket/changes-socket";
 import { PushSender, vapidSubjectFor } from "@/server/push/push-sender";
 import { armFaults } from "@/server/sidecar/fault-injection";
@@ -83,10 +82,9 @@ async function main(): Promise<void> {
   const { sandbox, warning } = await chooseSandbox(env.CONDUIT_SANDBOX, cliPath);
   if (warning !== undefined) log.warn({ sandbox: "off", setting: env.CONDUIT_SANDBOX }, `SESSIONS ARE NOT ISOLATED: ${warning}`);
   else log.info({ sandbox: sandbox.mode, setting: env.CONDUIT_SANDBOX }, "CLI children sandboxed");
-  // git and other short-lived children are spawned by a small helper process: a spawn from this
-  // process blocks its loop ~25 ms while the kernel copies its page tables (exec-helper.ts).
-  const execHelper = createExecHelper({ onFallback: (reason) => log.warn({ reason }, "exec helper unavailable: children are spawned by the sidecar itself") });
-  setExecFileRunner(execHelper.run);
+  // git runs in the workspace doors (server/workspace-agent), not here: this process spawns a door
+  // once per workspace and idle period, so it needs no exec helper for git any more (a spawn from
+  // this process blocks its loop ~25 ms while the kernel copies its page tables).
   const spawnHelper = createSpawnHelper({ onFallback: (reason) => log.warn({ reason }, "spawn helper unavailable: CLIs are spawned by the sidecar itself") });
   // CONDUIT_LATENCY_TRACE: each stage of a turn and an approval as a stderr line (bench/browser-turn).
   const latency = createLatencyTrace(env.CONDUIT_LATENCY_TRACE);
@@ -150,7 +148,7 @@ async function main(): Promise<void> {
   liveSessionCount = () => admitting.liveCount;
   let approvalsPending = () => 0;
   const metrics = createSidecarMetrics({
-    cliTrees: () => childTrees(process.pid, "/proc", { spawner: spawnHelper.pid(), others: [execHelper.pid()] }),
+    cliTrees: () => childTrees(process.pid, "/proc", { spawner: spawnHelper.pid() }),
     liveSessions: () => admitting.liveCount,
     approvalsPending: () => approvalsPending(),
     proxyTotals: () => credentialProxy.totals(),
@@ -184,7 +182,16 @@ async function main(): Promise<void> {
   const leftovers = (await approvals.cancelLeftovers(sidecarId)) + (await approvals.cancelLeftovers(legacyId));
   if (leftovers > 0) log.info({ leftovers }, "cancelled approvals left pending by an earlier sidecar");
   // each turn's file changes, from snapshots of the workspace's shadow repository (DATA_DIR/shadow)
-  const snapshots = new TurnSnapshots({ db, dataDir: path.resolve(env.CONDUIT_DATA_DIR), log: log.child({ component: "snapshots" }) });
+  // Taken in doors of their own (server/workspace-agent), which end after ten idle minutes rather
+  // than the default minute: such a door holds the work-tree watchers that spare each turn's
+  // snapshots a full scan, and a person often pauses longer than a minute between two prompts.
+  // Ten minutes is the watchers' own idle time (change-watcher.ts), so a door outlives its use no
+  // longer than they would. Not a keep-alive per live session: that would hold a door and its
+  // watches for sessions nobody types in. Not the process's shared pool either: its other doors
+  // (git, settings, approval reads) hold nothing worth keeping. A door that ends anyway costs
+  // its work tree's next snapshot one scan.
+  const snapshotDoors = new DoorPool({ ...doorPoolDefaults, launcher: () => createDoorLauncher({ setting: env.CONDUIT_SANDBOX }), idleMs: 10 * 60_000 });
+  const snapshots = new TurnSnapshots({ db, dataDir: path.resolve(env.CONDUIT_DATA_DIR), log: log.child({ component: "snapshots" }), door: snapshotDoors });
   traceBeforeSnapshots(latency, snapshots);
   // The hub's event writer, with its inserts timed for /metrics (the hub then leaves closing it to us).
   const writer = new SessionEventWriter(tracedEventStore(latency, metrics.timedStore(eventLogStoreOf(db))), log);
@@ -292,8 +299,8 @@ async function main(): Promise<void> {
       .then(() => push.close())
       .then(() => credentialProxy.close())
       .then(() => checkpointer.close())
-      .then(() => execHelper.close())
       .then(() => spawnHelper.close())
+      .then(() => snapshotDoors.close())
       .then(() => db.$disconnect())
       .finally(() => process.exit(0));
   };

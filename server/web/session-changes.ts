@@ -1,21 +1,27 @@
 /**
  * A session's file changes for people (issue 12): the steps the sidecar recorded (TurnChange
  * rows) per turn and for the whole session, and one file's before and after for a diff, read
- * from the workspace's shadow repository (`server/workspace-changes`; read-only here, the
- * sidecar alone writes it). Members read; taking changes back is the sidecar's (socket commands).
+ * from the workspace's shadow repository through the workspace's files door
+ * (`server/workspace-agent/ops/changes.ts`; reads only, the sidecar's door alone writes it).
+ * Members read; taking changes back is the sidecar's (socket commands).
  */
-import path from "node:path";
 import { z } from "zod";
 import { getDb } from "@/server/db/client";
 import { listTurnChanges } from "@/server/db/turn-changes";
 import { canPerform } from "@/server/domain/workspace/roles";
-import { getEnv } from "@/server/env/env";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import type { ChangeScope, FileChangeDiff, SessionChanges, TurnChangeView } from "@/server/shared/wire/changes";
-import { commitsOfScope, sessionCommits } from "@/server/workspace-changes/change-scope";
-import { changeRootOf, shadowRepoOf } from "@/server/workspace-changes/shadow-repo";
-import { hunksOf, snapshotSide } from "@/server/workspace-changes/take-back";
-import { maxRelativePathLength, parseRelativePath } from "@/server/workspace-fs/workspace-path";
+import {
+  changeRootOf,
+  commitsOfScope,
+  filesScope,
+  hunksOf,
+  maxRelativePathLength,
+  parseRelativePath,
+  sessionCommits,
+  workspaceDoor,
+  type DoorScope,
+} from "@/server/workspace-agent";
 import { requireWorkspaceAccess, type WorkspaceSummary } from "@/server/web/workspaces";
 
 export const ZFileChangeQuery = z
@@ -42,9 +48,10 @@ async function sessionOf(
   return { ...workspace, changes };
 }
 
-function repoOf(workspace: { changes: { repoKey: string; root: string } }) {
-  const dataDir = path.resolve(/*turbopackIgnore: true*/ getEnv().CONDUIT_DATA_DIR);
-  return shadowRepoOf(dataDir, workspace.changes.repoKey, workspace.changes.root, { readOnly: true });
+/** The workspace's files door, and the session's repository as its operations name it. */
+async function repoOf(workspace: WorkspaceSummary & { changes: { repoKey: string; root: string } }): Promise<{ scope: DoorScope; repo: { repoKey: string; workTree: string } }> {
+  const scope = await filesScope({ id: workspace.id, rootPath: workspace.rootPath });
+  return { scope, repo: { repoKey: workspace.changes.repoKey, workTree: workspace.changes.root } };
 }
 
 /** Every step of the session's changes, and the whole session's files (first before → latest after). */
@@ -63,7 +70,9 @@ export async function readSessionChanges(userId: string, slug: string, sessionId
   let session: SessionChanges["session"] = { files: [], status: "none" };
   if (whole) {
     try {
-      session = { files: await repoOf(workspace).diff(whole.before, whole.after), status: "ok" };
+      const { scope, repo } = await repoOf(workspace);
+      const files = whole.before === whole.after ? [] : await workspaceDoor().call(scope, "changes.diff", { ...repo, from: whole.before, to: whole.after });
+      session = { files, status: "ok" };
     } catch {
       session = { files: [], status: "unknown" };
     }
@@ -87,7 +96,7 @@ export async function readFileChange(
   // nothing recorded yet: the file has no change to show (both sides absent)
   if ("session" in scope && !sessionCommits(steps)) return { path: file, before: { kind: "absent" }, after: { kind: "absent" }, hunks: [] };
   const { before, after } = commitsOfScope(steps, scope);
-  const repo = repoOf(workspace);
-  const [beforeSide, afterSide] = await Promise.all([snapshotSide(repo, before, file), snapshotSide(repo, after, file)]);
-  return { path: file, before: beforeSide, after: afterSide, hunks: hunksOf(beforeSide, afterSide).hunks };
+  const door = await repoOf(workspace);
+  const sides = await workspaceDoor().call(door.scope, "changes.sides", { ...door.repo, before, after, file });
+  return { path: file, before: sides.before, after: sides.after, hunks: hunksOf(sides.before, sides.after).hunks };
 }

@@ -84,3 +84,8 @@ export { FileConflictError, WorktreeConflictError } from "@/server/shared/errors
 export { maxCommitPaths } from "@/server/workspace-git/git-limits";
 export type { DiscardResult, GitIdentity } from "@/server/workspace-git/commit-files";
 export type { SessionWorktree } from "@/server/workspace-git/session-worktree";
+// The Changes view's pure helpers (server/workspace-changes): which snapshots a scope or a rewind
+// means, where a session's changes live, a change's hunks; its watchers' limits (a type).
+export { changeRootOf, commitsOfScope, rewindTarget, sessionCommits, type ScopeStep } from "@/server/workspace-changes/change-scope";
+export { hunksOf } from "@/server/workspace-changes/hunks";
+export type { WatchLimits } from "@/server/workspace-changes/change-watcher";

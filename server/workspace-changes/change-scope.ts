@@ -54,3 +54,17 @@ export function rewindTarget(steps: readonly ScopeStep[], promptSeq: number): st
   }
   return target.beforeCommit;
 }
+
+/**
+ * Which shadow repository and work tree hold a session's changes: the workspace's, or, for a
+ * session in its own git worktree (`Session.worktreePath`), one of the worktree's own (the
+ * workspace's snapshots skip `.conduit`, where worktrees live). The repository's key names its
+ * folder in the workspace's shadow folder (`<repoKey>.git`).
+ */
+export function changeRootOf(session: { sessionId: string; workspaceId: string; rootPath: string; worktreePath?: string | null }): {
+  repoKey: string;
+  root: string;
+} {
+  if (!session.worktreePath) return { repoKey: session.workspaceId, root: session.rootPath };
+  return { repoKey: `${session.workspaceId}-wt-${session.sessionId}`, root: session.worktreePath };
+}

@@ -483,8 +483,8 @@ export class WorkTreeWatcher {
 
 
 /**
- * The watchers of one process's shadow repositories, one per root. The sidecar's
- * `TurnSnapshots` owns one and closes it on shutdown.
+ * The watchers of one process's shadow repositories, one per root. The workspace door holds
+ * them (`server/workspace-agent/ops/changes.ts`); they end with the door.
  */
 export class WorkTreeWatchers {
   private readonly watchers = new Map<string, WorkTreeWatcher>();

@@ -1,14 +1,15 @@
 /**
- * A workspace's shadow git repository: `DATA_DIR/shadow/<workspaceId>.git`, run with `--git-dir`
- * and `--work-tree` so it never reads or writes the workspace's own `.git`. A snapshot is a
- * commit of the work tree as it is (`.git`, heavy folders such as `node_modules` and
- * `.gitignore`d paths excluded); two snapshots give exactly what changed between them, whoever
- * changed it (a file tool, Bash, a person).
+ * A workspace's shadow git repository: `DATA_DIR/shadow/<workspaceId>/<repoKey>.git`, run with
+ * `--git-dir` and `--work-tree` so it never reads or writes the workspace's own `.git`. A
+ * snapshot is a commit of the work tree as it is (`.git`, heavy folders such as `node_modules`
+ * and `.gitignore`d paths excluded); two snapshots give exactly what changed between them,
+ * whoever changed it (a file tool, Bash, a person).
  *
- * Git is run with `execFile` (no shell; through `execFileBuffered`, so the sidecar spawns it from its
- * exec helper), with a fixed environment: no system or global config,
- * no hooks, no pager, no prompts. Writers (snapshots, restores) run one at a time per repository
- * in this process: git's index lock would otherwise fail the second.
+ * Used only inside the workspace door (`server/workspace-agent/ops/changes.ts`), whose sandbox
+ * holds the workspace and its shadow folder and nothing else. Git is run with `execFile` (no
+ * shell), with a fixed environment: no system or global config, no hooks, no pager, no prompts.
+ * Writers (snapshots, restores) run one at a time per repository object: git's index lock would
+ * otherwise fail the second.
  */
 import { lstat, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -64,8 +65,8 @@ export class ShadowRepo {
   lastWay: "unchanged" | "paths" | "scan" | undefined;
 
   /**
-   * `readOnly`: this process only reads (the web app): it never creates, configures or unlocks
-   * the repository, whose writer is the sidecar.
+   * `readOnly`: this object only reads (a door answering the web app, or any caller's diff): it
+   * never creates, configures or unlocks the repository, whose writer is the sidecar's door.
    */
   constructor(
     readonly gitDir: string,
@@ -403,43 +404,4 @@ function gitEnv(): Record<string, string> {
     GIT_COMMITTER_NAME: "Conduit",
     GIT_COMMITTER_EMAIL: "snapshots@conduit.invalid",
   };
-}
-
-const repos = new Map<string, ShadowRepo>();
-
-/**
- * Which shadow repository and work tree hold a session's changes: the workspace's, or, for a
- * session in its own git worktree (`Session.worktreePath`), one of the worktree's own (the
- * workspace's snapshots skip `.conduit`, where worktrees live).
- */
-export function changeRootOf(session: { sessionId: string; workspaceId: string; rootPath: string; worktreePath?: string | null }): {
-  repoKey: string;
-  root: string;
-} {
-  if (!session.worktreePath) return { repoKey: session.workspaceId, root: session.rootPath };
-  return { repoKey: `${session.workspaceId}-wt-${session.sessionId}`, root: session.worktreePath };
-}
-
-/**
- * The shadow repository of a workspace; one object per repository in this process (its writer
- * lock is per object). The web app asks for `readOnly` ones.
- */
-export function shadowRepoOf(
-  dataDir: string,
-  workspaceId: string,
-  workTree: string,
-  options: { readOnly?: boolean; watchers?: WorkTreeWatchers } = {},
-): ShadowRepo {
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(workspaceId)) throw new Error("bad workspace id");
-  const gitDir = path.resolve(/*turbopackIgnore: true*/ dataDir, "shadow", `${workspaceId}.git`);
-  const readOnly = options.readOnly ?? false;
-  const key = `${readOnly ? "r" : "w"}:${gitDir}`;
-  let repo = repos.get(key);
-  if (!repo || repo.workTree !== workTree) {
-    repo = new ShadowRepo(gitDir, workTree, readOnly);
-    repos.set(key, repo);
-  }
-  // the writer snapshots through the latest watcher set given (a sidecar's; tests start several)
-  if (!readOnly && options.watchers) repo.watchers = options.watchers;
-  return repo;
 }

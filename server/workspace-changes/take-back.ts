@@ -8,17 +8,17 @@
  */
 import { lstat, mkdir, readFile, symlink, unlink } from "node:fs/promises";
 import path from "node:path";
-import { applyPatch, structuredPatch, type StructuredPatch } from "diff";
+import { applyPatch, type StructuredPatch } from "diff";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
-import type { ChangeHunk, ChangedFile, FileSide, RewindPreview } from "@/server/shared/wire/changes";
+import type { ChangedFile, FileSide, RewindPreview } from "@/server/shared/wire/changes";
 import { maxDiffedFileBytes } from "@/server/shared/wire/changes";
 import { looksBinary } from "@/server/workspace-fs/file-content";
 import { parseRelativePath, resolveEntry, resolveNew, type WorkspaceRoot } from "@/server/workspace-fs/workspace-path";
 import { writeAtomically } from "@/server/workspace-fs/write-file";
+import { hunksOf } from "./hunks";
 import type { ShadowRepo } from "./shadow-repo";
 
-/** Lines of context around each hunk (what the browser's hunk list and a revert agree on). */
-const hunkContext = 3;
+export { hunksOf } from "./hunks";
 
 /** Writes `path` as it is in `commit` (removed when absent there). Returns whether it changed anything. */
 export async function restoreFile(repo: ShadowRepo, ws: WorkspaceRoot, commit: string, file: string): Promise<boolean> {
@@ -62,24 +62,6 @@ export function sideOf(bytes: Buffer): FileSide {
   if (bytes.length > maxDiffedFileBytes) return { kind: "too_large", size: bytes.length };
   if (looksBinary(bytes)) return { kind: "binary", size: bytes.length };
   return { kind: "text", content: bytes.toString("utf8") };
-}
-
-/** The line hunks between two sides (none when either is not text). */
-export function hunksOf(before: FileSide, after: FileSide): { patch: StructuredPatch | undefined; hunks: ChangeHunk[] } {
-  const a = before.kind === "text" ? before.content : before.kind === "absent" ? "" : undefined;
-  const b = after.kind === "text" ? after.content : after.kind === "absent" ? "" : undefined;
-  if (a === undefined || b === undefined) return { patch: undefined, hunks: [] };
-  const patch = structuredPatch("a", "b", a, b, "", "", { context: hunkContext });
-  return {
-    patch,
-    hunks: patch.hunks.map((h, index) => ({
-      index,
-      oldStart: h.oldStart,
-      oldLines: h.oldLines,
-      newStart: h.newStart,
-      newLines: h.newLines,
-    })),
-  };
 }
 
 /**

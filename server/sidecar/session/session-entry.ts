@@ -10,7 +10,7 @@ import type { SessionRow, WorkspaceAccess } from "@/server/db/sessions";
 import { createCostState, type CostState, type PreviousExit } from "@/server/domain/cost/cost-reducer";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import { endedSessionStatuses, isLiveSessionStatus, liveSessionStatuses, type SessionStatus, type SessionView, type WireEvent } from "@/server/shared/wire/session";
-import { changeRootOf } from "@/server/workspace-changes/shadow-repo";
+import { changeRootOf } from "@/server/workspace-agent";
 import { CommandMemo } from "./command-memo";
 import type { SessionRunner } from "./session-runner-contract";
 import type { SnapshotSession } from "./turn-snapshots";
@@ -143,7 +143,7 @@ export function snapshotSessionOf(entry: SessionEntry): SnapshotSession {
     rootPath: entry.workspace.rootPath,
     worktreePath: entry.worktreePath,
   });
-  return { sessionId: entry.id, workspaceId: entry.workspace.id, rootPath: root, repoKey };
+  return { sessionId: entry.id, workspaceId: entry.workspace.id, workspaceRoot: entry.workspace.rootPath, rootPath: root, repoKey };
 }
 
 export function assertNotDead(entry: SessionEntry): void {

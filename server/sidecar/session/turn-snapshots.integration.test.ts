@@ -13,7 +13,7 @@ import { callTool, say } from "@/server/model-server/scenario";
 import type { Ack } from "@/server/shared/wire/ack";
 import type { RewindPreview, TakeBackResult } from "@/server/shared/wire/changes";
 import type { SessionView } from "@/server/shared/wire/session";
-import { shadowRepoOf } from "@/server/workspace-changes/shadow-repo";
+import { filesScope, workspaceDoor, type DoorInput } from "@/server/workspace-agent";
 import { createSessionRunner } from "@/server/sidecar/session/session-runner";
 import { startCliEnv, type CliEnv } from "@/test/cli-env";
 import { createSessionFixtures, type SessionFixtures } from "@/test/session-fixtures";
@@ -46,6 +46,13 @@ describe("per-turn changes, revert and rewind (real CLI)", () => {
     socket.timeout(60_000).emitWithAck(name, payload) as Promise<Ack<T>>;
   const file = (rel: string) => readFile(path.join(cli.cwd, rel), "utf8");
   const exists = (rel: string) => readFile(path.join(cli.cwd, rel)).then(() => true, () => false);
+  /** A changes operation on the workspace's shadow repository, in the door the sidecar uses. */
+  const door = async <K extends "changes.sides" | "changes.snapshot" | "changes.diff">(op: K, input: Omit<DoorInput<K>, "repoKey" | "workTree">) =>
+    workspaceDoor().call(await filesScope({ id: fx.workspace.id, rootPath: cli.cwd }, fx.dataDir), op, {
+      ...input,
+      repoKey: fx.workspace.id,
+      workTree: cli.cwd,
+    } as DoorInput<K>);
 
   async function turn(text: string, turns: number): Promise<void> {
     const ack = await command<{ seq: number }>(owner, "session:prompt", { sessionId, text, commandId: commandId() });
@@ -107,15 +114,13 @@ describe("per-turn changes, revert and rewind (real CLI)", () => {
       { path: "data.txt", status: "modified", insertions: 2, deletions: 1, binary: false, large: false },
       { path: "notes.txt", status: "modified", insertions: 1, deletions: 1, binary: false, large: false },
     ]);
-    const repo = shadowRepoOf(fx.dataDir, fx.workspace.id, cli.cwd);
-    // the after-snapshot came from the watcher's paths (change-watcher.ts), not from a scan
-    expect(repo.lastWay).toBe("paths");
-    expect((await repo.read(step!.beforeCommit!, "data.txt"))!.toString()).toBe("alpha\nbeta\n");
-    expect((await repo.read(step!.afterCommit!, "data.txt"))!.toString()).toBe("alpha\nBETA\ngamma\n");
-    expect((await repo.read(step!.beforeCommit!, "notes.txt"))!.toString()).toBe("one\ntwo\nthree\n");
-    expect((await repo.read(step!.afterCommit!, "notes.txt"))!.toString()).toBe("one\nTWO\nthree\n");
+    // the after-snapshot came from the watcher's paths (change-watcher.ts, in the door), not from a scan
+    expect(sidecar.snapshots!.lastWayOf(fx.workspace.id)).toBe("paths");
+    const sides = (rel: string) => door("changes.sides", { before: step!.beforeCommit!, after: step!.afterCommit!, file: rel });
+    expect(await sides("data.txt")).toEqual({ before: { kind: "text", content: "alpha\nbeta\n" }, after: { kind: "text", content: "alpha\nBETA\ngamma\n" } });
+    expect(await sides("notes.txt")).toEqual({ before: { kind: "text", content: "one\ntwo\nthree\n" }, after: { kind: "text", content: "one\nTWO\nthree\n" } });
     // node_modules is never snapshotted, and the workspace has no .git of Conduit's
-    expect(await repo.read(step!.afterCommit!, "node_modules/dep/index.js")).toBeUndefined();
+    expect((await sides("node_modules/dep/index.js")).after).toEqual({ kind: "absent" });
     expect(await exists(".git/HEAD")).toBe(false);
   }, 90_000);
 
@@ -237,12 +242,15 @@ describe("per-turn changes, revert and rewind (real CLI)", () => {
 
   it("snapshots a file in a new folder; an unchanged tree is the same snapshot", async () => {
     await mkdir(path.join(cli.cwd, "later"), { recursive: true });
-    const repo = shadowRepoOf(fx.dataDir, fx.workspace.id, cli.cwd);
-    const a = await repo.snapshot();
-    expect(await repo.snapshot()).toBe(a);
+    // through the door as the sidecar's snapshots go (the same watchers: the default limits)
+    const snapshot = () => door("changes.snapshot", { watch: {}, message: "test" });
+    const a = await snapshot();
+    expect((await snapshot()).commit).toBe(a.commit);
     await writeFile(path.join(cli.cwd, "later", "x.txt"), "x\n");
-    const b = await repo.snapshot();
-    expect(repo.lastWay).toBe("paths");
-    expect(await repo.diff(a, b)).toEqual([{ path: "later/x.txt", status: "added", insertions: 1, deletions: 0, binary: false, large: false }]);
+    const b = await snapshot();
+    expect(b.way).toBe("paths");
+    expect(await door("changes.diff", { from: a.commit, to: b.commit })).toEqual([
+      { path: "later/x.txt", status: "added", insertions: 1, deletions: 0, binary: false, large: false },
+    ]);
   });
 });

@@ -11,6 +11,11 @@
  * Take-backs (revert a file or a hunk, rewind) run here because the sidecar owns the shadow
  * repository's index and knows whether a turn is running; each is recorded as a TurnChange step,
  * so the session's latest snapshot includes it.
+ *
+ * Every snapshot, diff and write runs in the workspace's files door
+ * (`server/workspace-agent/ops/changes.ts`), which holds the shadow repositories and the
+ * work-tree watchers; this object holds only what to record and when. A door that ended (idle,
+ * crashed) costs its next snapshot of each work tree a full scan, never a wrong answer.
  */
 import type { Logger } from "pino";
 import type { Db } from "@/server/db/client";
@@ -24,17 +29,27 @@ import type {
   TakeBackResult,
   TurnChangesEventPayload,
 } from "@/server/shared/wire/changes";
-import { commitsOfScope, rewindTarget, sessionCommits } from "@/server/workspace-changes/change-scope";
-import { WorkTreeWatchers, type WatchLimits } from "@/server/workspace-changes/change-watcher";
-import { shadowRepoOf, type ShadowRepo } from "@/server/workspace-changes/shadow-repo";
-import { planRewind, restoreFile, revertHunk, snapshotSide } from "@/server/workspace-changes/take-back";
-import { parseRelativePath } from "@/server/workspace-fs/workspace-path";
+import {
+  commitsOfScope,
+  filesScope,
+  parseRelativePath,
+  rewindTarget,
+  sessionCommits,
+  workspaceDoor,
+  type DoorInput,
+  type DoorPool,
+  type DoorOutput,
+  type DoorScope,
+  type WatchLimits,
+} from "@/server/workspace-agent";
 
 /** The session a capture is about. */
 export interface SnapshotSession {
   sessionId: string;
   workspaceId: string;
-  /** the work tree snapshotted: the workspace root, or the session's own git worktree */
+  /** the workspace's directory (its door's scope) */
+  workspaceRoot: string;
+  /** the work tree snapshotted: the workspace root, or the session's own git worktree inside it */
   rootPath: string;
   /** the shadow repository's name (`changeRootOf`); the workspace id when absent */
   repoKey?: string;
@@ -42,14 +57,16 @@ export interface SnapshotSession {
 
 export interface TurnSnapshotsDeps {
   db: Db;
-  /** `CONDUIT_DATA_DIR`: shadow repositories live in its `shadow/` folder. */
+  /** `CONDUIT_DATA_DIR`: shadow repositories live in its `shadow/<workspaceId>/` folder. */
   dataDir: string;
   log: Logger;
+  /** The doors the snapshots run in (default: this process's, `workspaceDoor()`). */
+  door?: DoorPool;
   /** How long a prompt waits for its before-snapshot (default 2 s). */
   beforeWaitMs?: number;
   /**
-   * The work-tree watchers that spare snapshots a scan (`change-watcher.ts`): their limits, or
-   * false for none (every snapshot scans).
+   * The work-tree watchers that spare snapshots a scan (`change-watcher.ts`, held by the door):
+   * their limits, or false for none (every snapshot scans).
    */
   watch?: Partial<WatchLimits> | false;
 }
@@ -65,17 +82,20 @@ interface OpenTurn {
 /** Statuses in which a turn is under way: no rewind then. */
 const busyStatuses: ReadonlySet<string> = new Set(["running", "awaiting-approval", "starting"]);
 
+/** Snapshots and take-backs may take long on a big work tree (a first scan hashes every file). */
+const longOpTimeoutMs = 15 * 60_000;
+
+type ChangesOp = "changes.snapshot" | "changes.diff" | "changes.sides" | "changes.previewRewind" | "changes.takeBack";
+
 export class TurnSnapshots {
   private readonly open = new Map<string, OpenTurn>();
   /** Per session: its turn records, in order. */
   private readonly chains = new Map<string, Promise<void>>();
   private closed = false;
-  /** One watcher per snapshotted work tree, closed with this object. */
-  private readonly watchers: WorkTreeWatchers | undefined;
+  /** How the latest snapshot of each repository knew what changed (`unchanged`, `paths`, `scan`; tests and benches). */
+  private readonly ways = new Map<string, "unchanged" | "paths" | "scan">();
 
-  constructor(private readonly deps: TurnSnapshotsDeps) {
-    this.watchers = deps.watch === false ? undefined : new WorkTreeWatchers(deps.watch ?? {});
-  }
+  constructor(private readonly deps: TurnSnapshotsDeps) {}
 
   /**
    * A prompt is on its way to the CLI. Opens the session's turn with a before-snapshot (a prompt
@@ -84,8 +104,7 @@ export class TurnSnapshots {
    */
   promptDelivered(session: SnapshotSession, promptSeq: number): () => Promise<void> {
     if (this.closed || this.open.has(session.sessionId)) return async () => undefined;
-    const repo = this.repoOf(session);
-    const before = repo.snapshot(`before prompt ${promptSeq} of session ${session.sessionId}`).catch((err: unknown) => {
+    const before = this.snapshot(session, `before prompt ${promptSeq} of session ${session.sessionId}`).catch((err: unknown) => {
       this.deps.log.warn({ err, sessionId: session.sessionId }, "the before-turn snapshot failed; this turn's changes are unknown");
       return null;
     });
@@ -113,9 +132,9 @@ export class TurnSnapshots {
    */
   warm(session: SnapshotSession): void {
     if (this.closed) return;
-    this.repoOf(session)
-      .snapshot(`baseline for session ${session.sessionId}`)
-      .catch((err: unknown) => this.deps.log.warn({ err, sessionId: session.sessionId }, "the baseline snapshot failed"));
+    this.snapshot(session, `baseline for session ${session.sessionId}`).catch((err: unknown) =>
+      this.deps.log.warn({ err, sessionId: session.sessionId }, "the baseline snapshot failed"),
+    );
   }
 
   /**
@@ -127,11 +146,10 @@ export class TurnSnapshots {
     if (!turn) return;
     this.open.delete(sessionId);
     this.chain(sessionId, async () => {
-      const repo = this.repoOf(turn.session);
       const before = turn.late ? null : await turn.before;
       let after: string | null = null;
       try {
-        after = await repo.snapshot(`after prompt ${turn.promptSeq} of session ${sessionId}`);
+        after = await this.snapshot(turn.session, `after prompt ${turn.promptSeq} of session ${sessionId}`);
       } catch (err) {
         this.deps.log.warn({ err, sessionId }, "the after-turn snapshot failed; this turn's changes are unknown");
       }
@@ -139,7 +157,7 @@ export class TurnSnapshots {
       let status: "ok" | "unknown" = before !== null && after !== null ? "ok" : "unknown";
       if (status === "ok") {
         try {
-          files = await repo.diff(before, after!);
+          files = await this.diff(turn.session, before, after!);
         } catch (err) {
           this.deps.log.warn({ err, sessionId }, "comparing a turn's snapshots failed");
           status = "unknown";
@@ -164,6 +182,11 @@ export class TurnSnapshots {
     return false;
   }
 
+  /** How the latest snapshot of a repository (`repoKey`, the workspace id by default) knew what changed. */
+  lastWayOf(repoKey: string): "unchanged" | "paths" | "scan" | undefined {
+    return this.ways.get(repoKey);
+  }
+
   /** Puts one file of a change back as it was before it. */
   async revertFile(
     session: SnapshotSession,
@@ -175,13 +198,14 @@ export class TurnSnapshots {
     this.assertIdle(session, status);
     const steps = await this.stepsOf(session.sessionId);
     const { before, after } = commitsOfScope(steps, input.scope);
-    const repo = this.repoOf(session);
-    const changed = await repo.diff(before, after);
+    const changed = await this.diff(session, before, after);
     if (!changed.some((f) => f.path === file)) throw new AppError(ErrorCode.notFound, `${file} is not among this change's files.`);
-    return this.recordTakeBack(session, actorId, "revert", null, async () => {
-      await restoreFile(repo, { root: session.rootPath }, before, file);
-      return { changed: [file], skipped: [] };
-    }, { path: file, scope: input.scope, what: "file" });
+    const outcome = await this.recordTakeBack(session, actorId, "revert", null, { type: "file", commit: before, file }, {
+      path: file,
+      scope: input.scope,
+      what: "file",
+    });
+    return { event: outcome.event, result: outcome.result };
   }
 
   /** Reverses one hunk of a file's change on its current text. */
@@ -195,13 +219,15 @@ export class TurnSnapshots {
     this.assertIdle(session, status);
     const steps = await this.stepsOf(session.sessionId);
     const { before, after } = commitsOfScope(steps, input.scope);
-    const repo = this.repoOf(session);
-    const [beforeSide, afterSide] = await Promise.all([snapshotSide(repo, before, file), snapshotSide(repo, after, file)]);
-    if (beforeSide.kind === "absent" && afterSide.kind === "absent") throw new AppError(ErrorCode.notFound, `${file} is not among this change's files.`);
-    return this.recordTakeBack(session, actorId, "revert", null, async () => {
-      await revertHunk({ root: session.rootPath }, file, beforeSide, afterSide, input.hunk);
-      return { changed: [file], skipped: [] };
-    }, { path: file, scope: input.scope, what: "hunk", hunk: input.hunk });
+    const sides = await this.call(session, "changes.sides", { ...this.repoOf(session), before, after, file });
+    if (sides.before.kind === "absent" && sides.after.kind === "absent") throw new AppError(ErrorCode.notFound, `${file} is not among this change's files.`);
+    const outcome = await this.recordTakeBack(session, actorId, "revert", null, { type: "hunk", before, after, file, hunk: input.hunk }, {
+      path: file,
+      scope: input.scope,
+      what: "hunk",
+      hunk: input.hunk,
+    });
+    return { event: outcome.event, result: outcome.result };
   }
 
   /** A rewind's dry run: what going back to before prompt `promptSeq` changes, and the conflicts. */
@@ -214,9 +240,18 @@ export class TurnSnapshots {
       if (!(err instanceof AppError) || err.code !== ErrorCode.notFound) throw err;
       return { promptSeq, files: [], insertions: 0, deletions: 0, conflicts: [], unavailable: err.message };
     }
-    const repo = this.repoOf(session);
-    const current = await repo.snapshot(`before a rewind of session ${session.sessionId}`);
-    return planRewind(repo, { target, current, latest: sessionCommits(steps)?.after ?? null }, promptSeq);
+    return this.call(
+      session,
+      "changes.previewRewind",
+      {
+        ...this.writerOf(session),
+        message: `before a rewind of session ${session.sessionId}`,
+        target,
+        latest: sessionCommits(steps)?.after ?? null,
+        promptSeq,
+      },
+      longOpTimeoutMs,
+    );
   }
 
   /** Rewinds the workspace's files to before prompt `promptSeq`; conflicts only with `includeConflicts`. */
@@ -229,25 +264,16 @@ export class TurnSnapshots {
     this.assertIdle(session, status);
     const steps = await this.stepsOf(session.sessionId);
     const target = rewindTarget(steps, input.promptSeq);
-    const repo = this.repoOf(session);
-    let preview: RewindPreview | undefined;
-    let skipped: string[] = [];
-    const outcome = await this.recordTakeBack(session, actorId, "rewind", input.promptSeq, async (current) => {
-      preview = await planRewind(repo, { target, current, latest: sessionCommits(steps)?.after ?? null }, input.promptSeq);
-      const conflicts = new Set(preview.conflicts);
-      const changed: string[] = [];
-      skipped = [];
-      for (const file of preview.files) {
-        if (conflicts.has(file.path) && !input.includeConflicts) {
-          skipped.push(file.path);
-          continue;
-        }
-        await restoreFile(repo, { root: session.rootPath }, target, file.path);
-        changed.push(file.path);
-      }
-      return { changed, skipped };
-    }, {});
-    const done = preview!;
+    const outcome = await this.recordTakeBack(
+      session,
+      actorId,
+      "rewind",
+      input.promptSeq,
+      { type: "rewind", target, latest: sessionCommits(steps)?.after ?? null, promptSeq: input.promptSeq, includeConflicts: input.includeConflicts },
+      {},
+    );
+    const done = outcome.preview!;
+    const skipped = outcome.result.skipped;
     const files = done.files.filter((f) => !skipped.includes(f.path));
     const event: RewindEventPayload = {
       promptSeq: input.promptSeq,
@@ -259,52 +285,60 @@ export class TurnSnapshots {
     return { event, result: { ...outcome.result, preview: done } };
   }
 
-  /** Waits for the turn records under way, then closes the work-tree watchers. */
+  /**
+   * Waits for the turn records under way. The work-tree watchers live in the doors and end with
+   * them (when idle, or when this process's door pool closes).
+   */
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.chains.values()]);
-    this.watchers?.close();
   }
 
   /**
-   * Runs a take-back between two snapshots (the work tree before it, after it) under the
-   * repository's writer lock, and stores it as a step of the session.
+   * Runs a take-back in the door between two snapshots (the work tree before it, after it), and
+   * stores it as a step of the session.
    */
   private async recordTakeBack(
     session: SnapshotSession,
     actorId: string,
     kind: "revert" | "rewind",
     promptSeq: number | null,
-    write: (current: string) => Promise<{ changed: string[]; skipped: string[] }>,
+    action: DoorInput<"changes.takeBack">["action"],
     event: Record<string, unknown>,
-  ): Promise<{ event: Record<string, unknown>; result: TakeBackResult }> {
-    const repo = this.repoOf(session);
-    const before = await repo.snapshot(`before a ${kind} in session ${session.sessionId}`);
-    const result = await write(before);
-    const after = await repo.snapshot(`after a ${kind} in session ${session.sessionId}`);
-    const files = before === after ? [] : await repo.diff(before, after);
+  ): Promise<{ event: Record<string, unknown>; result: TakeBackResult; preview: RewindPreview | undefined }> {
+    const done = await this.call(
+      session,
+      "changes.takeBack",
+      {
+        ...this.writerOf(session),
+        messages: { before: `before a ${kind} in session ${session.sessionId}`, after: `after a ${kind} in session ${session.sessionId}` },
+        action,
+      },
+      longOpTimeoutMs,
+    );
+    const result: TakeBackResult = { changed: done.changed, skipped: done.skipped };
     await insertTurnChange(this.deps.db, {
       sessionId: session.sessionId,
       kind,
       promptSeq,
-      beforeCommit: before,
-      afterCommit: after,
+      beforeCommit: done.before,
+      afterCommit: done.after,
       status: "ok",
-      files,
+      files: done.files,
       createdById: actorId,
     });
-    const action = kind === "rewind" ? "session.rewind" : event.what === "hunk" ? "session.revert-hunk" : "session.revert-file";
+    const auditAction = kind === "rewind" ? "session.rewind" : event.what === "hunk" ? "session.revert-hunk" : "session.revert-file";
     await this.deps.db.auditLog.create({
       data: {
         actorId,
-        action,
+        action: auditAction,
         objectType: "session",
         objectId: session.sessionId,
         workspaceId: session.workspaceId,
         details: JSON.stringify({ ...event, ...(promptSeq !== null ? { promptSeq } : {}), changed: result.changed, skipped: result.skipped }),
       },
     });
-    return { event: { ...event, files, changed: result.changed, skipped: result.skipped }, result };
+    return { event: { ...event, files: done.files, changed: result.changed, skipped: result.skipped }, result, preview: done.preview };
   }
 
   private assertIdle(session: SnapshotSession, status: string): void {
@@ -321,8 +355,36 @@ export class TurnSnapshots {
     return (this.chains.get(sessionId) ?? Promise.resolve()).then(() => listTurnChanges(this.deps.db, sessionId));
   }
 
-  private repoOf(session: SnapshotSession): ShadowRepo {
-    return shadowRepoOf(this.deps.dataDir, session.repoKey ?? session.workspaceId, session.rootPath, { watchers: this.watchers });
+  /** A snapshot of the session's work tree (in its workspace's door). */
+  private async snapshot(session: SnapshotSession, message: string): Promise<string> {
+    const writer = this.writerOf(session);
+    const { commit, way } = await this.call(session, "changes.snapshot", { ...writer, message }, longOpTimeoutMs);
+    this.ways.set(writer.repoKey, way);
+    return commit;
+  }
+
+  private diff(session: SnapshotSession, from: string | null, to: string): Promise<ChangedFile[]> {
+    if (from === to) return Promise.resolve([]);
+    return this.call(session, "changes.diff", { ...this.repoOf(session), from, to }, longOpTimeoutMs);
+  }
+
+  /** The session's shadow repository and work tree, as the door's operations name them. */
+  private repoOf(session: SnapshotSession): { repoKey: string; workTree: string } {
+    return { repoKey: session.repoKey ?? session.workspaceId, workTree: session.rootPath };
+  }
+
+  /** The same, for the operations that snapshot: with this object's watchers. */
+  private writerOf(session: SnapshotSession): { repoKey: string; workTree: string; watch: Partial<WatchLimits> | false } {
+    return { ...this.repoOf(session), watch: this.deps.watch ?? {} };
+  }
+
+  /** The workspace's files door (the shadow folder of this object's data directory). */
+  private scopeOf(session: SnapshotSession): Promise<DoorScope> {
+    return filesScope({ id: session.workspaceId, rootPath: session.workspaceRoot }, this.deps.dataDir);
+  }
+
+  private async call<K extends ChangesOp>(session: SnapshotSession, op: K, input: DoorInput<K>, timeoutMs?: number): Promise<DoorOutput<K>> {
+    return (this.deps.door ?? workspaceDoor()).call(await this.scopeOf(session), op, input, timeoutMs === undefined ? {} : { timeoutMs });
   }
 
   private chain(sessionId: string, fn: () => Promise<void>): void {

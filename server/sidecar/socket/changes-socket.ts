@@ -13,7 +13,7 @@ import { ChangesCommand, ZRevertFile, ZRevertHunk, ZRewind } from "@/server/shar
 import type { SocketUser } from "@/server/shared/wire/events";
 import type { Actor, SessionHub } from "@/server/sidecar/session/session-hub";
 import type { TurnSnapshots } from "@/server/sidecar/session/turn-snapshots";
-import { changeRootOf } from "@/server/workspace-changes/shadow-repo";
+import { changeRootOf } from "@/server/workspace-agent";
 import { localSessionRouter, type SessionRouter } from "@/server/sidecar/cluster/command-forwarder";
 import type { z } from "zod";
 import { handleCommand } from "./handle-command";
@@ -110,7 +110,7 @@ function registerChangesHandlers(
             worktreePath: access.session.worktreePath,
           });
           return snapshots.previewRewind(
-            { sessionId: p.sessionId, workspaceId: access.workspace.id, rootPath: root, repoKey },
+            { sessionId: p.sessionId, workspaceId: access.workspace.id, workspaceRoot: access.workspace.rootPath, rootPath: root, repoKey },
             p.promptSeq,
           );
         }
