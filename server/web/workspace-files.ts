@@ -1,16 +1,14 @@
 /**
- * Workspace files for people: membership and role checks, then the shared file layer
- * (`server/workspace-fs`). Members read; owners and editors write, and every write is audited
+ * Workspace files for people: membership and role checks, then the workspace's files door
+ * (`server/workspace-agent`, the file layer run in a process sandboxed to the workspace).
+ * Members read; owners and editors write, and every write is audited
  * (`file.create|save|rename|delete`, objectType `file`, objectId the relative path).
  */
 import path from "node:path";
 import { z } from "zod";
 import { getDb } from "@/server/db/client";
-import { readFileVersion, readWorkspaceFile, type FileRead } from "@/server/workspace-fs/file-content";
-import { listWorkspaceDirectory, type DirListing } from "@/server/workspace-fs/list-directory";
-import { searchWorkspaceNames, type NameSearchResult } from "@/server/workspace-fs/search-names";
-import { maxRelativePathLength, parseRelativePath, type WorkspaceRoot } from "@/server/workspace-fs/workspace-path";
-import { createWorkspaceEntry, deleteWorkspaceEntry, FileConflictError, renameWorkspaceEntry, saveWorkspaceFile } from "@/server/workspace-fs/write-file";
+import type { DirListing, FileRead, NameSearchResult } from "@/server/shared/wire/files";
+import { FileConflictError, filesScope, maxRelativePathLength, parseRelativePath, workspaceDoor, type DoorScope } from "@/server/workspace-agent";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import { errorResponse } from "@/server/web/http";
 import { requireWorkspaceAccess, type WorkspaceSummary } from "@/server/web/workspaces";
@@ -36,11 +34,14 @@ export const ZCreateInput = z.object({ path: ZFilePath, kind: z.enum(["file", "d
 export const ZRenameInput = z.object({ from: ZFilePath, to: ZFilePath });
 export const ZDeleteQuery = z.object({ path: ZFilePath });
 
-/** The workspace's directory, minus other workspaces that live inside it. */
-async function fileRootOf(ws: WorkspaceSummary): Promise<WorkspaceRoot> {
+/**
+ * The files door of the workspace's directory, minus other workspaces that live inside it (the
+ * Files pane's and the settings review's: one door per workspace).
+ */
+export async function workspaceFilesScope(ws: Pick<WorkspaceSummary, "id" | "rootPath">): Promise<DoorScope> {
   const prefix = ws.rootPath.endsWith(path.sep) ? ws.rootPath : ws.rootPath + path.sep;
   const nested = await getDb().workspace.findMany({ where: { rootPath: { startsWith: prefix } }, select: { rootPath: true } });
-  return { root: ws.rootPath, excluded: nested.map((w) => w.rootPath) };
+  return filesScope({ id: ws.id, rootPath: ws.rootPath, excluded: nested.map((w) => w.rootPath) });
 }
 
 async function audit(actorId: string, workspaceId: string, action: string, objectId: string, details: object): Promise<void> {
@@ -49,44 +50,44 @@ async function audit(actorId: string, workspaceId: string, action: string, objec
 
 export async function listFiles(userId: string, slug: string, relDir: string): Promise<DirListing> {
   const ws = await requireWorkspaceAccess(userId, slug, "read");
-  return listWorkspaceDirectory(await fileRootOf(ws), relDir);
+  return workspaceDoor().call(await workspaceFilesScope(ws), "files.list", { path: relDir });
 }
 
 export async function searchFiles(userId: string, slug: string, query: string): Promise<NameSearchResult> {
   const ws = await requireWorkspaceAccess(userId, slug, "read");
-  return searchWorkspaceNames(await fileRootOf(ws), query);
+  return workspaceDoor().call(await workspaceFilesScope(ws), "files.search", { query });
 }
 
 export async function readFile(userId: string, slug: string, rel: string, versionOnly: boolean): Promise<FileRead | { path: string; size: number; version: string }> {
   const ws = await requireWorkspaceAccess(userId, slug, "read");
-  const root = await fileRootOf(ws);
-  return versionOnly ? readFileVersion(root, rel) : readWorkspaceFile(root, rel);
+  const scope = await workspaceFilesScope(ws);
+  return versionOnly ? workspaceDoor().call(scope, "files.version", { path: rel }) : workspaceDoor().call(scope, "files.read", { path: rel });
 }
 
 export async function saveFile(userId: string, slug: string, input: z.infer<typeof ZSaveInput>) {
   const ws = await requireWorkspaceAccess(userId, slug, "steer");
-  const saved = await saveWorkspaceFile(await fileRootOf(ws), input.path, input.content, input.baseVersion);
+  const saved = await workspaceDoor().call(await workspaceFilesScope(ws), "files.save", { path: input.path, content: input.content, baseVersion: input.baseVersion });
   await audit(userId, ws.id, "file.save", saved.path, { baseVersion: input.baseVersion, version: saved.version, size: saved.size });
   return saved;
 }
 
 export async function createFile(userId: string, slug: string, input: z.infer<typeof ZCreateInput>) {
   const ws = await requireWorkspaceAccess(userId, slug, "steer");
-  const created = await createWorkspaceEntry(await fileRootOf(ws), input.path, input.kind, input.content ?? "");
+  const created = await workspaceDoor().call(await workspaceFilesScope(ws), "files.create", { path: input.path, kind: input.kind, content: input.content ?? "" });
   await audit(userId, ws.id, "file.create", created.path, { kind: created.kind, version: created.version });
   return created;
 }
 
 export async function renameFile(userId: string, slug: string, input: z.infer<typeof ZRenameInput>) {
   const ws = await requireWorkspaceAccess(userId, slug, "steer");
-  const renamed = await renameWorkspaceEntry(await fileRootOf(ws), input.from, input.to);
+  const renamed = await workspaceDoor().call(await workspaceFilesScope(ws), "files.rename", { from: input.from, to: input.to });
   await audit(userId, ws.id, "file.rename", renamed.from, { to: renamed.to });
   return renamed;
 }
 
 export async function deleteFile(userId: string, slug: string, rel: string) {
   const ws = await requireWorkspaceAccess(userId, slug, "steer");
-  const deleted = await deleteWorkspaceEntry(await fileRootOf(ws), rel);
+  const deleted = await workspaceDoor().call(await workspaceFilesScope(ws), "files.delete", { path: rel });
   await audit(userId, ws.id, "file.delete", deleted.path, { kind: deleted.kind });
   return deleted;
 }

@@ -5,12 +5,23 @@
  * changes them afterwards gets nothing until an owner looks again.
  */
 import { getDb } from "@/server/db/client";
-import type { WorkspaceSettingsReview } from "@/server/domain/workspace/workspace-settings";
+import { reviewWorkspaceSettings, type WorkspaceSettingsReview } from "@/server/domain/workspace/workspace-settings";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
-import { requireWorkspaceAccess } from "@/server/web/workspaces";
-import { reviewWorkspaceSettingsAt } from "@/server/workspace-settings/read-workspace-settings";
+import { workspaceFilesScope } from "@/server/web/workspace-files";
+import { requireWorkspaceAccess, type WorkspaceSummary } from "@/server/web/workspaces";
+import { workspaceDoor } from "@/server/workspace-agent";
 
-export { reviewWorkspaceSettingsAt };
+/** What trusting the workspace's files would add, read by its files door (a missing directory adds nothing). */
+async function reviewSettingsOf(ws: WorkspaceSummary): Promise<WorkspaceSettingsReview> {
+  let scope;
+  try {
+    scope = await workspaceFilesScope(ws);
+  } catch (err) {
+    if (err instanceof AppError && err.code === ErrorCode.notFound) return reviewWorkspaceSettings({}, {});
+    throw err;
+  }
+  return workspaceDoor().call(scope, "settings.review", {});
+}
 
 /** The review, and whether the files as they are now are the ones an owner trusted. */
 export interface SettingsReviewView extends WorkspaceSettingsReview {
@@ -25,7 +36,7 @@ async function storedDigest(workspaceId: string): Promise<string | null> {
 /** What the files would add and whether they are trusted now (owners only). */
 export async function readSettingsReview(userId: string, slug: string): Promise<SettingsReviewView> {
   const ws = await requireWorkspaceAccess(userId, slug, "manageSettings");
-  const review = await reviewWorkspaceSettingsAt(ws.rootPath);
+  const review = await reviewSettingsOf(ws);
   const digest = await storedDigest(ws.id);
   return { ...review, trusted: digest !== null && digest === review.digest && review.files.every((f) => !f.problem) };
 }
@@ -36,7 +47,7 @@ export async function readSettingsReview(userId: string, slug: string): Promise<
  */
 export async function trustWorkspaceSettings(userId: string, slug: string, digest: string): Promise<SettingsReviewView> {
   const ws = await requireWorkspaceAccess(userId, slug, "manageSettings");
-  const review = await reviewWorkspaceSettingsAt(ws.rootPath);
+  const review = await reviewSettingsOf(ws);
   if (review.digest !== digest) {
     throw new AppError(ErrorCode.conflict, "The settings files changed since you reviewed them. Review them again before trusting.");
   }
@@ -57,5 +68,5 @@ export async function untrustWorkspaceSettings(userId: string, slug: string): Pr
   const db = getDb();
   await db.workspace.update({ where: { id: ws.id }, data: { trustedSettingsDigest: null } });
   await db.auditLog.create({ data: { actorId: userId, action: "workspace.settings.untrust", objectType: "workspace", objectId: ws.id, workspaceId: ws.id } });
-  return { ...(await reviewWorkspaceSettingsAt(ws.rootPath)), trusted: false };
+  return { ...(await reviewSettingsOf(ws)), trusted: false };
 }

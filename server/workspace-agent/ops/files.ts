@@ -8,6 +8,7 @@ import { listWorkspaceDirectory } from "@/server/workspace-fs/list-directory";
 import { locateInWorkspace } from "@/server/workspace-fs/locate-in-workspace";
 import { readReviewFile } from "@/server/workspace-fs/read-review-file";
 import { searchWorkspaceNames } from "@/server/workspace-fs/search-names";
+import { parseRelativePath, resolveExisting } from "@/server/workspace-fs/workspace-path";
 import { createWorkspaceEntry, deleteWorkspaceEntry, renameWorkspaceEntry, saveWorkspaceFile } from "@/server/workspace-fs/write-file";
 import { reviewWorkspaceSettingsAt, settingsStillTrusted } from "@/server/workspace-settings/read-workspace-settings";
 import { defineOp, workspaceOf } from "./define";
@@ -39,7 +40,12 @@ export const fileOps = {
     return { located: true as const, path: located.path, read: await readReviewFile(located.path, i.maxBytes) };
   }),
   "settings.review": defineOp("files", z.object({}), (_i, ctx) => reviewWorkspaceSettingsAt(workspaceOf(ctx).root)),
-  "settings.stillTrusted": defineOp("files", z.object({ trustedDigest: z.string().max(256).nullable() }), (i, ctx) =>
-    settingsStillTrusted(workspaceOf(ctx).root, i.trustedDigest),
-  ),
+  /** `under`: a folder of the workspace holding the files instead of its root (a session's git worktree). */
+  "settings.stillTrusted": defineOp("files", z.object({ trustedDigest: z.string().max(256).nullable(), under: rel.optional() }), async (i, ctx) => {
+    const ws = workspaceOf(ctx);
+    if (i.under === undefined || i.under === "") return settingsStillTrusted(ws.root, i.trustedDigest);
+    // Contained (no link out, no nested workspace); a folder that is not there trusts nothing.
+    const at = await resolveExisting(ws, parseRelativePath(i.under)).catch(() => undefined);
+    return at === undefined ? false : settingsStillTrusted(at.real, i.trustedDigest);
+  }),
 };
