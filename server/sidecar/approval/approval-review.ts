@@ -2,15 +2,38 @@
  * What an approval card shows that is read from disk: the review of an Edit/Write/NotebookEdit
  * (the file, inside the workspace only, against the proposal) and ExitPlanMode's plan file.
  *
- * Owns: those reads and building the `FileReview`. Must not: touch the database or the pending
- * queue, or throw for a missing or unreadable file (the review says what the problem is).
+ * Owns: building the `FileReview` from those reads, which the workspace's files door makes
+ * (`files.readForReview`: the path located inside the workspace, the file read without
+ * following a link, blocking on a FIFO or filling memory). Must not: touch the database or the
+ * pending queue, or throw for a missing or unreadable file (the review says what the problem is).
  */
 import { proposeFileChange, isReviewableFileTool, reviewedFilePath } from "@/server/domain/approval/file-edit-review";
 import { diffWireHunks } from "@/server/domain/approval/wire-hunks";
 import type { CanUseToolRequest, JsonObject } from "@/server/shared/claude-protocol/messages";
 import type { FileReview } from "@/server/shared/wire/approval";
-import { locateInWorkspace } from "@/server/workspace-fs/locate-in-workspace";
-import { readReviewFile } from "@/server/workspace-fs/read-review-file";
+import { workspaceDoor, type DoorScope } from "@/server/workspace-agent";
+
+/** Where the card's files are read: the workspace's files door, or `null` when its directory is missing. */
+export type ReviewScope = DoorScope | null;
+
+/** The longest path the door takes (a longer one cannot name a readable file). */
+const maxReviewPathLength = 8192;
+
+type ReviewRead = { ok: true; text: string | null } | { ok: false; problem: string };
+
+/** The file the CLI named, read inside the workspace by its door; a problem in words otherwise. */
+async function readInWorkspace(scope: ReviewScope, filePath: string): Promise<ReviewRead> {
+  if (filePath === "") return { ok: false, problem: "The request names no file." };
+  if (scope === null) return { ok: false, problem: "The workspace directory is missing." };
+  if (filePath.length > maxReviewPathLength || filePath.includes("\0")) return { ok: false, problem: "The file cannot be read." };
+  try {
+    const answer = await workspaceDoor().call(scope, "files.readForReview", { filePath });
+    return answer.located ? answer.read : { ok: false, problem: answer.problem };
+  } catch {
+    // the door could not answer (stopped, timed out): the card says so rather than showing nothing
+    return { ok: false, problem: "The file cannot be read." };
+  }
+}
 
 /**
  * The review of an Edit/Write/NotebookEdit: the file on disk (inside the workspace only), or the
@@ -18,19 +41,12 @@ import { readReviewFile } from "@/server/workspace-fs/read-review-file";
  */
 export async function buildReview(
   request: CanUseToolRequest,
-  rootPath: string,
+  scope: ReviewScope,
 ): Promise<{ review: FileReview | null; disk: string | null }> {
   const tool = request.tool_name;
   if (!isReviewableFileTool(tool)) return { review: null, disk: null };
   const filePath = reviewedFilePath(tool, request.input);
-  const located = await locateInWorkspace(rootPath, filePath);
-  if (!located.ok) {
-    return {
-      review: { filePath, original: null, proposed: "", hunks: [], problem: located.problem },
-      disk: null,
-    };
-  }
-  const read = await readReviewFile(located.path);
+  const read = await readInWorkspace(scope, filePath);
   if (!read.ok) {
     return { review: { filePath, original: null, proposed: "", hunks: [], problem: read.problem }, disk: null };
   }
@@ -52,12 +68,10 @@ export async function buildReview(
 }
 
 /** ExitPlanMode's plan: the input's `plan`, else the plan file it names (inside the workspace). */
-export async function readPlan(input: JsonObject, rootPath: string): Promise<string | null> {
+export async function readPlan(input: JsonObject, scope: ReviewScope): Promise<string | null> {
   if (typeof input.plan === "string" && input.plan.trim() !== "") return input.plan;
   const file = typeof input.planFilePath === "string" ? input.planFilePath : undefined;
   if (!file) return null;
-  const located = await locateInWorkspace(rootPath, file);
-  if (!located.ok) return null;
-  const read = await readReviewFile(located.path);
+  const read = await readInWorkspace(scope, file);
   return read.ok ? read.text : null;
 }

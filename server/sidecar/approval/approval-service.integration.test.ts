@@ -11,6 +11,7 @@ import type { ApprovalList, ApprovalResolved, ApprovalView, Decision } from "@/s
 import type { SessionView } from "@/server/shared/wire/session";
 import { createSessionRunner } from "@/server/sidecar/session/session-runner";
 import type { PermissionQuestion } from "@/server/sidecar/session/session-runner-contract";
+import { setWorkspaceDoor } from "@/server/workspace-agent";
 import { startCliEnv, type CliEnv } from "@/test/cli-env";
 import { createSessionFixtures, type SessionFixtures, type TestUser } from "@/test/session-fixtures";
 import { startTestSidecar, type TestSidecar } from "@/test/sidecar-fixture";
@@ -116,9 +117,14 @@ describe("approvals with the real CLI", () => {
   const toolResults = (scenario: string) =>
     cli.server.requests.filter((r) => r.scenario === scenario).flatMap((r) => r.toolResults);
 
+  let savedDataDir: string | undefined;
+
   beforeAll(async () => {
     cli = await startCliEnv();
     fx = await createSessionFixtures({ rootPath: cli.cwd });
+    // the approval card reads through the workspace's files door, whose shadow folder is under the data dir
+    savedDataDir = process.env.CONDUIT_DATA_DIR;
+    process.env.CONDUIT_DATA_DIR = fx.dataDir;
     sidecar = await startTestSidecar(fx, {
       approvals: true,
       log,
@@ -143,6 +149,9 @@ describe("approvals with the real CLI", () => {
 
   afterAll(async () => {
     await sidecar?.close();
+    setWorkspaceDoor(undefined)?.close();
+    if (savedDataDir === undefined) delete process.env.CONDUIT_DATA_DIR;
+    else process.env.CONDUIT_DATA_DIR = savedDataDir;
     await cli?.close();
     await fx?.close();
   }, 60_000);

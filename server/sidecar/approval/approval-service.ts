@@ -35,6 +35,7 @@ import {
   type PendingApproval,
 } from "@/server/domain/approval/approval-state";
 import { answerFor } from "@/server/domain/approval/decision-answer";
+import { isReviewableFileTool } from "@/server/domain/approval/file-edit-review";
 import { parseRole } from "@/server/domain/workspace/roles";
 import type { CanUseToolRequest } from "@/server/shared/claude-protocol/messages";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
@@ -48,7 +49,8 @@ import {
 } from "@/server/shared/wire/approval";
 import { CommandMemo } from "@/server/sidecar/session/command-memo";
 import type { DecidedPermission, PermissionQuestion } from "@/server/sidecar/session/session-runner-contract";
-import { buildReview, readPlan } from "./approval-review";
+import { workspaceFilesScope } from "@/server/sidecar/session/workspace-files-scope";
+import { buildReview, readPlan, type ReviewScope } from "./approval-review";
 import { resolvedFactOf, rowFields, viewOf, viewOfRow } from "./approval-views";
 
 /** Sends a fact to every socket of each user. */
@@ -129,7 +131,7 @@ export class ApprovalService {
     const id = randomUUID();
     // What the card shows needs only the workspace's root: the file is read while the context is
     // read and the row written, not after them (the deciders are told after all three).
-    const shown = this.readShown(request, session.rootPath, session.sessionId, id);
+    const shown = this.readShown(request, { id: session.workspaceId, rootPath: session.rootPath }, session.sessionId, id);
     const context = await this.contextOf(session.sessionId);
     this.deps.mark?.("approval-context-read", { sessionId: session.sessionId });
     if (!context) return denyRequest({ message: "Conduit could not find this session; nothing was allowed." });
@@ -204,7 +206,7 @@ export class ApprovalService {
   /** Reads what the card shows: the file under review, the plan. Never rejects. */
   private async readShown(
     request: CanUseToolRequest,
-    rootPath: string,
+    workspace: { id: string; rootPath: string },
     sessionId: string,
     approvalId: string,
   ): Promise<{ review: FileReview | null; disk: string | null; plan: string | null }> {
@@ -212,16 +214,31 @@ export class ApprovalService {
     let disk: string | null = null;
     let plan: string | null = null;
     try {
-      ({ review, disk } = await buildReview(request, rootPath));
+      const scope = await this.reviewScopeOf(request, workspace);
+      ({ review, disk } = await buildReview(request, scope));
       plan =
         request.tool_name === "ExitPlanMode"
-          ? ((await readPlan(request.input, rootPath)) ??
+          ? ((await readPlan(request.input, scope)) ??
             (await findLastAssistantText(this.deps.db, sessionId).catch(() => null)))
           : null;
     } catch (err) {
       this.deps.log.error({ err, approvalId }, "building an approval's review failed");
     }
     return { review, disk, plan };
+  }
+
+  /**
+   * The workspace's files door for the card's reads: `null` when its directory is missing (the
+   * review says so). Asked only for a request that reads a file.
+   */
+  private async reviewScopeOf(request: CanUseToolRequest, workspace: { id: string; rootPath: string }): Promise<ReviewScope> {
+    if (!isReviewableFileTool(request.tool_name) && request.tool_name !== "ExitPlanMode") return null;
+    try {
+      return await workspaceFilesScope(this.deps.db, workspace);
+    } catch (err) {
+      if (err instanceof AppError && err.code === ErrorCode.notFound) return null;
+      throw err;
+    }
   }
 
   /** Tells the deciders, once what the card shows is read. */

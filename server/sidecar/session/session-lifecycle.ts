@@ -16,7 +16,7 @@ import { isLive, type SessionState } from "@/server/domain/session/session-state
 import { ZPermissionMode, type PermissionDecision } from "@/server/shared/claude-protocol/encode";
 import type { CliMessage } from "@/server/shared/claude-protocol/messages";
 import { toWireError } from "@/server/shared/errors/app-error";
-import { settingsStillTrusted } from "@/server/workspace-settings/read-workspace-settings";
+import { workspaceDoor } from "@/server/workspace-agent";
 import { countResult, type SessionCostRecorder } from "./session-cost-recorder";
 import { asAppError, assertNotDead, safeParse, snapshotSessionOf, type SessionEntry } from "./session-entry";
 import type { SessionEventLog } from "./session-event-log";
@@ -26,6 +26,7 @@ import type { SessionRowWriter } from "./session-row-writer";
 import type { PermissionQuestion, RunnerEvent, SessionRunner } from "./session-runner-contract";
 import type { SessionSubscriptions } from "./session-subscriptions";
 import { refreshTakenOver } from "./session-takeover";
+import { workspaceFilesScope } from "./workspace-files-scope";
 
 /** The hub's parts the lifecycle feeds. */
 export interface SessionLifecycleParts {
@@ -97,10 +98,7 @@ export class SessionLifecycle {
         includePartialMessages: this.deps.includePartialMessages ?? true,
         ...(entry.maxBudgetUsd !== null ? { maxBudgetUsd: entry.maxBudgetUsd } : {}),
         // read fresh before every spawn: trust is revoked, or the files change, at any time
-        settingsTrusted: async () => {
-          const ws = await this.deps.db.workspace.findUnique({ where: { id: entry.workspace.id }, select: { trustedSettingsDigest: true } });
-          return settingsStillTrusted(entry.worktreePath ?? entry.workspace.rootPath, ws?.trustedSettingsDigest ?? null);
-        },
+        settingsTrusted: () => this.settingsStillTrusted(entry),
         // read fresh before every spawn too: an owner narrows the network at any time
         networkPolicy: async () =>
           networkPolicyOf(await this.deps.db.workspace.findUniqueOrThrow({ where: { id: entry.workspace.id }, select: { networkPolicy: true, networkDomains: true } })),
@@ -128,6 +126,25 @@ export class SessionLifecycle {
     return runner;
   }
 
+
+  /**
+   * Whether the workspace's settings files (in the session's worktree when it has one) are still
+   * the ones an owner trusted, read by the workspace's files door.
+   */
+  private async settingsStillTrusted(entry: SessionEntry): Promise<boolean> {
+    const ws = await this.deps.db.workspace.findUnique({ where: { id: entry.workspace.id }, select: { trustedSettingsDigest: true } });
+    const trustedDigest = ws?.trustedSettingsDigest ?? null;
+    if (trustedDigest === null) return false;
+    let under: string | undefined;
+    if (entry.worktreePath !== null) {
+      // the worktree lives inside the workspace (`.conduit/worktrees/…`); anywhere else trusts nothing
+      const rel = path.relative(entry.workspace.rootPath, entry.worktreePath);
+      if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) return false;
+      under = rel.split(path.sep).join("/");
+    }
+    const scope = await workspaceFilesScope(this.deps.db, entry.workspace);
+    return workspaceDoor().call(scope, "settings.stillTrusted", { trustedDigest, ...(under !== undefined ? { under } : {}) });
+  }
 
   /** Drops a runner without a live child, so the next prompt starts one with the current options. */
   async retireRunner(entry: SessionEntry): Promise<void> {
