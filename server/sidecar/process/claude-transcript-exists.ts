@@ -5,20 +5,20 @@
  * with "No conversation found", and after it `--session-id <id>` fails with "Session ID … is
  * already in use" — so a respawn must pick its flag by looking. Every project directory is
  * searched (one CLAUDE_CONFIG_DIR per workspace keeps that small), so the check does not depend
- * on how a given CLI version shortens long paths.
+ * on how a given CLI version shortens long paths. The look is the config directory's workspace
+ * door's (`config.transcriptExists`): the directory is a session's to write, so the sidecar does
+ * not walk it itself; a project folder or transcript that is a link does not count.
  */
-import { existsSync, readdirSync } from "node:fs";
-import path from "node:path";
+import { configScope, workspaceDoor } from "@/server/workspace-agent";
 
-/** True when a transcript of `claudeSessionId` exists under `configDir`. */
-export function claudeTranscriptExists(configDir: string, claudeSessionId: string): boolean {
-  const projects = path.join(configDir, "projects");
-  let entries: string[];
+/** True when a transcript of `claudeSessionId` exists under `configDir` (false when the directory is missing). */
+export async function claudeTranscriptExists(configDir: string, claudeSessionId: string): Promise<boolean> {
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(claudeSessionId)) return false;
+  let scope;
   try {
-    entries = readdirSync(projects);
+    scope = await configScope(configDir);
   } catch {
     return false;
   }
-  const file = `${claudeSessionId}.jsonl`;
-  return entries.some((entry) => existsSync(path.join(projects, entry, file)));
+  return workspaceDoor().call(scope, "config.transcriptExists", { claudeSessionId });
 }

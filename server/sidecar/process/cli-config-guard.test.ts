@@ -1,8 +1,7 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
+// The guard's pure part; its file work through the config directory's door is in
+// cli-config-guard.integration.test.ts.
 import { describe, expect, it } from "vitest";
-import { revokeCliProjectGrants, withProjectTrust, withoutProjectGrants } from "./cli-config-guard";
+import { withProjectTrust, withoutProjectGrants } from "./cli-config-guard";
 
 describe("withoutProjectGrants", () => {
   it("removes trust and allowed tools from every project, keeping the rest", () => {
@@ -21,22 +20,6 @@ describe("withoutProjectGrants", () => {
     expect(withoutProjectGrants(config)).toEqual({ config, changed: false });
     expect(withoutProjectGrants(null)).toEqual({ config: null, changed: false });
     expect(withoutProjectGrants([1])).toEqual({ config: [1], changed: false });
-  });
-});
-
-describe("revokeCliProjectGrants", () => {
-  it("rewrites .claude.json only when a session granted itself something", async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), "conduit-guard-"));
-    try {
-      expect(revokeCliProjectGrants(dir)).toBe(false); // no file
-      await writeFile(path.join(dir, ".claude.json"), "{not json");
-      expect(revokeCliProjectGrants(dir)).toBe(false);
-      await writeFile(path.join(dir, ".claude.json"), JSON.stringify({ projects: { "/w": { hasTrustDialogAccepted: true } } }));
-      expect(revokeCliProjectGrants(dir)).toBe(true);
-      expect(JSON.parse(await readFile(path.join(dir, ".claude.json"), "utf8"))).toEqual({ projects: { "/w": {} } });
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
   });
 });
 

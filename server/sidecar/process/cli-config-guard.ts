@@ -5,9 +5,12 @@
  * Conduit's approvals (measured in `workspace-settings.integration.test.ts`). Before every spawn
  * the sidecar takes those grants out again: trust in Conduit is an owner's decision, never a file
  * a session can write.
+ *
+ * The pure part (what is removed, what is set) is here; the file work runs in the config
+ * directory's workspace door (`server/workspace-agent/ops/config.ts`): the sidecar itself never
+ * opens a path inside a directory a session writes.
  */
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
-import path from "node:path";
+import { configScope, workspaceDoor, type DoorScope } from "@/server/workspace-agent";
 
 /** Per-project keys of `.claude.json` that grant something; removed before every spawn. */
 export const projectGrantKeys: readonly string[] = [
@@ -50,36 +53,63 @@ export function withProjectTrust(config: unknown, workspaceRoot: string): unknow
   return { ...base, projects: { ...projects, [workspaceRoot]: { ...entry, hasTrustDialogAccepted: true } } };
 }
 
-/**
- * Marks the workspace trusted in `<configDir>/.claude.json`, for a workspace whose settings an
- * owner trusted (Conduit decides before every spawn; this is only how the CLI is told).
- */
-export function grantCliProjectTrust(configDir: string, workspaceRoot: string): void {
-  const file = path.join(configDir, ".claude.json");
-  let parsed: unknown = {};
+/** The config directory's door, or undefined when the directory is not there (nothing to guard). */
+async function configDoorOf(configDir: string): Promise<DoorScope | undefined> {
   try {
-    parsed = JSON.parse(readFileSync(file, "utf8"));
+    return await configScope(configDir);
   } catch {
-    // missing or unreadable: start from an empty config
+    return undefined;
   }
-  const temp = `${file}.conduit-${process.pid}`;
-  writeFileSync(temp, JSON.stringify(withProjectTrust(parsed, workspaceRoot), null, 2), { mode: 0o600 });
-  renameSync(temp, file);
 }
 
-/** Removes project grants from `<configDir>/.claude.json`; a missing or unreadable file is left alone. */
-export function revokeCliProjectGrants(configDir: string): boolean {
-  const file = path.join(configDir, ".claude.json");
+async function writeConfig(scope: DoorScope, config: unknown): Promise<void> {
+  await workspaceDoor().call(scope, "config.writeClaudeJson", { text: JSON.stringify(config, null, 2) });
+}
+
+/**
+ * Marks the workspace trusted in `<configDir>/.claude.json`, for a workspace whose settings an
+ * owner trusted (Conduit decides before every spawn; this is only how the CLI is told). The file
+ * is read and replaced by the config directory's door: never through a link a session planted.
+ */
+export async function grantCliProjectTrust(configDir: string, workspaceRoot: string): Promise<void> {
+  const scope = await configScope(configDir);
+  const current = await workspaceDoor().call(scope, "config.readClaudeJson", {});
+  let parsed: unknown = {};
+  if (current.kind === "file") {
+    try {
+      parsed = JSON.parse(current.text);
+    } catch {
+      // unreadable: start from an empty config
+    }
+  }
+  // anything but a regular file (a link, a pipe, one too large to read) is replaced, never followed
+  await writeConfig(scope, withProjectTrust(parsed, workspaceRoot));
+}
+
+/**
+ * Removes project grants from `<configDir>/.claude.json`; a missing file or one that is not JSON
+ * is left alone (the CLI reads no grant from it). What is not a regular file there (a link the
+ * CLI would follow to a file that grants, a pipe, a file too large to check) is replaced by an
+ * empty config; a directory is left (the CLI reads nothing from it).
+ */
+export async function revokeCliProjectGrants(configDir: string): Promise<boolean> {
+  const scope = await configDoorOf(configDir);
+  if (!scope) return false;
+  const current = await workspaceDoor().call(scope, "config.readClaudeJson", {});
+  if (current.kind === "absent") return false;
+  if (current.kind === "other") {
+    if (current.type === "directory") return false;
+    await writeConfig(scope, {});
+    return true;
+  }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(file, "utf8"));
+    parsed = JSON.parse(current.text);
   } catch {
     return false;
   }
   const { config, changed } = withoutProjectGrants(parsed);
   if (!changed) return false;
-  const temp = `${file}.conduit-${process.pid}`;
-  writeFileSync(temp, JSON.stringify(config, null, 2), { mode: 0o600 });
-  renameSync(temp, file);
+  await writeConfig(scope, config);
   return true;
 }

@@ -67,6 +67,7 @@ function setup(
       isRoot: false,
       config: { ...config, ...options.config },
       transcriptExists: () => transcript.exists,
+      guardCliConfig: async () => undefined,
       ...options.deps,
     },
   );

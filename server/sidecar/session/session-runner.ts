@@ -114,7 +114,13 @@ export interface SessionRunnerDeps {
   /** Default: whether this process runs as root (IS_SANDBOX=1 is set only for root with bypass allowed). */
   isRoot?: boolean;
   /** Default: looks for the CLI's transcript under the config dir. */
-  transcriptExists?: (configDir: string, claudeSessionId: string) => boolean;
+  transcriptExists?: (configDir: string, claudeSessionId: string) => boolean | Promise<boolean>;
+  /**
+   * Before every spawn, the config dir's `.claude.json` is told what Conduit decided: the project at
+   * `trustedRoot` trusted, or (null) no grant a session wrote itself. Default: the config guard,
+   * through the config dir's workspace door (`cli-config-guard.ts`).
+   */
+  guardCliConfig?: (configDir: string, trustedRoot: string | null) => Promise<void>;
   /** Where each child runs (bubblewrap); default none. */
   sandbox?: CliSandbox;
   /** The credential proxy: each spawn gets its own token, revoked when that child ends. Default: the env's own key. */
@@ -125,6 +131,12 @@ export interface SessionRunnerDeps {
   mcpRunRoot?: string;
   /** Each child in cgroups of its own, with a memory and process cap (`session-cgroup.ts`); default none. */
   cgroups?: SessionCgroups;
+}
+
+/** The config guard's default: grant or revoke through the config dir's door. */
+async function guardCliConfig(configDir: string, trustedRoot: string | null): Promise<void> {
+  if (trustedRoot !== null) await grantCliProjectTrust(configDir, trustedRoot);
+  else await revokeCliProjectGrants(configDir);
 }
 
 const systemClock: Clock = { now: () => Date.now(), ...globalTimers };
@@ -397,15 +409,14 @@ class SupervisedSessionRunner implements SessionRunner {
   /** What a spawn needs, read fresh: flags, the MCP config, the network, a credential and the environment. */
   private async prepareSpawn(): Promise<PreparedSpawn> {
     const transcriptExists = this.deps.transcriptExists ?? claudeTranscriptExists;
-    const resume = this.conversationSaved || transcriptExists(this.options.configDir, this.conversationId);
+    const resume = this.conversationSaved || (await transcriptExists(this.options.configDir, this.conversationId));
     const trusted =
       this.options.workspaceSettings === "trusted" || (await (this.options.settingsTrusted?.() ?? Promise.resolve(false)).catch(() => false));
     const args = [...(this.deps.argsPrefix ?? []), ...buildCliArgs({ ...this.spawnArgsInput(resume), workspaceSettings: trusted ? "trusted" : "untrusted" })];
     // A session can write its config dir: trust it may have granted itself is taken back first,
     // and an owner's trust is written in the form the CLI reads (it ignores settings.json allow
     // rules in a project it has not trusted).
-    if (trusted) grantCliProjectTrust(this.options.configDir, this.options.cwd ?? this.options.workspaceRoot);
-    else revokeCliProjectGrants(this.options.configDir);
+    await (this.deps.guardCliConfig ?? guardCliConfig)(this.options.configDir, trusted ? (this.options.cwd ?? this.options.workspaceRoot) : null);
     // The workspace's MCP servers, read fresh too (mcp-config.ts).
     const mcp = await writeSpawnMcpConfig((await this.options.mcpServers?.()) ?? [], { trusted, runRoot: this.deps.mcpRunRoot });
     args.push(...(mcp?.args ?? []));
