@@ -27,7 +27,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { ShadowRepo } from "../server/workspace-changes/shadow-repo";
+import { createDoorLauncher, DoorPool, doorPoolDefaults, filesScope } from "../server/workspace-agent";
 import { buildCliArgs } from "../server/sidecar/process/build-cli-args";
 import { buildCliEnv } from "../server/sidecar/process/build-cli-env";
 import { killProcessGroup } from "../server/sidecar/process/cli-process";
@@ -130,7 +130,7 @@ function conduitVariant(
   cliEnv: CliEnv,
   isolation: { sandbox: CliSandbox; proxy: CredentialProxy; network?: { sessions: SessionNetwork; policy: NetworkPolicy } },
   /** The Changes capture as the hub runs it: a before-turn snapshot the prompt waits for, an after-turn one it does not. */
-  snapshots?: ShadowRepo,
+  snapshots?: { snapshot(message: string): Promise<unknown> },
 ): Variant {
   const clock = new TurnClock();
   const runner: SessionRunner = createSessionRunner(
@@ -306,9 +306,14 @@ export async function run(): Promise<TurnOverheadResult> {
     sandbox.mode === "bwrap"
       ? conduitVariant(cliEnv, { sandbox, proxy, network: { sessions: createSessionNetwork({ credentialProxyPort: proxy.port }), policy: { mode: "none", domains: [] } } })
       : undefined;
-  // variant E captures each turn's changes as the hub does (server/workspace-changes)
+  // variant E captures each turn's changes as the hub does: snapshots in the workspace's door
+  // (server/workspace-agent, its work-tree watcher included), in a pool of its own as the sidecar's
   const shadowDir = await mkdtemp(path.join(os.tmpdir(), "conduit-bench-shadow-"));
-  const snapshots = new ShadowRepo(path.join(shadowDir, "ws.git"), cliEnv.cwd);
+  const doors = new DoorPool({ ...doorPoolDefaults, launcher: () => createDoorLauncher({ setting: "auto" }), idleMs: 10 * 60_000 });
+  const doorScope = await filesScope({ id: "bench-ws", rootPath: cliEnv.cwd }, shadowDir);
+  const snapshots = {
+    snapshot: (message: string) => doors.call(doorScope, "changes.snapshot", { repoKey: "bench-ws", workTree: cliEnv.cwd, message, watch: {} }, { timeoutMs: 600_000 }),
+  };
   await snapshots.snapshot("baseline");
   const variants = {
     conduit: conduitVariant(cliEnv, { sandbox, proxy }),
@@ -325,6 +330,7 @@ export async function run(): Promise<TurnOverheadResult> {
     await Promise.all(names.map((name) => variants[name]!.close()));
     await proxy.close();
     await cliEnv.close();
+    doors.close();
     await rm(shadowDir, { recursive: true, force: true });
   }
   const conduit = summarise(cold.conduit, warm.conduit);
