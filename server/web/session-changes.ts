@@ -48,10 +48,10 @@ async function sessionOf(
   return { ...workspace, changes };
 }
 
-/** The workspace's files door, and the session's repository as its operations name it. */
-async function repoOf(workspace: WorkspaceSummary & { changes: { repoKey: string; root: string } }): Promise<{ scope: DoorScope; repo: { repoKey: string; workTree: string } }> {
+/** The workspace's files door, and the session's repository as its operations name it (reads need no work tree). */
+async function repoOf(workspace: WorkspaceSummary & { changes: { repoKey: string } }): Promise<{ scope: DoorScope; repo: { repoKey: string } }> {
   const scope = await filesScope({ id: workspace.id, rootPath: workspace.rootPath });
-  return { scope, repo: { repoKey: workspace.changes.repoKey, workTree: workspace.changes.root } };
+  return { scope, repo: { repoKey: workspace.changes.repoKey } };
 }
 
 /** Every step of the session's changes, and the whole session's files (first before → latest after). */

@@ -124,6 +124,9 @@ describe.each(["bwrap", "off"] as const)("changes through the door (sandbox %s):
     expect(await call("changes.diff", { from: c0, to: rewound.after })).toEqual([]);
     expect(await outsideState()).toEqual(untouched);
 
+    // reads need no work tree (a discarded session worktree's changes stay readable)
+    expect((await call("changes.diff", { from: c0, to: c1, workTree: path.join(base, "gone") })).map((f) => f.path)).toEqual(["a.txt"]);
+
     // the outside bytes are in no answer and no object of the shadow repository
     expect(JSON.stringify(answers)).not.toContain(secret);
     const gitDir = path.join(scope.shadowDir!, `${workspaceId}.git`);

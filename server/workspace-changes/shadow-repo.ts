@@ -65,8 +65,9 @@ export class ShadowRepo {
   lastWay: "unchanged" | "paths" | "scan" | undefined;
 
   /**
-   * `readOnly`: this object only reads (a door answering the web app, or any caller's diff): it
-   * never creates, configures or unlocks the repository, whose writer is the sidecar's door.
+   * `readOnly`: this object only reads commits (a door answering the web app, or any caller's
+   * diff): it never creates, configures or unlocks the repository, whose writer is the sidecar's
+   * door, and never touches the work tree.
    */
   constructor(
     readonly gitDir: string,
@@ -371,12 +372,15 @@ export class ShadowRepo {
     args: string[],
     options: { input?: string; maxBuffer?: number; allowFailure?: boolean; noDirs?: boolean; noWorkTree?: boolean } = {},
   ): Promise<GitResult> {
+    // a reader reads commits only: it never names or enters the work tree (which may be gone, a
+    // discarded session worktree)
+    const noWorkTree = options.noWorkTree || this.readOnly;
     const full = options.noDirs
       ? args
-      : options.noWorkTree
+      : noWorkTree
         ? ["--git-dir", this.gitDir, ...args]
         : ["--git-dir", this.gitDir, "--work-tree", this.workTree, ...args];
-    return execFileBuffered("git", ["-c", "core.hooksPath=/dev/null", ...full], { cwd: this.workTree, env: gitEnv() as NodeJS.ProcessEnv, maxBuffer: options.maxBuffer ?? 64 * 1024 * 1024 }, options.input).then(
+    return execFileBuffered("git", ["-c", "core.hooksPath=/dev/null", ...full], { cwd: this.readOnly ? this.gitDir : this.workTree, env: gitEnv() as NodeJS.ProcessEnv, maxBuffer: options.maxBuffer ?? 64 * 1024 * 1024 }, options.input).then(
       ({ error, stdout, stderr }) => {
         const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
         const result = { stdout, stderr: stderr.toString("utf8"), code };

@@ -219,7 +219,7 @@ export class TurnSnapshots {
     this.assertIdle(session, status);
     const steps = await this.stepsOf(session.sessionId);
     const { before, after } = commitsOfScope(steps, input.scope);
-    const sides = await this.call(session, "changes.sides", { ...this.repoOf(session), before, after, file });
+    const sides = await this.call(session, "changes.sides", { repoKey: this.repoOf(session).repoKey, before, after, file });
     if (sides.before.kind === "absent" && sides.after.kind === "absent") throw new AppError(ErrorCode.notFound, `${file} is not among this change's files.`);
     const outcome = await this.recordTakeBack(session, actorId, "revert", null, { type: "hunk", before, after, file, hunk: input.hunk }, {
       path: file,
@@ -365,7 +365,7 @@ export class TurnSnapshots {
 
   private diff(session: SnapshotSession, from: string | null, to: string): Promise<ChangedFile[]> {
     if (from === to) return Promise.resolve([]);
-    return this.call(session, "changes.diff", { ...this.repoOf(session), from, to }, longOpTimeoutMs);
+    return this.call(session, "changes.diff", { repoKey: this.repoOf(session).repoKey, from, to }, longOpTimeoutMs);
   }
 
   /** The session's shadow repository and work tree, as the door's operations name them. */

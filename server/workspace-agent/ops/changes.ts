@@ -54,10 +54,10 @@ const ZWatch = z
   ])
   .optional();
 
-/** Where a repository is and what it snapshots. */
-const ZRepo = z.object({ repoKey: ZRepoKey, workTree: ZWorkTree });
-/** The same, for the writer: with the watchers it snapshots through. */
-const ZWriter = ZRepo.extend({ watch: ZWatch });
+/** A repository to read (commits only: its work tree may be gone, a discarded session worktree). */
+const ZRepo = z.object({ repoKey: ZRepoKey });
+/** A repository to write: what it snapshots, and the watchers it snapshots through. */
+const ZWriter = ZRepo.extend({ workTree: ZWorkTree, watch: ZWatch });
 
 /** Writers (snapshots, take-backs) and readers (diffs, sides), by repository key. */
 const writers = new Map<string, ShadowRepo>();
@@ -66,14 +66,14 @@ const readers = new Map<string, ShadowRepo>();
 const watcherSets = new Map<string, WorkTreeWatchers>();
 
 /** The workspace id of this door (its shadow folder's name). */
-function shadowDirOf(ctx: DoorContext): { dir: string; workspaceId: string } {
+function shadowFolderOf(ctx: DoorContext): { dir: string; workspaceId: string } {
   if (!ctx.shadowDir) throw new AppError(ErrorCode.forbidden, "This door holds no shadow repositories.");
   return { dir: ctx.shadowDir, workspaceId: path.basename(ctx.shadowDir) };
 }
 
 /** The git directory of `repoKey`, which must be this workspace's. */
 function gitDirOf(ctx: DoorContext, repoKey: string): string {
-  const { dir, workspaceId } = shadowDirOf(ctx);
+  const { dir, workspaceId } = shadowFolderOf(ctx);
   if (!repoKeyPattern.test(repoKey) || (repoKey !== workspaceId && !repoKey.startsWith(`${workspaceId}-wt-`))) {
     throw new AppError(ErrorCode.forbidden, "That shadow repository is not this workspace's.");
   }
@@ -119,13 +119,15 @@ async function writerOf(ctx: DoorContext, input: z.output<typeof ZWriter>): Prom
   return { repo, ws };
 }
 
-/** A reader of a repository: never creates, configures or unlocks it (the web app's door reads what the sidecar's writes). */
-async function readerOf(ctx: DoorContext, input: z.output<typeof ZRepo>): Promise<ShadowRepo> {
+/**
+ * A reader of a repository: never creates, configures or unlocks it (the web app's door reads
+ * what the sidecar's writes), and reads commits only (git runs without a work tree).
+ */
+function readerOf(ctx: DoorContext, input: z.output<typeof ZRepo>): ShadowRepo {
   const gitDir = gitDirOf(ctx, input.repoKey);
-  const { root } = await workTreeOf(ctx, input.workTree);
   let repo = readers.get(input.repoKey);
-  if (!repo || repo.workTree !== root) {
-    repo = new ShadowRepo(gitDir, root, true);
+  if (!repo) {
+    repo = new ShadowRepo(gitDir, gitDir, true);
     readers.set(input.repoKey, repo);
   }
   return repo;
@@ -169,15 +171,14 @@ export const changesOps = {
   }),
   /** The files that differ between two snapshots (`from` null: all of `to`). */
   "changes.diff": defineOp("files", ZRepo.extend({ from: ZCommit.nullable(), to: ZCommit }), async (i, ctx): Promise<ChangedFile[]> => {
-    const repo = await readerOf(ctx, i);
-    return repo.diff(i.from, i.to);
+    return readerOf(ctx, i).diff(i.from, i.to);
   }),
   /** One file as it is in two snapshots. */
   "changes.sides": defineOp(
     "files",
     ZRepo.extend({ before: ZCommit, after: ZCommit, file: ZFile }),
     async (i, ctx): Promise<{ before: FileSide; after: FileSide }> => {
-      const repo = await readerOf(ctx, i);
+      const repo = readerOf(ctx, i);
       const file = parseRelativePath(i.file);
       const [before, after] = await Promise.all([snapshotSide(repo, i.before, file), snapshotSide(repo, i.after, file)]);
       return { before, after };
