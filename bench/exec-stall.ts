@@ -49,7 +49,7 @@ export async function run(): Promise<void> {
       return {
         name,
         snapshot: async (message: string) => (await pools[name].call(await scope, "changes.snapshot", { ...repo, message, watch: {} })).commit,
-        diff: async (from: string, to: string) => pools[name].call(await scope, "changes.diff", { ...repo, from, to }),
+        diff: async (from: string, to: string) => pools[name].call(await scope, "changes.diff", { repoKey: id, from, to }),
       };
     });
     for (const way of ways) await way.snapshot("first");
