@@ -57,7 +57,7 @@ export interface TenantRig {
   proxy: CredentialProxy;
   sandbox: CliSandbox;
   kit: RunnerKit;
-  /** The attachments of the session's narrowed spawns, newest last (empty when open). */
+  /** The network attachments of the session's spawns, newest last (empty without a sandbox). */
   attachments: NetworkAttachment[];
   /** Runs `command` through the session's (approved) Bash tool. */
   bash(command: string): Promise<ToolOutcome>;
@@ -77,6 +77,8 @@ export interface TenantRigOptions {
   network?: NetworkPolicy;
   /** Name resolution of the egress proxy (maps test names to a loopback server). */
   lookup?: LookupFunction;
+  /** Addresses an open workspace's egress proxy treats as public (a loopback alias standing in for the internet). */
+  treatAsPublic?: (address: string) => boolean;
 }
 
 const toolTag = "[scenario:tenant-attack]";
@@ -146,7 +148,11 @@ export async function startTenantRig(options: TenantRigOptions = {}): Promise<Te
     };
     const cliEnv: CliEnv = { env: sidecarEnv, cliPath, cwd: workspace, configDir, server, close: async () => undefined };
     const attachments: NetworkAttachment[] = [];
-    const sessionNetwork = createSessionNetwork({ credentialProxyPort: proxy.port, ...(options.lookup ? { lookup: options.lookup } : {}) });
+    const sessionNetwork = createSessionNetwork({
+      credentialProxyPort: proxy.port,
+      ...(options.lookup ? { lookup: options.lookup } : {}),
+      ...(options.treatAsPublic ? { treatAsPublic: options.treatAsPublic } : {}),
+    });
     const network: SessionNetwork = {
       async attach(sessionId, policy) {
         const attachment = await sessionNetwork.attach(sessionId, policy);

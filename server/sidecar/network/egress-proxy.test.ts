@@ -44,7 +44,7 @@ describe("the egress proxy", () => {
     await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
     port = (upstream.address() as AddressInfo).port;
     logged.length = 0;
-    proxy = await startEgressProxy({ sessionId: "s-1", domains: ["ok.test"], socketPath: path.join(dir, "egress.sock"), lookup, log: (fields) => logged.push(fields) });
+    proxy = await startEgressProxy({ sessionId: "s-1", policy: { mode: "allowlist", domains: ["ok.test"] }, socketPath: path.join(dir, "egress.sock"), lookup, log: (fields) => logged.push(fields) });
   });
   afterEach(async () => {
     await proxy?.close();
@@ -118,5 +118,116 @@ describe("the egress proxy", () => {
   it("answers 502 when a listed host cannot be reached", async () => {
     const closed = await viaProxy(`http://ok.test:1/`);
     expect(closed.status).toBe(502);
+  });
+});
+
+describe("the egress proxy of an open workspace", () => {
+  let dir: string;
+  // The "internet": a server on a loopback alias the test's hook treats as public.
+  let world: http.Server;
+  // The host's own loopback service (the web app's /metrics, say).
+  let local: http.Server;
+  let worldPort: number;
+  let localPort: number;
+  let proxy: EgressProxy | undefined;
+  let lookups = 0;
+  const lookup: LookupFunction = (hostname, options, callback) => {
+    lookups++;
+    const table: Record<string, string> = { "public.test": "127.0.0.2", "metadata.test": "169.254.169.254", "private.test": "10.0.0.7", "loopback.test": "127.0.0.1", localhost: "127.0.0.1" };
+    // A rebinding name: public for the first answer, loopback for every later one.
+    if (hostname === "rebind.test") table[hostname] = lookups === 1 ? "127.0.0.2" : "127.0.0.1";
+    const address = table[hostname];
+    if (address === undefined) return callback(Object.assign(new Error(`ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }), "", 0);
+    if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family: 4 }]);
+    else callback(null, address, 4);
+  };
+
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), "conduit-egress-open-"));
+    world = http.createServer((req, res) => res.end(`world saw ${req.url} host=${req.headers.host}`));
+    local = http.createServer((_req, res) => res.end("LOCAL SERVICE"));
+    await new Promise<void>((resolve) => world.listen(0, "127.0.0.2", resolve));
+    worldPort = (world.address() as AddressInfo).port;
+    // The same port on 127.0.0.1, so that a rebinding would land here.
+    await new Promise<void>((resolve) => local.listen(worldPort, "127.0.0.1", resolve));
+    localPort = worldPort;
+    lookups = 0;
+    proxy = await startEgressProxy({ sessionId: "s-open", policy: { mode: "open" }, socketPath: path.join(dir, "egress.sock"), lookup, treatAsPublic: (a) => a === "127.0.0.2" });
+  });
+  afterEach(async () => {
+    await proxy?.close();
+    for (const server of [world, local]) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const viaProxy = (target: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request({ socketPath: proxy!.socketPath, path: target }, (res) => {
+        let body = "";
+        res.on("data", (c: Buffer) => (body += c.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+  const connectStatus = (authority: string) =>
+    new Promise<{ status: number; socket: Socket }>((resolve, reject) => {
+      const req = http.request({ socketPath: proxy!.socketPath, method: "CONNECT", path: authority });
+      req.on("connect", (res, socket) => resolve({ status: res.statusCode ?? 0, socket }));
+      req.on("response", (res) => {
+        res.resume();
+        resolve({ status: res.statusCode ?? 0, socket: res.socket });
+      });
+      req.on("error", reject);
+      req.end();
+    });
+
+  it("reaches a public address by plain HTTP and by CONNECT", async () => {
+    expect(await viaProxy(`http://public.test:${worldPort}/a`)).toEqual({ status: 200, body: `world saw /a host=public.test:${worldPort}` });
+    const tunnel = await connectStatus(`public.test:${worldPort}`);
+    expect(tunnel.status).toBe(200);
+    tunnel.socket.destroy();
+    expect(proxy!.refusals).toEqual([]);
+  });
+
+  it("refuses loopback, private and metadata addresses, by name and by literal, in every spelling", async () => {
+    for (const target of [
+      `http://127.0.0.1:${localPort}/`,
+      `http://127.1:${localPort}/`,
+      `http://[::ffff:127.0.0.1]:${localPort}/`,
+      `http://localhost:${localPort}/`,
+      `http://loopback.test:${localPort}/`,
+      "http://169.254.169.254/latest/meta-data/",
+      "http://metadata.test/latest/meta-data/",
+      "http://private.test/",
+      "http://10.0.0.7/",
+    ]) {
+      const answer = await viaProxy(target);
+      expect([target, answer.status]).toEqual([target, 403]);
+      expect(answer.body).toMatch(/Conduit refused this connection: .*(not a public address|address of this host)/);
+    }
+    for (const authority of [`127.0.0.1:${localPort}`, `[::1]:${localPort}`, `localhost:${localPort}`, "metadata.test:443", "169.254.169.254:80"]) {
+      expect([authority, (await connectStatus(authority)).status]).toEqual([authority, 403]);
+    }
+    expect(proxy!.refusals.map((r) => r.host)).toEqual(expect.arrayContaining(["127.0.0.1", "localhost", "metadata.test", "169.254.169.254", "private.test", "[::1]"]));
+  });
+
+  it("connects to the address it checked: a name that rebinds to loopback after the check still lands on the public one", async () => {
+    const answer = await viaProxy(`http://rebind.test:${worldPort}/r`);
+    expect(answer).toEqual({ status: 200, body: `world saw /r host=rebind.test:${worldPort}` });
+    expect(lookups).toBe(1);
+    const tunnel = await connectStatus(`rebind.test:${worldPort}`);
+    expect(tunnel.status).toBe(403); // the second resolution is loopback: refused, never connected
+    expect(lookups).toBe(2);
+  });
+
+  it("answers 502, not a refusal, for a name that does not resolve", async () => {
+    const answer = await viaProxy("http://nowhere.test/");
+    expect(answer.status).toBe(502);
+    expect(answer.body).toMatch(/could not be resolved \(ENOTFOUND\)/);
+    expect(proxy!.refusals).toEqual([]);
   });
 });

@@ -55,8 +55,21 @@ describe("createSessionNetwork", () => {
     expect(existsSync(attachment.socketDir)).toBe(false);
   });
 
-  it("refuses to attach an open network", async () => {
-    await expect(createSessionNetwork({ credentialProxyPort: port }).attach("s-3", { mode: "open", domains: [] })).rejects.toThrow(/needs no attachment/);
+  it("gives an open spawn the credential proxy and an egress proxy that refuses this host", async () => {
+    const attachment = await createSessionNetwork({ credentialProxyPort: port }).attach("s-3", { mode: "open", domains: [] });
+    attachments.push(attachment);
+    expect(attachment.forwards.map((f) => f.socket)).toEqual([`${attachment.socketDir}/api.sock`, `${attachment.socketDir}/egress.sock`]);
+    expect(attachment.env).toEqual(egressProxyEnv(attachment.forwards[1]!.port));
+    expect(await getVia(attachment.forwards[0]!.socket, "/v1/messages")).toBe("api saw /v1/messages");
+    // The credential proxy's own port on the host's loopback, asked for through the egress proxy.
+    expect(await getVia(attachment.forwards[1]!.socket, `http://127.0.0.1:${port}/v1/messages`)).toMatch(/Conduit refused this connection: 127\.0\.0\.1 is an address of this host/);
+    expect(attachment.egress!.refusals).toEqual([expect.objectContaining({ host: "127.0.0.1" })]);
+  });
+
+  it("passes a test's public-address hook to an open spawn's proxy", async () => {
+    const attachment = await createSessionNetwork({ credentialProxyPort: port, treatAsPublic: (a) => a === "127.0.0.1" }).attach("s-4", { mode: "open", domains: [] });
+    attachments.push(attachment);
+    expect(await getVia(attachment.forwards[1]!.socket, `http://127.0.0.1:${port}/through`)).toBe("api saw /through");
   });
 });
 
@@ -64,8 +77,16 @@ describe("attachSpawnNetwork", () => {
   const bwrap = { mode: "bwrap" as const };
   const sessions = createSessionNetwork({ credentialProxyPort: 1 });
 
-  it("leaves an open workspace alone", async () => {
-    expect(await attachSpawnNetwork("s", { mode: "open", domains: [] }, noSandbox, undefined)).toBeUndefined();
+  it("leaves an open workspace on the host's network only where nothing isolates it", async () => {
+    expect(await attachSpawnNetwork("s", { mode: "open", domains: [] }, noSandbox, sessions)).toBeUndefined();
+    expect(await attachSpawnNetwork("s", { mode: "open", domains: [] }, bwrap, undefined)).toBeUndefined();
+  });
+
+  it("attaches an open workspace in a sandbox: a network namespace of its own", async () => {
+    const attachment = (await attachSpawnNetwork("s", { mode: "open", domains: [] }, bwrap, sessions))!;
+    attachments.push(attachment);
+    expect(attachment.policy.mode).toBe("open");
+    expect(attachment.egress).toBeDefined();
   });
 
   it("refuses a narrowed workspace without a sandbox (never runs it open)", async () => {

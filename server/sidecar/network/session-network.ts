@@ -1,13 +1,14 @@
 /**
- * The network of one CLI child in a narrowed workspace (`none` or `allowlist`). Its sandbox gets
- * a network namespace of its own (`bwrap --unshare-net`: a private loopback, no route out), so
- * whatever the child may still reach is handed in as Unix sockets in a directory of this spawn,
- * bound into the sandbox; the sandbox's forwarder (`sandbox-forwarder.mjs`) turns each into a TCP
- * port on the sandbox's loopback:
+ * The network of one sandboxed CLI child, in every policy (`open`, `none`, `allowlist`). Its
+ * sandbox gets a network namespace of its own (`bwrap --unshare-net`: a private loopback, no
+ * route out, no abstract Unix socket of the host), so whatever the child may still reach is handed
+ * in as Unix sockets in a directory of this spawn, bound into the sandbox; the sandbox's forwarder
+ * (`sandbox-forwarder.mjs`) turns each into a TCP port on the sandbox's loopback:
  * - `api.sock` → Conduit's credential proxy (same port inside as outside, so ANTHROPIC_BASE_URL
  *   is unchanged): the model answers in every mode;
- * - `egress.sock` (allowlist only) → this spawn's filtering {@link startEgressProxy}; the proxy
- *   variables point the CLI and its tools at it.
+ * - `egress.sock` (open and allowlist) → this spawn's {@link startEgressProxy}: any public address
+ *   (open) or the listed names (allowlist); the proxy variables point the CLI and its tools at it.
+ *   What ignores the proxy variables has no route.
  * One attachment per spawn; `close()` when that child ends (idempotent).
  */
 import { mkdtemp, realpath, rm } from "node:fs/promises";
@@ -40,7 +41,7 @@ export interface NetworkAttachment {
   readonly forwards: readonly SandboxForward[];
   /** Added to the child's environment (the proxy variables, for an allow-list). */
   readonly env: Readonly<Record<string, string>>;
-  /** The filtering proxy (allowlist only). */
+  /** The egress proxy (open and allowlist). */
   readonly egress: EgressProxy | undefined;
   close(): Promise<void>;
 }
@@ -59,9 +60,11 @@ export interface SessionNetworkOptions {
   log?: (fields: Record<string, unknown>, message: string) => void;
   /** Name resolution of the egress proxies (tests only). */
   lookup?: LookupFunction;
+  /** Tests and benches only: addresses an open workspace's proxy treats as public (see {@link startEgressProxy}). */
+  treatAsPublic?: (address: string) => boolean;
 }
 
-/** The proxy variables of an allow-listed child: both spellings, since tools read one or the other. */
+/** The proxy variables of a child with an egress proxy: both spellings, since tools read one or the other. */
 export function egressProxyEnv(port: number): Record<string, string> {
   const url = `http://127.0.0.1:${port}`;
   const noProxy = "127.0.0.1,localhost";
@@ -105,11 +108,10 @@ async function bridgeToLoopback(socketPath: string, port: number): Promise<net.S
   return server;
 }
 
-/** The network attachments of a sidecar's narrowed spawns. */
+/** The network attachments of a sidecar's sandboxed spawns. */
 export function createSessionNetwork(options: SessionNetworkOptions): SessionNetwork {
   return {
     async attach(sessionId, policy) {
-      if (policy.mode === "open") throw new Error("An open network needs no attachment");
       // 0700 (mkdtemp's default): only the sidecar's user reaches the sockets from outside.
       // A real path: the sandbox binds it at the same path, and the forwarder connects by it.
       const socketDir = await realpath(await mkdtemp(path.join(options.runRoot ?? os.tmpdir(), "conduit-net-")));
@@ -120,14 +122,15 @@ export function createSessionNetwork(options: SessionNetworkOptions): SessionNet
         bridge = await bridgeToLoopback(apiSocket, options.credentialProxyPort);
         const forwards: SandboxForward[] = [{ port: options.credentialProxyPort, socket: apiSocket }];
         let env: Record<string, string> = {};
-        if (policy.mode === "allowlist") {
+        if (policy.mode !== "none") {
           const egressSocket = path.join(socketDir, "egress.sock");
           egress = await startEgressProxy({
             sessionId,
-            domains: policy.domains,
+            policy: policy.mode === "allowlist" ? { mode: "allowlist", domains: policy.domains } : { mode: "open" },
             socketPath: egressSocket,
             ...(options.log ? { log: options.log } : {}),
             ...(options.lookup ? { lookup: options.lookup } : {}),
+            ...(options.treatAsPublic ? { treatAsPublic: options.treatAsPublic } : {}),
           });
           const port = egressPortInside === options.credentialProxyPort ? egressPortInside + 1 : egressPortInside;
           forwards.push({ port, socket: egressSocket });
@@ -161,9 +164,12 @@ export function createSessionNetwork(options: SessionNetworkOptions): SessionNet
 }
 
 /**
- * The network of the next spawn of `sessionId` under `policy`: undefined for an open workspace;
- * for a narrowed one an attachment, or a refusal when nothing could enforce it (no sandbox) —
- * a narrowed workspace never runs open.
+ * The network of the next spawn of `sessionId` under `policy`. In a sandbox, an attachment in
+ * every policy (a network namespace of its own). Without one (CONDUIT_SANDBOX=off, or bubblewrap
+ * missing): undefined for an open workspace — it shares the host's network, like everything else
+ * of an unisolated session — and a refusal for a narrowed one, which never runs open. A runner
+ * given a sandbox but no session network (some tests and benches; the sidecar always wires one)
+ * runs an open workspace on the host's network.
  */
 export async function attachSpawnNetwork(
   sessionId: string,
@@ -171,7 +177,7 @@ export async function attachSpawnNetwork(
   sandbox: { readonly mode: "bwrap" | "off" },
   network: SessionNetwork | undefined,
 ): Promise<NetworkAttachment | undefined> {
-  if (policy.mode === "open") return undefined;
+  if (policy.mode === "open" && (sandbox.mode === "off" || network === undefined)) return undefined;
   if (sandbox.mode === "off" || network === undefined) throw new AppError(ErrorCode.unavailable, narrowingNeedsSandbox);
   return network.attach(sessionId, policy);
 }

@@ -10,13 +10,53 @@
  * the argv is built by the pure `sandbox-argv.ts`.
  */
 import { execFile } from "node:child_process";
-import { accessSync, constants, realpathSync } from "node:fs";
+import { accessSync, constants, existsSync, realpathSync } from "node:fs";
+import { getEnv } from "@/server/env/env";
 import { findOnPath, inspectSystem as inspectHostSystem } from "@/server/workspace-agent/host-system";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { CliSpawnError } from "./cli-process";
-import { buildSandboxArgv, etcAllowList, sandboxEnv, systemDirAllowList, type SystemEntry } from "./sandbox-argv";
+import {
+  buildSandboxArgv,
+  etcAllowList,
+  sandboxEnv,
+  sandboxLayoutProblem,
+  systemDirAllowList,
+  type ProtectedPaths,
+  type SandboxArgvInput,
+  type SystemEntry,
+} from "./sandbox-argv";
+
+export type { ProtectedPaths };
+
+/** The launcher that opens the seccomp filter for bwrap (`--seccomp 9`) and execs it. */
+export const sandboxEnterScript = path.join(import.meta.dirname, "sandbox-enter.sh");
+
+/** The file descriptor the launcher opens the filter on. */
+export const seccompFd = 9;
+
+/** The sandbox's own `/etc/passwd` and `/etc/group` (uid 1000 is `session`, HOME {@link sandboxHome}). */
+export const identityFiles = {
+  passwd: path.join(import.meta.dirname, "sandbox-etc", "passwd"),
+  group: path.join(import.meta.dirname, "sandbox-etc", "group"),
+} as const;
+
+/** Conduit's checkout (this file is server/sidecar/process/sandbox.ts in it). */
+export const conduitCheckout = path.resolve(import.meta.dirname, "..", "..", "..");
+
+/** The compiled seccomp filter for this machine's architecture (see sandbox-seccomp.py), or undefined when none is shipped. */
+export function seccompFilterPath(arch: string = process.arch): string | undefined {
+  const name = arch === "x64" ? "x86_64" : arch === "arm64" ? "aarch64" : undefined;
+  if (name === undefined) return undefined;
+  const file = path.join(import.meta.dirname, `sandbox-seccomp-${name}.bpf`);
+  return existsSync(file) ? file : undefined;
+}
+
+/** The launch of bwrap with `args`: through the launcher that opens the seccomp filter. */
+function bwrapLaunch(bwrapPath: string, args: readonly string[], filter: string): { file: string; args: string[] } {
+  return { file: "/bin/sh", args: [sandboxEnterScript, filter, bwrapPath, ...args] };
+}
 
 /** Which isolation is in force. */
 export type SandboxMode = "bwrap" | "off";
@@ -98,6 +138,36 @@ export interface BwrapSandboxOptions {
   readOnly?: readonly string[];
   /** Default: {@link inspectSystem} (looked up once). */
   system?: readonly SystemEntry[];
+  /**
+   * Conduit's own directories: the sandbox refuses to be made when one lies under a path it binds
+   * (a {@link SandboxLayoutError}). The checkout is always checked; default just the checkout.
+   */
+  protect?: ProtectedPaths;
+  /** Sizes of the private /tmp and HOME (default sandbox-argv's `sandboxTmpfsBytes`). */
+  tmpfsBytes?: SandboxArgvInput["tmpfsBytes"];
+}
+
+/** The refusal to start when the sandbox would show Conduit's own files (see `sandboxLayoutProblem`). */
+export class SandboxLayoutError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SandboxLayoutError";
+  }
+}
+
+function realOrResolved(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return path.resolve(dir);
+  }
+}
+
+/** Throws {@link SandboxLayoutError} when a protected directory lies under one of `bound`. */
+export function assertSandboxLayout(protect: ProtectedPaths, bound: readonly string[]): void {
+  const real = Object.fromEntries(Object.entries({ checkout: conduitCheckout, ...protect }).map(([k, v]) => [k, v === undefined ? undefined : realOrResolved(v)]));
+  const problem = sandboxLayoutProblem(real, bound.map(realOrResolved));
+  if (problem !== undefined) throw new SandboxLayoutError(problem);
 }
 
 /** A bubblewrap sandbox; the host layout is inspected once, here. */
@@ -105,6 +175,18 @@ export function createBwrapSandbox(options: BwrapSandboxOptions): CliSandbox {
   const system = options.system ?? inspectSystem();
   const readOnly = [path.dirname(realpathSync(options.cliPath)), ...(options.readOnly ?? [])];
   const nodePath = realpathSync(process.execPath);
+  const filter = seccompFilterPath();
+  if (filter === undefined) throw new SandboxUnavailableError(`no seccomp filter is shipped for this architecture (${process.arch}); sandbox-seccomp.py makes them`);
+  // Everything any session's sandbox binds from the host, read-only or not (the forwarder's directory too).
+  const bound = [
+    ...system.filter((entry) => entry.kind !== "symlink").map((entry) => entry.path),
+    ...readOnly,
+    path.dirname(nodePath),
+    path.dirname(realpathSync(path.join(import.meta.dirname, "..", "network", "sandbox-forwarder.mjs"))),
+    identityFiles.passwd,
+    identityFiles.group,
+  ];
+  assertSandboxLayout(options.protect ?? {}, bound);
   return {
     mode: "bwrap",
     wrap(launch, dirs, network) {
@@ -132,8 +214,11 @@ export function createBwrapSandbox(options: BwrapSandboxOptions): CliSandbox {
         file: command.file,
         args: command.args,
         privateNetwork: network === undefined ? undefined : { socketDir: existingRealPath("socket directory", network.socketDir) },
+        seccompFd,
+        identityFiles,
+        tmpfsBytes: options.tmpfsBytes,
       });
-      return { file: options.bwrapPath, args, cwd, env: sandboxEnv(launch.env, sandboxHome) };
+      return { ...bwrapLaunch(options.bwrapPath, args, filter), cwd, env: sandboxEnv(launch.env, sandboxHome) };
     },
   };
 }
@@ -146,8 +231,10 @@ function existingRealPath(what: string, dir: string): string {
   }
 }
 
-/** Runs `true` in a sandbox like a session's; resolves with undefined when it works, else why not. */
+/** Runs `true` in a sandbox like a session's (user namespace, seccomp filter, sized tmpfs); resolves with undefined when it works, else why not. */
 export async function probeBwrap(bwrapPath: string, system: readonly SystemEntry[] = inspectSystem()): Promise<string | undefined> {
+  const filter = seccompFilterPath();
+  if (filter === undefined) return `no seccomp filter is shipped for this architecture (${process.arch})`;
   const truePath = ["/usr/bin/true", "/bin/true"].find((candidate) => {
     try {
       accessSync(candidate, constants.X_OK);
@@ -171,9 +258,13 @@ export async function probeBwrap(bwrapPath: string, system: readonly SystemEntry
       home: sandboxHome,
       file: truePath,
       args: [],
+      seccompFd,
+      identityFiles,
+      privateNetwork: { socketDir: realpathSync(scratch) },
     });
+    const launch = bwrapLaunch(bwrapPath, args, filter);
     return await new Promise((resolve) => {
-      execFile(bwrapPath, args, { timeout: 10_000, killSignal: "SIGKILL" }, (error, _stdout, stderr) => {
+      execFile(launch.file, launch.args, { timeout: 10_000, killSignal: "SIGKILL" }, (error, _stdout, stderr) => {
         resolve(error ? String(stderr).trim() || error.message : undefined);
       });
     });
@@ -194,11 +285,22 @@ export interface ChooseSandboxDeps {
   findBwrap?: () => string | undefined;
   probe?: (bwrapPath: string) => Promise<string | undefined>;
   create?: (bwrapPath: string) => CliSandbox;
+  /** Conduit's directories no session may see; default {@link configuredProtectedPaths}. */
+  protect?: ProtectedPaths;
+}
+
+/** The checkout, CONDUIT_DATA_DIR and the workspaces root (CONDUIT_WORKSPACES_ROOT, or DATA_DIR/workspaces) of this process. */
+export function configuredProtectedPaths(): ProtectedPaths {
+  const env = getEnv();
+  const dataDir = path.resolve(env.CONDUIT_DATA_DIR);
+  return { checkout: conduitCheckout, dataDir, workspacesRoot: path.resolve(env.CONDUIT_WORKSPACES_ROOT ?? path.join(dataDir, "workspaces")) };
 }
 
 /**
  * Applies CONDUIT_SANDBOX: `off` → none; `bwrap` → bubblewrap or {@link SandboxUnavailableError};
- * `auto` → bubblewrap when found and a trial run works, else none with a warning.
+ * `auto` → bubblewrap when found and a trial run works, else none with a warning. With bubblewrap,
+ * a {@link SandboxLayoutError} when the checkout, the data directory or the workspaces root lies
+ * under a path every sandbox shows (the sidecar does not start).
  */
 export async function chooseSandbox(setting: SandboxSetting, cliPath: string, deps: ChooseSandboxDeps = {}): Promise<SandboxChoice> {
   if (setting === "off") return { sandbox: noSandbox };
@@ -210,7 +312,7 @@ export async function chooseSandbox(setting: SandboxSetting, cliPath: string, de
           (why) => (why === undefined ? undefined : `bubblewrap at ${bwrapPath} does not work here: ${why}`),
         );
   if (problem === undefined && bwrapPath !== undefined) {
-    return { sandbox: (deps.create ?? ((p) => createBwrapSandbox({ bwrapPath: p, cliPath })))(bwrapPath) };
+    return { sandbox: (deps.create ?? ((p) => createBwrapSandbox({ bwrapPath: p, cliPath, protect: deps.protect ?? configuredProtectedPaths() })))(bwrapPath) };
   }
   if (setting === "bwrap") {
     throw new SandboxUnavailableError(`CONDUIT_SANDBOX=bwrap, but ${problem}. Install it, or set CONDUIT_SANDBOX=auto or off.`);
