@@ -1,10 +1,8 @@
 /**
  * `execFile` with buffered output, through a runner a process may replace. By default the child is
- * spawned right here. The sidecar replaces the runner at start with its exec helper
- * (`server/sidecar/process/exec-helper.ts`): spawning blocks the spawning thread while the kernel
- * copies the process's page tables, about 25 ms (up to ~50) for a Node process of ~350 MB, and a
- * sidecar runs several git commands per turn (the turn snapshots), so each one stalled every
- * session's stream on the sidecar. The web app keeps the default.
+ * spawned right here: in a workspace door (`server/workspace-agent`), the only process that runs
+ * git over workspace content. (The sidecar once replaced the runner with an exec helper, since a
+ * spawn from its ~350 MB process blocked its loop ~25 ms; git no longer runs in the sidecar.)
  */
 import { execFile } from "node:child_process";
 

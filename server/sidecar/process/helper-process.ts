@@ -1,5 +1,5 @@
 /**
- * What the sidecar's two helper processes (`exec-helper.ts`, `spawn-helper.ts`) share: how one is
+ * How the sidecar's helper process (`spawn-helper.ts`) is
  * started (a plain-JavaScript child over IPC, without tsx, its environment `PATH` alone) and how it
  * is kept from holding the sidecar open.
  */

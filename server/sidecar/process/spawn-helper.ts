@@ -1,8 +1,8 @@
 /**
  * The sidecar's spawn helper: a small Node process (`spawn-helper-child.mjs`) that starts the
  * claude CLIs and hands their three pipes to the sidecar over IPC. Spawning blocks the spawning
- * thread while the kernel copies its page tables (~25 ms from a ~350 MB sidecar, see
- * `exec-helper.ts`), and no session's event reaches a socket meanwhile: every new session and
+ * thread while the kernel copies its page tables (~25 ms, up to ~50, from a ~350 MB sidecar),
+ * and no session's event reaches a socket meanwhile: every new session and
  * every resume paid it on the loop, 150 of them in a row when a restarted sidecar resumes its
  * sessions. From the helper the sidecar pays a few IPC messages.
  *
