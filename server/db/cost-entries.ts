@@ -197,12 +197,14 @@ export async function monthlySpend(
 /**
  * Whether `userId` may start a turn in `workspaceId` now: the user's monthly limit against their
  * spend everywhere, then the workspace's limit against everyone's spend in it. The first refusal
- * (`budget_exceeded`, naming the limit and the spend) wins.
+ * (`budget_exceeded`, naming the limit and the spend) wins. `pendingUsd` is spend not in the
+ * ledger yet that counts against both (the credential proxy's metered spend no result recorded).
  */
 export async function checkMonthlyBudgets(
   db: Db,
   who: { userId: string; workspaceId: string },
   now: Date,
+  pendingUsd = 0,
 ): Promise<BudgetDecision> {
   // Both limits in one statement: every prompt asks (two Prisma reads cost the sidecar ~0.9 ms of CPU).
   const [limits] = await hotRows<{ userLimit: number | null; workspaceLimit: number | null }>(
@@ -219,7 +221,7 @@ export async function checkMonthlyBudgets(
     workspaceLimit === null ? 0 : monthlySpend(db, { workspaceId: who.workspaceId }, now).then((s) => s.usd),
   ]);
   return checkBudgets([
-    { scope: BudgetScope.user, limitUsd: userLimit, spentUsd: userSpent },
-    { scope: BudgetScope.workspace, limitUsd: workspaceLimit, spentUsd: workspaceSpent },
+    { scope: BudgetScope.user, limitUsd: userLimit, spentUsd: roundUsd(userSpent + pendingUsd) },
+    { scope: BudgetScope.workspace, limitUsd: workspaceLimit, spentUsd: roundUsd(workspaceSpent + pendingUsd) },
   ]);
 }

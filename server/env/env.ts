@@ -95,6 +95,10 @@ export const ZEnv = z.object({
   CONDUIT_SESSION_MEMORY_MB: z.coerce.number().int().min(0).default(2048),
   /** Process cap of each session's CLI and everything it starts (a cgroup; 0: no cap). */
   CONDUIT_SESSION_PIDS_MAX: z.coerce.number().int().min(0).default(512),
+  /** Model calls one session may have in flight through the credential proxy (429 beyond; 0: no cap). */
+  CONDUIT_PROXY_MAX_CONCURRENT: z.coerce.number().int().min(0).max(1000).default(4),
+  /** Model calls one session may start per minute through the credential proxy (429 beyond; 0: no cap). */
+  CONDUIT_PROXY_MAX_PER_MINUTE: z.coerce.number().int().min(0).max(100_000).default(120),
   /** Lets `/metrics` be scraped with `Authorization: Bearer <token>` (else loopback only). */
   CONDUIT_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   /** The sidecar prints a `conduit-latency` line per turn and approval stage on stderr (bench/browser-turn). */

@@ -22,6 +22,7 @@ import { Adoption } from "@/server/sidecar/cluster/adoption";
 import { chooseSandbox } from "@/server/sidecar/process/sandbox";
 import { openSessionCgroups } from "@/server/sidecar/process/session-cgroup";
 import { startCredentialProxy, type ProxyTraceStage } from "@/server/sidecar/credential-proxy/credential-proxy";
+import { ledgerBudget } from "@/server/sidecar/credential-proxy/ledger-budget";
 import { createSessionNetwork } from "@/server/sidecar/network/session-network";
 import { sandboxStatusFile, type SandboxStatus } from "@/server/shared/sandbox-status";
 import { supervisorConfigFromEnv } from "@/server/sidecar/process/supervisor-config";
@@ -94,6 +95,9 @@ async function main(): Promise<void> {
     upstream: env.ANTHROPIC_BASE_URL ?? "https://api.anthropic.com",
     credential: { apiKey: env.ANTHROPIC_API_KEY, authToken: process.env.ANTHROPIC_AUTH_TOKEN || undefined },
     log: (fields, message) => log.warn({ component: "credential-proxy", ...fields }, message),
+    // Fair limits per session, and the monthly budgets with the spend it metered (402 once spent).
+    limits: { maxConcurrent: env.CONDUIT_PROXY_MAX_CONCURRENT, maxPerMinute: env.CONDUIT_PROXY_MAX_PER_MINUTE },
+    budget: ledgerBudget(getDb()),
   });
   log.info({ url: credentialProxy.url }, "credential proxy listening");
   // Narrowed workspaces: each spawn reaches the proxy (and, for an allow-list, a filtering proxy) by Unix sockets.
@@ -213,6 +217,15 @@ async function main(): Promise<void> {
     // a browser in the session's room, on any sidecar (the adapter asks the others): its idle CLI stays warm
     watched: async (sessionId) => (await server.io.in(sessionRoom(sessionId)).fetchSockets()).length > 0,
     decidePermission: tracedDecider(latency, approvals.decidePermission),
+    // What each result recorded is no longer the proxy's unreported spend.
+    onTurnCost: (sessionId, turn) =>
+      credentialProxy.reportResult(sessionId, {
+        usd: turn.usd,
+        inputTokens: turn.models.reduce((n, m) => n + m.inputTokens, 0),
+        outputTokens: turn.models.reduce((n, m) => n + m.outputTokens, 0),
+        cacheReadTokens: turn.models.reduce((n, m) => n + m.cacheReadTokens, 0),
+        cacheWriteTokens: turn.models.reduce((n, m) => n + m.cacheWriteTokens, 0),
+      }),
     createRunner: (options, decidePermission) =>
       createSessionRunner(options, {
         cliPath,

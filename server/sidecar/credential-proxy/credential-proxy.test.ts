@@ -107,7 +107,7 @@ describe("the credential proxy", () => {
     upstream = await startUpstream();
     proxy = await startCredentialProxy({ upstream: upstream.url, credential: { authToken: "gw-secret" } });
     const grant = proxy.issue("s");
-    const response = await fetch(`${proxy.url}/v1/models`, { headers: { authorization: `Bearer ${grant.token}` } });
+    const response = await fetch(`${proxy.url}/v1/messages`, { method: "POST", headers: { authorization: `Bearer ${grant.token}` }, body: "{}" });
     upstream.release();
     await response.text();
     expect(response.status).toBe(200);

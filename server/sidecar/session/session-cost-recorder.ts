@@ -23,6 +23,8 @@ export interface SessionCostRecorderDeps {
   now: () => number;
   /** Tells listeners the session's view once its total changed. */
   emitStatus: (entry: SessionEntry) => void;
+  /** Each counted turn, when its result is read (the credential proxy's meter: that spend is reported). */
+  onTurnCost?: ((sessionId: string, turn: CostTurn) => void) | undefined;
 }
 
 export class SessionCostRecorder {
@@ -37,6 +39,7 @@ export class SessionCostRecorder {
     entry.cost = step.state;
     const turn = step.turn;
     if (!turn) return;
+    this.deps.onTurnCost?.(entry.id, turn);
     const result = event.type === "message" && event.message.type === "result" ? event.message : undefined;
     const uuids = result?.user_message_uuids ?? (result?.user_message_uuid ? [result.user_message_uuid] : []);
     const lineStored = entry.tail;

@@ -31,6 +31,8 @@ describe("cost recording and budgets with the real CLI", () => {
   let cli: CliEnv;
   let fx: SessionFixtures;
   let hub: SessionHub;
+  // What the hub tells the credential proxy each result recorded (`onTurnCost`).
+  const reportedUsd = new Map<string, number>();
 
   beforeAll(async () => {
     cli = await startCliEnv();
@@ -43,6 +45,7 @@ describe("cost recording and budgets with the real CLI", () => {
       configRoot: path.join(fx.dataDir, "claude-config"),
       sidecarId: "cost-it",
       log,
+      onTurnCost: (sessionId, turn) => reportedUsd.set(sessionId, (reportedUsd.get(sessionId) ?? 0) + turn.usd),
     });
   });
 
@@ -103,6 +106,8 @@ describe("cost recording and budgets with the real CLI", () => {
     const total = await sumCost(fx.db, { sessionId });
     expect(total.results).toBe(5);
     expect(total.usd).toBeCloseTo(5 * turnUsd, 10);
+    // Each recorded turn was reported once, across the kill and resume as well.
+    expect(reportedUsd.get(sessionId)).toBeCloseTo(5 * turnUsd, 10);
     expect(total.inputTokens).toBe(5 * 1000);
     expect(total.outputTokens).toBe(5 * 2000);
     expect(total.cacheReadTokens).toBe(5 * 3000);

@@ -5,6 +5,7 @@
 import type { Logger } from "pino";
 import type { Db } from "@/server/db/client";
 import type { McpSpawnServer } from "@/server/domain/workspace/mcp-servers";
+import type { CostTurn } from "@/server/domain/cost/cost-reducer";
 import type { EventPageLimits } from "@/server/db/session-events";
 import type { PermissionModeChoice, SubscribeResult } from "@/server/shared/wire/session";
 import type { SessionLeases } from "@/server/sidecar/cluster/session-leases";
@@ -71,6 +72,8 @@ export interface SessionHubDeps {
   leases?: SessionLeases;
   /** Whether anyone has a session open, on any sidecar (its runners keep a watched idle child); none: never. */
   watched?: (sessionId: string) => Promise<boolean>;
+  /** Each turn's cost as its result is read (the credential proxy's `reportResult`). */
+  onTurnCost?: (sessionId: string, turn: CostTurn) => void;
 }
 
 /** What `subscribe` hands to its `deliver` callback. */

@@ -102,7 +102,7 @@ export class SessionHub implements SessionCommands, SessionFeed {
     this.detachWriter = this.events.writer.onDidStore((stored) => this.subscriptions.onStored(stored));
     this.rows = new SessionRowWriter({ db: deps.db, log: deps.log, sidecarId: deps.sidecarId ?? null });
     this.history = new SessionHistoryIndexer({ rows: this.rows });
-    this.costs = new SessionCostRecorder({ db: deps.db, log: deps.log, now: () => this.now(), emitStatus: (entry) => this.subscriptions.emitStatus(entry) });
+    this.costs = new SessionCostRecorder({ db: deps.db, log: deps.log, now: () => this.now(), emitStatus: (entry) => this.subscriptions.emitStatus(entry), onTurnCost: deps.onTurnCost });
     this.lifecycle = new SessionLifecycle(deps, {
       events: this.events,
       rows: this.rows,
