@@ -7,10 +7,10 @@
  * written on) against the same proxy without it, side by side in one run. The upstream is a
  * fake Messages API in a process of its own (so it does not share the proxy's event loop) that
  * streams one answer of `EVENTS` SSE events, each written apart (message_start, the text deltas,
- * message_delta, message_stop). Requests alternate metered, unmetered, direct, … on keep-alive
- * clients; timed to the first byte and to the last. The extra is the median time to the last
- * byte metered minus unmetered (the meter reads every event; the first byte only shows the
- * per-request setup).
+ * message_delta, message_stop). Requests alternate metered, unmetered, direct (the order
+ * rotating each round) on keep-alive clients; timed to the first byte and to the last. The
+ * extra is the median time to the last byte metered minus unmetered (the meter reads every
+ * event; the first byte only shows the per-request setup).
  */
 import { spawn } from "node:child_process";
 import http from "node:http";
@@ -116,7 +116,11 @@ export async function proxyMeteringExtraMs(): Promise<{ proxyMeteringExtraMs: nu
     // Warm-up, untimed: connections, JIT.
     for (let i = 0; i < 20; i++) for (const v of variants) await timeStream(v.base, v.key, v.agent);
     for (let i = 0; i < METERING_REQUESTS; i++) {
-      for (const v of variants) {
+      // The order rotates, and each request starts after a settled tick: the work a proxy does
+      // after an answer ends (metering's close, the next tick) is not charged to the next variant.
+      for (let k = 0; k < variants.length; k++) {
+        const v = variants[(i + k) % variants.length]!;
+        await new Promise((resolve) => setTimeout(resolve, 1));
         const t = await timeStream(v.base, v.key, v.agent);
         v.first.push(t.firstMs);
         v.last.push(t.lastMs);
