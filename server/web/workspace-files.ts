@@ -4,11 +4,11 @@
  * Members read; owners and editors write, and every write is audited
  * (`file.create|save|rename|delete`, objectType `file`, objectId the relative path).
  */
-import path from "node:path";
+import { workspaceDoorScope } from "@/server/db/door-scopes";
 import { z } from "zod";
 import { getDb } from "@/server/db/client";
 import type { DirListing, FileRead, NameSearchResult } from "@/server/shared/wire/files";
-import { FileConflictError, filesScope, maxRelativePathLength, parseRelativePath, workspaceDoor, type DoorScope } from "@/server/workspace-agent";
+import { FileConflictError, maxRelativePathLength, parseRelativePath, workspaceDoor, type DoorScope } from "@/server/workspace-agent";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import { errorResponse } from "@/server/web/http";
 import { requireWorkspaceAccess, type WorkspaceSummary } from "@/server/web/workspaces";
@@ -38,10 +38,8 @@ export const ZDeleteQuery = z.object({ path: ZFilePath });
  * The files door of the workspace's directory, minus other workspaces that live inside it (the
  * Files pane's and the settings review's: one door per workspace).
  */
-export async function workspaceFilesScope(ws: Pick<WorkspaceSummary, "id" | "rootPath">): Promise<DoorScope> {
-  const prefix = ws.rootPath.endsWith(path.sep) ? ws.rootPath : ws.rootPath + path.sep;
-  const nested = await getDb().workspace.findMany({ where: { rootPath: { startsWith: prefix } }, select: { rootPath: true } });
-  return filesScope({ id: ws.id, rootPath: ws.rootPath, excluded: nested.map((w) => w.rootPath) });
+export function workspaceFilesScope(ws: Pick<WorkspaceSummary, "id" | "rootPath">): Promise<DoorScope> {
+  return workspaceDoorScope(getDb(), ws, "files");
 }
 
 async function audit(actorId: string, workspaceId: string, action: string, objectId: string, details: object): Promise<void> {

@@ -5,13 +5,13 @@
  * objectType `git`); a session's worktree is merged back or discarded by owners only (audited
  * `git.worktree.merge`, `git.worktree.discard`, objectType `session`).
  */
-import path from "node:path";
+import { workspaceDoorScope } from "@/server/db/door-scopes";
 import { z } from "zod";
 import { getDb } from "@/server/db/client";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import type { GitCommitResult, GitFileDiff, GitStatus, WorktreeView } from "@/server/shared/wire/git";
 import {
-  gitScope,
+
   maxCommitPaths,
   maxRelativePathLength,
   workspaceDoor,
@@ -41,10 +41,8 @@ export interface GitActor {
 }
 
 /** The git door of the workspace's directory, minus other workspaces nested inside it. */
-async function rootOf(ws: Pick<WorkspaceSummary, "id" | "rootPath">): Promise<DoorScope> {
-  const prefix = ws.rootPath.endsWith(path.sep) ? ws.rootPath : ws.rootPath + path.sep;
-  const nested = await getDb().workspace.findMany({ where: { rootPath: { startsWith: prefix } }, select: { rootPath: true } });
-  return gitScope({ id: ws.id, rootPath: ws.rootPath, excluded: nested.map((w) => w.rootPath) });
+function rootOf(ws: Pick<WorkspaceSummary, "id" | "rootPath">): Promise<DoorScope> {
+  return workspaceDoorScope(getDb(), ws, "git");
 }
 
 async function audit(actorId: string, workspaceId: string, action: string, objectType: string, objectId: string, details: object): Promise<void> {

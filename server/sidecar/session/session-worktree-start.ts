@@ -5,15 +5,13 @@
  * so no session is left that would run somewhere its creator did not ask for. The worktree is
  * made and removed by the workspace's git door (`server/workspace-agent`).
  */
-import path from "node:path";
+import { workspaceDoorScope } from "@/server/db/door-scopes";
 import type { Db } from "@/server/db/client";
-import { gitScope, workspaceDoor, type DoorScope } from "@/server/workspace-agent";
+import { workspaceDoor, type DoorScope } from "@/server/workspace-agent";
 
 /** The git door of a workspace, minus other workspaces nested inside it (as the web app's git routes scope it). */
-async function gitScopeOf(db: Db, ws: { id: string; rootPath: string }): Promise<DoorScope> {
-  const prefix = ws.rootPath.endsWith(path.sep) ? ws.rootPath : ws.rootPath + path.sep;
-  const nested = await db.workspace.findMany({ where: { rootPath: { startsWith: prefix } }, select: { rootPath: true } });
-  return gitScope({ id: ws.id, rootPath: ws.rootPath, excluded: nested.map((w) => w.rootPath) });
+function gitScopeOf(db: Db, ws: { id: string; rootPath: string }): Promise<DoorScope> {
+  return workspaceDoorScope(db, ws, "git");
 }
 
 /** Creates the worktree of session `sessionId` in the workspace at `rootPath`; returns its path. */
