@@ -1,12 +1,41 @@
 /**
- * Next.js 16's request proxy (formerly middleware), run before every route: the second wall
- * against cross-site requests, behind the edge's (server/edge-proxy/request-gate.ts). It
- * covers every route handler and page at once, the ones added later included, and holds
- * when the web app is reached without the edge (a misconfigured deployment).
+ * Next.js 16's request proxy (formerly middleware), run before every route. First, the web
+ * app's port answers only requests the edge vouched for (`x-conduit-edge`, server/shared/
+ * edge-vouch): a session on the same machine reaching 127.0.0.1:CONDUIT_NEXT_PORT directly
+ * would skip the edge's Host check, rate limits and cross-site wall. Then the second wall
+ * against cross-site requests, behind the edge's (server/edge-proxy/request-gate.ts). It covers
+ * every route handler and page at once, the ones added later included.
  */
 import { NextResponse, type NextRequest } from "next/server";
 import { getEnv, publicOriginsOf, publicUrlOf } from "@/server/env/env";
+import { deriveEdgeVouch, EDGE_VOUCH_HEADER, isEdgeVouch } from "@/server/shared/edge-vouch";
+import { isMetricsPath } from "@/server/shared/metrics-access";
 import { checkSameOriginRequest } from "@/server/shared/same-origin-request";
+import { logger } from "@/server/web/logger";
+
+let expectedVouch: Promise<string | null> | undefined;
+
+/** The vouch the edge sends, from the secret every part shares; null without a secret (nothing passes). */
+function edgeVouch(): Promise<string | null> {
+  const secret = getEnv().NEXTAUTH_SECRET;
+  expectedVouch ??= secret ? deriveEdgeVouch(secret) : Promise.resolve(null);
+  return expectedVouch;
+}
+
+/** The answer to a request that did not come through the edge. */
+function notThroughEdge(req: NextRequest, expected: string | null): NextResponse {
+  const reason = expected === null ? "NEXTAUTH_SECRET is not set, so no request can be checked" : "no valid x-conduit-edge header";
+  logger.warn({ method: req.method, path: req.nextUrl.pathname, reason }, "request refused: not through the edge");
+  return NextResponse.json(
+    {
+      error: {
+        code: "forbidden",
+        message: "Refused: this port answers only requests forwarded by Conduit's edge. Open Conduit's public address instead.",
+      },
+    },
+    { status: 403, headers: { "cache-control": "no-store" } },
+  );
+}
 
 let publicOrigins: string[] | undefined;
 
@@ -24,7 +53,11 @@ function hasSessionCookie(req: NextRequest): boolean {
   return req.cookies.has("next-auth.session-token") || req.cookies.has("__Secure-next-auth.session-token");
 }
 
-export function proxy(req: NextRequest): NextResponse {
+export async function proxy(req: NextRequest): Promise<NextResponse> {
+  // The scraper's way in: never forwarded by the edge, answered to the token's holder only (app/metrics).
+  if (isMetricsPath(req.nextUrl.pathname)) return NextResponse.next();
+  const expected = await edgeVouch();
+  if (expected === null || !isEdgeVouch(req.headers.get(EDGE_VOUCH_HEADER), expected)) return notThroughEdge(req, expected);
   if (req.method === "GET" || req.method === "HEAD") {
     // The admin area does not exist for anyone but admins: a signed-out visitor gets the same
     // 404 as a member (the IDE layout would otherwise send them to sign in, telling it exists).
@@ -43,6 +76,7 @@ export function proxy(req: NextRequest): NextResponse {
 }
 
 export const config = {
-  // Static build output never changes state; everything else (pages, route handlers) is checked.
-  matcher: ["/((?!_next/static|_next/image|favicon.ico|monaco/).*)"],
+  // Static build output (the same files for everyone, never state) is served as is; everything
+  // else, pages, route handlers and /api/health included, is checked (/metrics by its token).
+  matcher: ["/((?!_next/static|favicon.ico|monaco/).*)"],
 };

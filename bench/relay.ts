@@ -26,6 +26,7 @@ import pino from "pino";
 import { onSessionEvents } from "@/server/shared/wire/session";
 import type { CliEnv } from "../test/cli-env";
 import { io as connect, type Socket } from "socket.io-client";
+import { deriveEdgeVouch, EDGE_VOUCH_HEADER } from "@/server/shared/edge-vouch";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const selfPath = fileURLToPath(import.meta.url);
@@ -127,7 +128,8 @@ async function runOnce(config: RunConfig): Promise<RunResult> {
     for (const sessionId of ready.sessionIds) {
       const socket = connect(`http://127.0.0.1:${ready.port}`, {
         transports: ["websocket"],
-        extraHeaders: { origin },
+        // what the edge adds to everything it forwards: the sidecar's port answers nothing else
+        extraHeaders: { origin, [EDGE_VOUCH_HEADER]: await deriveEdgeVouch(secret) },
         auth: { token: ready.token },
         reconnection: false,
         forceNew: true,

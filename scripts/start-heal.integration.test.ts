@@ -10,10 +10,13 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePorts, groupAlive } from "../e2e/support/fresh-clone";
+import { deriveEdgeVouch, EDGE_VOUCH_HEADER } from "../server/shared/edge-vouch";
 import { parsePrometheus, samplesOf } from "../test/prometheus-text";
 
 const root = path.resolve(import.meta.dirname, "..");
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "conduit-heal-"));
+const secret = "heal-secret-".padEnd(40, "x");
+const metricsToken = "heal-metrics-token-0123456789";
 
 let child: ChildProcess;
 let output = "";
@@ -55,6 +58,8 @@ beforeAll(async () => {
       CONDUIT_NEXT_PORT: String(web),
       CONDUIT_SIDECAR_PORT: String(sidecar),
       CONDUIT_MODEL_PORT: String(model),
+      NEXTAUTH_SECRET: secret,
+      CONDUIT_METRICS_TOKEN: metricsToken,
     } as Record<string, string> as NodeJS.ProcessEnv,
   });
   child.stdout!.on("data", (c: Buffer) => (output += c.toString()));
@@ -75,8 +80,9 @@ afterAll(async () => {
 const sidecarPid = (text: string) => Number([...text.matchAll(/\[conduit\] sidecar up(?: again)? \([\d.]+ s, pid (\d+)\)/g)].at(-1)![1]);
 
 describe("each part's /metrics", () => {
-  it("is served on the loopback ports in Prometheus text; a request that came through a proxy to the web app is refused", async () => {
-    const text = async (url: string, headers: Record<string, string> = {}) => {
+  it("is served on each part's port in Prometheus text to the token's holder; without it, 404 from loopback too", async () => {
+    const bearer = { authorization: `Bearer ${metricsToken}` };
+    const text = async (url: string, headers: Record<string, string> = bearer) => {
       const res = await fetch(url, { headers });
       return { status: res.status, samples: parsePrometheus(await res.text()) };
     };
@@ -90,9 +96,32 @@ describe("each part's /metrics", () => {
     expect(sidecar.status).toBe(200);
     expect(sidecar.samples.get('conduit_sidecar_live_sessions{part="sidecar"}')).toBe(0);
     expect(sidecar.samples.has('conduit_credential_proxy_requests{part="sidecar"}')).toBe(true);
-    // what came through a proxy (the web app's own port, as the edge would forward it) is refused
-    const proxied = await fetch(`http://127.0.0.1:${ports.web}/metrics`, { headers: { "x-forwarded-for": "203.0.113.7" } });
-    expect(proxied.status).toBe(404);
+    // a local peer is not trusted for being local (a session on this machine is local too)
+    for (const port of [ports.edge, ports.web, ports.sidecar]) {
+      expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status, String(port)).toBe(404);
+    }
+  }, 30_000);
+});
+
+describe("the internal ports", () => {
+  it("answer 403 to a request that did not come through the edge: pages, the API, Socket.IO", async () => {
+    for (const url of [
+      `http://127.0.0.1:${ports.web}/`,
+      `http://127.0.0.1:${ports.web}/api/health`,
+      `http://127.0.0.1:${ports.web}/api/auth/csrf`,
+      `http://127.0.0.1:${ports.sidecar}/socket.io/?EIO=4&transport=polling`,
+    ]) {
+      const res = await fetch(url, { headers: { origin: `http://127.0.0.1:${ports.edge}` } });
+      expect(res.status, url).toBe(403);
+    }
+    const signup = await fetch(`http://127.0.0.1:${ports.web}/api/signup`, {
+      method: "POST",
+      headers: { origin: `http://127.0.0.1:${ports.edge}`, "content-type": "application/json" },
+      body: JSON.stringify({ email: "owner@example.test", name: "Owner", password: "correct horse battery staple" }),
+    });
+    expect(signup.status).toBe(403);
+    // the same through the edge is answered (no account made here: a GET)
+    expect((await fetch(`http://127.0.0.1:${ports.edge}/api/health`)).status).toBe(200);
   }, 30_000);
 });
 
@@ -105,14 +134,15 @@ describe("npm start heals", () => {
     await waitFor(/\[conduit\] sidecar stopped unexpectedly \(SIGKILL\)(: .*)?; restarting in 0\.5 s/, 10_000, before);
     await waitFor(/\[conduit\] sidecar up again \([\d.]+ s, pid \d+\)/, 60_000, before);
     expect(sidecarPid(output)).not.toBe(pid);
-    // a socket handshake through the edge reaches the new sidecar (it refuses us: no session cookie)
-    const handshake = await fetch(`http://127.0.0.1:${ports.sidecar}/socket.io/?EIO=4&transport=polling`);
+    const vouch = { [EDGE_VOUCH_HEADER]: await deriveEdgeVouch(secret) };
+    // a socket handshake as the edge forwards it reaches the new sidecar (it refuses us: no session cookie)
+    const handshake = await fetch(`http://127.0.0.1:${ports.sidecar}/socket.io/?EIO=4&transport=polling`, { headers: vouch });
     expect(handshake.status).toBeLessThan(500);
     const { status, body } = await health();
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body).toMatchObject({ ok: true, sidecar: { alive: true, liveSessions: 0 } });
-    // the sidecar answering is the new one (its own loopback /healthz names its pid)
-    const own = (await (await fetch(`http://127.0.0.1:${ports.sidecar}/healthz`)).json()) as { pid: number; sidecarId: string };
+    // the sidecar answering is the new one (its own /healthz names its pid to a vouched request)
+    const own = (await (await fetch(`http://127.0.0.1:${ports.sidecar}/healthz`, { headers: vouch })).json()) as { pid: number; sidecarId: string };
     expect(own.pid).toBe(sidecarPid(output));
     expect((body as { sidecar: { id: string } }).sidecar.id).toBe(own.sidecarId);
     expect(child.exitCode).toBeNull();

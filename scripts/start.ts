@@ -17,6 +17,7 @@ import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, read
 import net from "node:net";
 import path from "node:path";
 import { EnvError, parseEnv } from "../server/env/env";
+import { deriveEdgeVouch, EDGE_VOUCH_HEADER } from "../server/shared/edge-vouch";
 import { findProjectRoot, redactUrl } from "../server/db/database-url";
 import { deployMigrations } from "./db-migrate";
 import { missingForParts, parseStartArgs, runs, StartArgsError, type StartArgs } from "./start-parts";
@@ -275,9 +276,9 @@ async function waitUntilUp(part: Part, probe: () => Promise<boolean>, timeoutMs:
   }
 }
 
-async function answersHttp(url: string): Promise<boolean> {
+async function answersHttp(url: string, headers: Record<string, string> = {}): Promise<boolean> {
   try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    const res = await fetch(url, { signal: AbortSignal.timeout(2000), headers });
     await res.arrayBuffer();
     return res.status < 500;
   } catch {
@@ -369,7 +370,10 @@ async function main(): Promise<void> {
     launch("model", node, [...tsx, "server/model-server/main.ts", "--port", String(env.CONDUIT_MODEL_PORT), "--host", "127.0.0.1"], () => acceptsTcp(env.CONDUIT_MODEL_PORT), 60_000);
   }
   if (web) {
-    launch("web", node, ["node_modules/next/dist/bin/next", dev ? "dev" : "start", "-p", String(env.CONDUIT_NEXT_PORT), "-H", env.CONDUIT_NEXT_HOST], () => answersHttp(`http://${urlHost(env.CONDUIT_NEXT_HOST)}:${env.CONDUIT_NEXT_PORT}/api/health`), 120_000);
+    // the web app's port answers only what the edge vouched for (proxy.ts): the probe vouches too
+    const vouch = { [EDGE_VOUCH_HEADER]: await deriveEdgeVouch(secret) };
+    const webProbe = () => answersHttp(`http://${urlHost(env.CONDUIT_NEXT_HOST)}:${env.CONDUIT_NEXT_PORT}/api/health`, vouch);
+    launch("web", node, ["node_modules/next/dist/bin/next", dev ? "dev" : "start", "-p", String(env.CONDUIT_NEXT_PORT), "-H", env.CONDUIT_NEXT_HOST], webProbe, 120_000);
   }
   if (sidecar) {
     launch("sidecar", node, [...tsx, "server/sidecar/main.ts"], () => acceptsTcp(env.CONDUIT_SIDECAR_PORT, probeHost(env.CONDUIT_SIDECAR_HOST)), 60_000);

@@ -9,6 +9,7 @@ import { ApprovalService } from "@/server/sidecar/approval/approval-service";
 import { SessionHub, type CreateRunner, type SessionPermissionDecider } from "@/server/sidecar/session/session-hub";
 import { attachApprovalSockets, notifyUsersOf } from "@/server/sidecar/socket/approval-socket";
 import { createSocketServer } from "@/server/sidecar/socket/create-socket-server";
+import { deriveEdgeVouch, EDGE_VOUCH_HEADER } from "@/server/shared/edge-vouch";
 import { RevocationSweep } from "@/server/sidecar/socket/revocation-sweep";
 import { attachSessionSockets } from "@/server/sidecar/socket/session-socket";
 import { attachSessionPageSockets } from "@/server/sidecar/socket/session-pages-socket";
@@ -147,7 +148,8 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
     async connect(user) {
       const socket = io(`http://127.0.0.1:${port}`, {
         transports: ["websocket"],
-        extraHeaders: { origin: testSidecarOrigin },
+        // what the edge adds to everything it forwards (the sidecar's port answers nothing else)
+        extraHeaders: { origin: testSidecarOrigin, [EDGE_VOUCH_HEADER]: await deriveEdgeVouch(testSidecarSecret) },
         auth: { token: await mintSocketToken(testSidecarSecret, user.id, 3600) },
         reconnection: false,
         forceNew: true,

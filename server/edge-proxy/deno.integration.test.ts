@@ -41,7 +41,7 @@ describe("the edge under Deno", () => {
     }
   }, 60_000);
 
-  it("compresses Next's scripts with br (Deno's CompressionStream has it), else gzip", async () => {
+  it("compresses Next's scripts with br (Deno's CompressionStream has it), else gzip; refuses another Host with 421", async () => {
     const script = `console.log(${JSON.stringify("y".repeat(40_000))});\n`;
     const next = createServer((_req, res) => {
       res.writeHead(200, { "content-type": "application/javascript", "content-length": Buffer.byteLength(script) });
@@ -54,12 +54,12 @@ describe("the edge under Deno", () => {
     let output = "";
     child.stdout.on("data", (c: Buffer) => (output += c.toString()));
     child.stderr.on("data", (c: Buffer) => (output += c.toString()));
-    const get = (acceptEncoding: string) =>
-      new Promise<{ headers: IncomingMessage["headers"]; body: Buffer }>((resolve, reject) => {
-        const req = httpRequest({ host: "127.0.0.1", port, path: "/_next/static/x.js", headers: { "accept-encoding": acceptEncoding } }, (res) => {
+    const get = (acceptEncoding: string, extra: Record<string, string> = {}) =>
+      new Promise<{ status: number; headers: IncomingMessage["headers"]; body: Buffer }>((resolve, reject) => {
+        const req = httpRequest({ host: "127.0.0.1", port, path: "/_next/static/x.js", headers: { "accept-encoding": acceptEncoding, ...extra } }, (res) => {
           const chunks: Buffer[] = [];
           res.on("data", (c: Buffer) => chunks.push(c));
-          res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
         });
         req.on("error", reject);
         req.end();
@@ -76,6 +76,19 @@ describe("the edge under Deno", () => {
       const gzip = await get("gzip");
       expect(gzip.headers["content-encoding"]).toBe("gzip");
       expect(gunzipSync(gzip.body).toString()).toBe(script);
+      // a DNS-rebinding page's name: refused, on a plain request and on a WebSocket upgrade
+      const evil = await get("gzip", { host: `evil.example:${port}` });
+      expect(evil.status).toBe(421);
+      expect(evil.body.toString()).toMatch(/^421 Misdirected Request/);
+      const upgrade = await get("gzip", {
+        host: `evil.example:${port}`,
+        connection: "Upgrade",
+        upgrade: "websocket",
+        "sec-websocket-version": "13",
+        "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+        cookie: "next-auth.session-token=x",
+      });
+      expect(upgrade.status).toBe(421);
     } finally {
       child.kill("SIGKILL");
       await new Promise((r) => child.once("exit", r));

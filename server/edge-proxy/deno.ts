@@ -22,6 +22,7 @@ const handler = createEdgeHandler({
   nextOrigin: webUpstreamOf(env),
   sidecarOrigin: sidecarUpstreamsOf(env),
   publicOrigin: publicUrlOf(env),
+  listenPort: env.PORT,
   fetch: globalThis.fetch,
   log,
   rateLimit: env.CONDUIT_EDGE_RATE_LIMIT === "on" ? {} : false,

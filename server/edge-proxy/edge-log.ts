@@ -11,6 +11,7 @@ export interface EdgeLogEntry {
     | "rate_limited"
     | "socket_refused"
     | "request_refused"
+    | "host_refused"
     | "upgrade_failed"
     | "handler_failed"
     | "upstream_out"

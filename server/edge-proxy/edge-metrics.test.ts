@@ -5,6 +5,8 @@ import { createEdgeHandler } from "./handler";
 const PUBLIC = "http://localhost:3000";
 const TOKEN = "metrics-token-0123456789";
 
+const bearer = { authorization: `Bearer ${TOKEN}` };
+
 function edge(options: { trustProxy?: boolean; token?: string } = {}) {
   const forwarded: string[] = [];
   const handler = createEdgeHandler({
@@ -23,14 +25,14 @@ function edge(options: { trustProxy?: boolean; token?: string } = {}) {
 }
 
 describe("the edge's /metrics", () => {
-  it("counts requests by upstream and status class, with a latency histogram, for a loopback peer", async () => {
-    const { handler } = edge();
+  it("counts requests by upstream and status class, with a latency histogram, for the token's holder", async () => {
+    const { handler } = edge({ token: TOKEN });
     await handler(new Request(`${PUBLIC}/`), { clientIp: "10.0.0.5" });
     await handler(new Request(`${PUBLIC}/missing`), { clientIp: "10.0.0.5" });
     await handler(new Request(`${PUBLIC}/healthz`), { clientIp: "10.0.0.5" });
     await handler(new Request(`${PUBLIC}/socket.io/?EIO=4&transport=polling`, { headers: { cookie: "next-auth.session-token=a" } }), { clientIp: "10.0.0.5" });
     handler.upgrade(new Request(`${PUBLIC}/socket.io/?EIO=4&transport=websocket`), { clientIp: "10.0.0.5" });
-    const res = await handler(new Request(`${PUBLIC}/metrics`), { clientIp: "127.0.0.1" });
+    const res = await handler(new Request(`${PUBLIC}/metrics`, { headers: bearer }), { clientIp: "10.0.0.5" });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
     const samples = parsePrometheus(await res.text());
@@ -51,6 +53,7 @@ describe("the edge's /metrics", () => {
       nextOrigin: "http://127.0.0.1:3001",
       sidecarOrigin: [alive, dead],
       publicOrigin: PUBLIC,
+      metricsToken: TOKEN,
       healthCheck: { intervalMs: 60_000, fallAfter: 1 },
       fetch: (async (input: RequestInfo | URL) => {
         if (String(input).startsWith(dead)) throw new TypeError("fetch failed");
@@ -58,28 +61,33 @@ describe("the edge's /metrics", () => {
       }) as typeof fetch,
     });
     await handler.sidecars.checkNow();
-    const samples = parsePrometheus(await (await handler(new Request(`${PUBLIC}/metrics`), { clientIp: "127.0.0.1" })).text());
+    const samples = parsePrometheus(await (await handler(new Request(`${PUBLIC}/metrics`, { headers: bearer }))).text());
     expect(samples.get(`conduit_edge_sidecar_up{sidecar="${alive}"}`)).toBe(1);
     expect(samples.get(`conduit_edge_sidecar_up{sidecar="${dead}"}`)).toBe(0);
     await handler.close();
   });
 
-  it("answers 404 from outside and never forwards /metrics to the web app", async () => {
+  it("answers 404 without the token, to a loopback peer too, and never forwards /metrics to the web app", async () => {
     const { handler, forwarded } = edge({ token: TOKEN });
     for (const path of ["/metrics", "/metrics/x", "/metrics?a=1"]) {
-      const res = await handler(new Request(`${PUBLIC}${path}`), { clientIp: "203.0.113.9" });
-      expect(res.status, path).toBe(404);
+      for (const clientIp of ["203.0.113.9", "127.0.0.1", "::1"]) {
+        const res = await handler(new Request(`${PUBLIC}${path}`), { clientIp });
+        expect(res.status, `${path} from ${clientIp}`).toBe(404);
+      }
     }
+    const untokened = edge();
+    expect((await untokened.handler(new Request(`${PUBLIC}/metrics`), { clientIp: "127.0.0.1" })).status).toBe(404);
     const wrong = await handler(new Request(`${PUBLIC}/metrics`, { headers: { authorization: "Bearer nope-nope-nope-nope" } }), { clientIp: "203.0.113.9" });
     expect(wrong.status).toBe(404);
     expect(forwarded).toEqual([]);
+    expect(untokened.forwarded).toEqual([]);
   });
 
   it("answers the token's holder from anywhere, and only the token behind a trusted proxy", async () => {
     const { handler } = edge({ token: TOKEN, trustProxy: true });
     const viaProxy = await handler(new Request(`${PUBLIC}/metrics`), { clientIp: "127.0.0.1" });
     expect(viaProxy.status).toBe(404);
-    const withToken = await handler(new Request(`${PUBLIC}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } }), { clientIp: "127.0.0.1" });
+    const withToken = await handler(new Request(`${PUBLIC}/metrics`, { headers: bearer }), { clientIp: "127.0.0.1" });
     expect(withToken.status).toBe(200);
     expect(await withToken.text()).toContain("# TYPE conduit_edge_requests_total counter");
   });

@@ -187,7 +187,7 @@ describe("headers", () => {
   });
 
   it("keeps a trusted proxy's forwarding headers and appends the peer", async () => {
-    const { handler, calls } = makeEdge({ trustProxy: true });
+    const { handler, calls } = makeEdge({ trustProxy: true, publicOrigin: "https://conduit.example" });
     await handler(
       new Request(`${PUBLIC}/x`, {
         headers: {
@@ -250,8 +250,9 @@ describe("security headers", () => {
   });
 
   it("allows eval only in development, and WebSockets to the origin actually used", async () => {
-    const { handler } = makeEdge({ dev: true, publicOrigin: "https://conduit.example" });
+    const { handler } = makeEdge({ dev: true, publicOrigin: "https://conduit.example", listenPort: 3000 });
     const res = await handler(new Request("http://127.0.0.1:3000/"));
+    expect(res.status).toBe(200);
     const csp = res.headers.get("content-security-policy")!;
     expect(csp).toContain("script-src 'self' 'unsafe-inline' 'unsafe-eval'");
     expect(csp).toContain("connect-src 'self' wss://conduit.example ws://127.0.0.1:3000");
@@ -576,12 +577,12 @@ describe("cross-site requests", () => {
 });
 
 describe("edge vouch", () => {
-  it("sets the vouch header on sidecar traffic only, and drops one sent from outside", async () => {
+  it("sets the vouch header on everything it forwards (sidecar and web app), and drops one sent from outside", async () => {
     const { handler, calls } = makeEdge({ edgeVouch: "v".repeat(43) });
     await handler(socketRequest("EIO=4&transport=polling", { cookie: COOKIE, "x-conduit-edge": "forged" }));
     await handler(new Request(`${PUBLIC}/workspaces`, { headers: { "x-conduit-edge": "forged" } }));
     expect(calls[0]!.headers.get("x-conduit-edge")).toBe("v".repeat(43));
-    expect(calls[1]!.headers.get("x-conduit-edge")).toBeNull();
+    expect(calls[1]!.headers.get("x-conduit-edge")).toBe("v".repeat(43));
     const decision = handler.upgrade(
       socketRequest("EIO=4&transport=websocket", { cookie: COOKIE, "x-conduit-edge": "forged" }),
     );
@@ -593,6 +594,110 @@ describe("edge vouch", () => {
     const { handler, calls } = makeEdge();
     await handler(socketRequest("EIO=4&transport=polling", { cookie: COOKIE, "x-conduit-edge": "forged" }));
     expect(calls[0]!.headers.get("x-conduit-edge")).toBeNull();
+  });
+
+  it("tells the upstream the client's address in its own header, replacing one sent from outside", async () => {
+    const { handler, calls } = makeEdge({ edgeVouch: "v".repeat(43) });
+    const forged = { "x-conduit-client-ip": "6.6.6.6", "x-forwarded-for": "7.7.7.7" };
+    await handler(new Request(`${PUBLIC}/login`, { headers: forged }), { clientIp: "203.0.113.7" });
+    expect(calls[0]!.headers.get("x-conduit-client-ip")).toBe("203.0.113.7");
+    const behind = makeEdge({ edgeVouch: "v".repeat(43), trustProxy: true });
+    await behind.handler(new Request(`${PUBLIC}/login`, { headers: { ...forged, "x-forwarded-for": "6.6.6.6, 198.51.100.1" } }), { clientIp: "10.0.0.2" });
+    // behind a trusted proxy: the address that proxy added, as the edge's own rate limits count it
+    expect(behind.calls[0]!.headers.get("x-conduit-client-ip")).toBe("198.51.100.1");
+    const upgrade = handler.upgrade(socketRequest("EIO=4&transport=websocket", { cookie: COOKIE, ...forged }), { clientIp: "203.0.113.7" });
+    expect(upgrade.ok && upgrade.forwarding.set["x-conduit-client-ip"]).toBe("203.0.113.7");
+    expect(upgrade.ok && upgrade.forwarding.remove).toContain("x-conduit-client-ip");
+  });
+});
+
+describe("Host (DNS rebinding)", () => {
+  const withHost = (host: string, path = "/", init: RequestInit & { headers?: Record<string, string> } = {}) =>
+    new Request(`http://${host}${path}`, { ...init, headers: { host, ...init.headers } });
+
+  it("refuses another name with 421 and a short text, on pages, the API, socket polling and upgrades, forwarding nothing", async () => {
+    const { handler, calls, logs } = makeEdge({ edgeVouch: "v".repeat(43) });
+    const json = { "content-type": "application/json" };
+    for (const req of [
+      withHost("evil.example:3000"),
+      withHost("evil.example:3000", "/api/workspaces"),
+      withHost("evil.example:3000", "/socket.io/?EIO=4&transport=polling", { headers: { cookie: COOKIE } }),
+      withHost("evil.example:3000", "/socket.io/?EIO=4&transport=polling&sid=s1", { headers: { cookie: COOKIE } }),
+      withHost("evil.example:3000", "/api/workspaces", { method: "POST", body: "{}", headers: { origin: "http://evil.example:3000", ...json } }),
+    ]) {
+      const res = await handler(req);
+      expect(res.status, req.url).toBe(421);
+      expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+      expect(await res.text()).toMatch(/^421 Misdirected Request/);
+    }
+    expect(calls).toHaveLength(0);
+    expect(logs.filter((l) => l.event === "host_refused")).toHaveLength(5);
+    expect(logs[0]).toMatchObject({ level: "warn", status: 421, reason: expect.stringContaining("evil.example:3000") });
+
+    for (const path of ["/socket.io/?EIO=4&transport=websocket", "/_next/webpack-hmr"]) {
+      const decision = handler.upgrade(withHost("evil.example:3000", path, { headers: { cookie: COOKIE, origin: "http://evil.example:3000" } }));
+      expect(decision.ok, path).toBe(false);
+      if (!decision.ok) expect(decision.response.status).toBe(421);
+    }
+  });
+
+  it("refuses the first account's sign-up whose Host and Origin name another site, before it reaches the web app", async () => {
+    const { handler, calls } = makeEdge();
+    const res = await handler(
+      withHost("rebind.attacker.example:3000", "/api/signup", {
+        method: "POST",
+        body: JSON.stringify({ email: "a@evil.example", password: "correct horse battery staple" }),
+        headers: { origin: "http://rebind.attacker.example:3000", "content-type": "application/json" },
+      }),
+    );
+    expect(res.status).toBe(421);
+    expect(calls).toHaveLength(0);
+  });
+
+  it("answers the public name and the loopback names at its port (and at the port the edge listens on)", async () => {
+    const { handler, calls } = makeEdge({ listenPort: 3100 });
+    for (const host of ["localhost:3000", "LOCALHOST:3000", "127.0.0.1:3000", "[::1]:3000", "127.0.0.1:3100", "localhost:3100"]) {
+      expect((await handler(withHost(host, "/login"))).status, host).toBe(200);
+    }
+    for (const host of ["127.0.0.1:3001", "localhost", "127.0.0.2:3000", "evil.example@localhost:3000", "localhost:3000/x", "", "localhost.:3000"]) {
+      const req = new Request(`${PUBLIC}/login`, { headers: { host } });
+      expect((await handler(req)).status, JSON.stringify(host)).toBe(421);
+    }
+    expect(calls).toHaveLength(6);
+  });
+
+  it("takes a Host without a port as the public URL's default port", async () => {
+    const { handler } = makeEdge({ publicOrigin: "https://conduit.example" });
+    expect((await handler(withHost("conduit.example"))).status).toBe(200);
+    expect((await handler(withHost("conduit.example:443"))).status).toBe(200);
+    expect((await handler(withHost("Conduit.Example"))).status).toBe(200);
+    expect((await handler(withHost("conduit.example:8443"))).status).toBe(421);
+    expect((await handler(withHost("other.example"))).status).toBe(421);
+  });
+
+  it("checks a trusted proxy's X-Forwarded-Host instead of the Host it rewrote, and ignores it otherwise", async () => {
+    const behind = makeEdge({ trustProxy: true, publicOrigin: "https://conduit.example" });
+    const internal = "edge.internal:3000";
+    const via = (forwardedHost?: string) =>
+      withHost(internal, "/", { headers: { "x-forwarded-proto": "https", ...(forwardedHost ? { "x-forwarded-host": forwardedHost } : {}) } });
+    expect((await behind.handler(via("conduit.example"))).status).toBe(200);
+    expect((await behind.handler(via("evil.example"))).status).toBe(421);
+    expect((await behind.handler(via("evil.example, conduit.example"))).status).toBe(421);
+    // a proxy that keeps the Host and adds nothing: the Host is checked
+    expect((await behind.handler(withHost("conduit.example"))).status).toBe(200);
+    expect((await behind.handler(via())).status).toBe(421);
+
+    const direct = makeEdge();
+    expect((await direct.handler(withHost("localhost:3000", "/", { headers: { "x-forwarded-host": "evil.example" } }))).status).toBe(200);
+    expect((await direct.handler(withHost("evil.example", "/", { headers: { "x-forwarded-host": "localhost:3000" } }))).status).toBe(421);
+  });
+
+  it("answers /healthz and /metrics whatever the name (they change nothing; /metrics asks for its token)", async () => {
+    const { handler, calls } = makeEdge({ metricsToken: "t".repeat(20) });
+    expect((await handler(withHost("10.0.0.1:3000", "/healthz"))).status).toBe(200);
+    expect((await handler(withHost("10.0.0.1:3000", "/metrics"))).status).toBe(404);
+    expect((await handler(withHost("10.0.0.1:3000", "/metrics", { headers: { authorization: `Bearer ${"t".repeat(20)}` } }))).status).toBe(200);
+    expect(calls).toHaveLength(0);
   });
 });
 

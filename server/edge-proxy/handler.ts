@@ -1,6 +1,6 @@
 // Web-standard only (Request, Response, Headers, fetch, AbortSignal, setTimeout): no
 // `node:*` import anywhere in this module's graph, so Deno runs it unchanged.
-import { EDGE_VOUCH_HEADER } from "../shared/edge-vouch";
+import { EDGE_CLIENT_IP_HEADER, EDGE_VOUCH_HEADER } from "../shared/edge-vouch";
 import { ErrorCode } from "../shared/errors/app-error";
 import { compressBody, webCompression, type CompressionSetup } from "./compression";
 import { describeError, type EdgeLog } from "./edge-log";
@@ -8,6 +8,7 @@ import { createEdgeMetrics, METRICS_CONTENT_TYPE, renderSidecarHealth, type Edge
 import { jsonErrorResponse, unavailableResponse, Upstream, wantsJson } from "./edge-responses";
 import { applyForwarding, resolveForwarding, type ClientInfo, type Forwarding } from "./forwarding";
 import { stripHopByHop } from "./hop-by-hop";
+import { createHostCheck, misdirectedResponse } from "./host-check";
 import { createRequestGate, DEFAULT_RATE_LIMITS, SOCKET_PATH_PREFIX, type RateLimitSettings } from "./request-gate";
 import { applySecurityHeaders, buildContentSecurityPolicy } from "./security-headers";
 import { SESSION_COOKIE_NAMES } from "./session-cookie";
@@ -28,8 +29,13 @@ export interface EdgeHandlerDeps {
   sidecarOrigin: string | readonly string[];
   /** Health checks of the sidecars when there are several (default `DEFAULT_HEALTH_CHECK`); `false`: none. */
   healthCheck?: Partial<HealthCheckSettings> | false;
-  /** The origin people type into the browser, e.g. `https://conduit.example.com`. */
+  /**
+   * The origin people type into the browser, e.g. `https://conduit.example.com`. Its host (and
+   * the loopback names at its port) is the only `Host` the edge answers to: any other gets 421.
+   */
   publicOrigin: string;
+  /** The port the edge listens on (`PORT`): loopback names at it are accepted as `Host` too. */
+  listenPort?: number;
   fetch: typeof fetch;
   now?: () => number;
   log?: EdgeLog;
@@ -45,8 +51,8 @@ export interface EdgeHandlerDeps {
   /** How long an upstream may take to send its response headers (not its whole body). */
   upstreamTimeoutMs?: number;
   /**
-   * `deriveEdgeVouch(NEXTAUTH_SECRET)`: sent to the sidecar as `x-conduit-edge`, so it may
-   * accept socket requests whose Origin the browser left out (the edge checked them).
+   * `deriveEdgeVouch(NEXTAUTH_SECRET)`: sent to the web app and the sidecar as `x-conduit-edge`
+   * on everything forwarded; their ports answer nothing without it (server/shared/edge-vouch).
    */
   edgeVouch?: string;
   /**
@@ -89,9 +95,9 @@ const DEFAULT_UPSTREAM_TIMEOUT_MS = 60_000;
 
 /**
  * Builds the edge: `/socket.io/*` to the sidecar, everything else to Next.js, `GET /healthz`
- * answered here. Before forwarding it refuses rate-limited logins and handshakes, socket
- * traffic with a foreign Origin or no session cookie, and cross-site requests that change
- * state; after, it sets security headers.
+ * answered here. Before forwarding it refuses a `Host` that is not the public one (421),
+ * rate-limited logins and handshakes, socket traffic with a foreign Origin or no session
+ * cookie, and cross-site requests that change state; after, it sets security headers.
  */
 export function createEdgeHandler(deps: EdgeHandlerDeps): EdgeHandler {
   const nextOrigin = new URL(deps.nextOrigin).origin;
@@ -118,14 +124,40 @@ export function createEdgeHandler(deps: EdgeHandlerDeps): EdgeHandler {
     log,
   });
 
+  const hostCheck = createHostCheck({
+    publicOrigin,
+    trustProxy,
+    ...(deps.listenPort !== undefined ? { listenPort: deps.listenPort } : {}),
+  });
+
+  /** 421 for a request made to another name (DNS rebinding), logged; null when the name is ours. */
+  function misdirected(req: Request, url: URL, forwarding: Forwarding): Response | null {
+    const refused = hostCheck(req, url);
+    if (!refused) return null;
+    log({
+      level: "warn",
+      event: "host_refused",
+      method: req.method,
+      path: url.pathname,
+      clientIp: forwarding.clientKey,
+      status: 421,
+      reason: `Host ${JSON.stringify(refused.host)} is not the public address`,
+    });
+    return misdirectedResponse();
+  }
+
   const upstreamFor = (url: URL): Upstream =>
     url.pathname.startsWith(SOCKET_PATH_PREFIX) ? Upstream.sidecar : Upstream.web;
 
-  /** What the edge saw, for the upstream: the vouch header only from here, never from outside. */
+  /**
+   * What the edge saw, for the upstream: the vouch and the client's address (the key the edge's
+   * own rate limits use) come only from here, never from outside.
+   */
   function forwardingFor(url: URL, req: Request, client: ClientInfo): Forwarding {
     const forwarding = resolveForwarding(url, req.headers, client.clientIp, trustProxy);
-    forwarding.remove.push(EDGE_VOUCH_HEADER);
-    if (deps.edgeVouch && upstreamFor(url) === Upstream.sidecar) forwarding.set[EDGE_VOUCH_HEADER] = deps.edgeVouch;
+    forwarding.remove.push(EDGE_VOUCH_HEADER, EDGE_CLIENT_IP_HEADER);
+    forwarding.set[EDGE_CLIENT_IP_HEADER] = forwarding.clientKey;
+    if (deps.edgeVouch) forwarding.set[EDGE_VOUCH_HEADER] = deps.edgeVouch;
     return forwarding;
   }
 
@@ -226,13 +258,11 @@ export function createEdgeHandler(deps: EdgeHandlerDeps): EdgeHandler {
   }
 
   /**
-   * `/metrics` is never forwarded (the web app's own is for its loopback port): the edge's
-   * figures for a loopback peer or the token's holder, 404 for everyone else.
+   * `/metrics` is never forwarded (each part answers its own): the edge's figures for the
+   * token's holder, 404 for everyone else (a local peer included: a session on this machine is local).
    */
-  function metricsResponse(req: Request, url: URL, client: ClientInfo): Response {
-    // Behind a trusted proxy every peer is the proxy: only the token counts then.
-    const peer = trustProxy ? undefined : client.clientIp;
-    const allowed = mayReadMetrics({ peer, authorization: req.headers.get("authorization"), token: deps.metricsToken });
+  function metricsResponse(req: Request, url: URL): Response {
+    const allowed = mayReadMetrics({ authorization: req.headers.get("authorization"), token: deps.metricsToken });
     if (!allowed || url.pathname !== METRICS_PATH || (req.method !== "GET" && req.method !== "HEAD")) {
       return jsonErrorResponse(404, ErrorCode.notFound, "Not found.");
     }
@@ -244,8 +274,8 @@ export function createEdgeHandler(deps: EdgeHandlerDeps): EdgeHandler {
   async function answer(req: Request, url: URL, client: ClientInfo): Promise<{ res: Response; upstream: "web" | "sidecar" | "edge" }> {
     const forwarding = forwardingFor(url, req, client);
     if (url.pathname === HEALTH_PATH) return { res: secure(health(req), forwarding), upstream: "edge" };
-    if (isMetricsPath(url.pathname)) return { res: secure(metricsResponse(req, url, client), forwarding), upstream: "edge" };
-    const refused = gate(req, url, forwarding);
+    if (isMetricsPath(url.pathname)) return { res: secure(metricsResponse(req, url), forwarding), upstream: "edge" };
+    const refused = misdirected(req, url, forwarding) ?? gate(req, url, forwarding);
     if (refused) return { res: secure(refused, forwarding), upstream: "edge" };
     return { res: await forward(req, url, forwarding), upstream: upstreamFor(url) === Upstream.sidecar ? "sidecar" : "web" };
   }
@@ -263,7 +293,7 @@ export function createEdgeHandler(deps: EdgeHandlerDeps): EdgeHandler {
     const forwarding = forwardingFor(url, req, client);
     const upstream = upstreamFor(url);
     const label = upstream === Upstream.sidecar ? "sidecar" : "web";
-    const refused = gate(req, url, forwarding);
+    const refused = misdirected(req, url, forwarding) ?? gate(req, url, forwarding);
     metrics.upgrade(label, !refused);
     if (refused) return { ok: false, response: refused };
     // The 101 cannot carry a cookie through the adapters: an upgrade follows the sticky cookie

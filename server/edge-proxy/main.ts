@@ -26,6 +26,7 @@ const handler = createEdgeHandler({
   nextOrigin: webUpstreamOf(env),
   sidecarOrigin: sidecarUpstreamsOf(env),
   publicOrigin,
+  listenPort: env.PORT,
   fetch: globalThis.fetch,
   log: logLine,
   // zlib, flushed per chunk: streamed pages keep streaming, and br is there under Node too
@@ -34,8 +35,8 @@ const handler = createEdgeHandler({
   trustProxy: env.CONDUIT_TRUST_PROXY === "on",
   dev: env.NODE_ENV === "development",
   ...(env.CONDUIT_METRICS_TOKEN ? { metricsToken: env.CONDUIT_METRICS_TOKEN } : {}),
-  // Without the shared secret the sidecar cannot check the vouch: it then refuses socket
-  // requests without an Origin, as it did before.
+  // Without the shared secret nothing behind the edge can check the vouch: the web app and the
+  // sidecar then refuse everything (npm start always sets the secret).
   ...(env.NEXTAUTH_SECRET ? { edgeVouch: await deriveEdgeVouch(env.NEXTAUTH_SECRET) } : {}),
 });
 const server = await startEdgeServer({ port: env.PORT, host: env.HOST, handler, log: logLine });

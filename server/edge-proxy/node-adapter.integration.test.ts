@@ -9,6 +9,7 @@ import { createEdgeHandler } from "./handler";
 import { startEdgeServer, type EdgeServer } from "./node-adapter";
 
 const COOKIE = "next-auth.session-token=test-token";
+const VOUCH = "v".repeat(43);
 
 const listen = (server: Server) =>
   new Promise<number>((resolve) =>
@@ -102,14 +103,18 @@ describe("startEdgeServer", () => {
   beforeAll(async () => {
     const nextPort = await listen(next);
     const sidecarPort = await listen(sidecarHttp);
+    // conduit.test is the public name; 127.0.0.1 at the port the edge listens on is its loopback twin
+    const port = await deadPort();
     const handler = createEdgeHandler({
       nextOrigin: `http://127.0.0.1:${nextPort}`,
       sidecarOrigin: `http://127.0.0.1:${sidecarPort}`,
       publicOrigin: "http://conduit.test",
+      listenPort: port,
       fetch: globalThis.fetch,
       log: (entry) => logs.push(entry),
+      edgeVouch: VOUCH,
     });
-    edge = await startEdgeServer({ port: 0, host: "127.0.0.1", handler, log: (entry) => logs.push(entry) });
+    edge = await startEdgeServer({ port, host: "127.0.0.1", handler, log: (entry) => logs.push(entry) });
     base = `http://127.0.0.1:${edge.port}`;
   });
 
@@ -204,6 +209,54 @@ describe("startEdgeServer", () => {
     expect(foreign).toMatchObject({ status: 403 });
   });
 
+  it("vouches for what it forwards and names the client's address, replacing forged ones", async () => {
+    const res = await fetch(`${base}/login`, { headers: { "x-conduit-edge": "forged", "x-conduit-client-ip": "6.6.6.6" } });
+    const echo = (await res.json()) as { headers: Record<string, string> };
+    expect(echo.headers["x-conduit-edge"]).toBe(VOUCH);
+    expect(echo.headers["x-conduit-client-ip"]).toBe("127.0.0.1");
+  });
+
+  /** A raw request to the edge with the Host (and headers) a rebinding page's browser would send. */
+  const rawRequest = (path: string, headers: Record<string, string>, method = "GET", body?: string) =>
+    new Promise<{ status: number; headers: IncomingMessage["headers"]; body: string }>((resolve, reject) => {
+      const req = httpRequest({ host: "127.0.0.1", port: edge.port, path, method, headers }, (res) => {
+        let text = "";
+        res.on("data", (c: Buffer) => (text += c.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
+
+  it("refuses another Host with 421 on pages, polling and WebSocket upgrades, in plain text", async () => {
+    const evil = `evil.example:${edge.port}`;
+    const page = await rawRequest("/", { host: evil });
+    expect(page.status).toBe(421);
+    expect(page.headers["content-type"]).toBe("text/plain; charset=utf-8");
+    expect(page.body).toMatch(/^421 Misdirected Request/);
+    expect((await rawRequest("/socket.io/?EIO=4&transport=polling", { host: evil, cookie: COOKIE })).status).toBe(421);
+    const upgrade = await rawUpgrade(edge.port, "/socket.io/?EIO=4&transport=websocket", { host: evil, cookie: COOKIE, origin: `http://${evil}` });
+    expect(upgrade).toMatchObject({ status: 421 });
+    expect((upgrade as { body: string }).body).toMatch(/^421 Misdirected Request/);
+    expect(await rawUpgrade(edge.port, "/_next/webpack-hmr", { host: evil })).toMatchObject({ status: 421 });
+    expect(logs).toContainEqual(expect.objectContaining({ event: "host_refused", status: 421 }));
+  });
+
+  it("refuses the first account's sign-up from a rebinding page (Host and Origin of another site): nothing reaches the web app", async () => {
+    const evil = `rebind.attacker.example:${edge.port}`;
+    const received: string[] = [];
+    const record = (req: IncomingMessage) => received.push(req.url ?? "");
+    next.on("request", record);
+    try {
+      const body = JSON.stringify({ email: "owner@evil.example", name: "Owner", password: "correct horse battery staple" });
+      const res = await rawRequest("/api/signup", { host: evil, origin: `http://${evil}`, "content-type": "application/json" }, "POST", body);
+      expect(res.status).toBe(421);
+      expect(received).toEqual([]);
+    } finally {
+      next.off("request", record);
+    }
+  });
+
   it("forwards upgrades on other paths to Next", async () => {
     const result = await rawUpgrade(edge.port, "/_next/webpack-hmr");
     expect("socket" in result).toBe(true);
@@ -220,14 +273,15 @@ describe("startEdgeServer with its upstreams down", () => {
   const logs: EdgeLogEntry[] = [];
 
   beforeAll(async () => {
+    const port = await deadPort();
     const handler = createEdgeHandler({
       nextOrigin: `http://127.0.0.1:${await deadPort()}`,
       sidecarOrigin: `http://127.0.0.1:${await deadPort()}`,
-      publicOrigin: "http://conduit.test",
+      publicOrigin: `http://127.0.0.1:${port}`,
       fetch: globalThis.fetch,
       log: (entry) => logs.push(entry),
     });
-    edge = await startEdgeServer({ port: 0, host: "127.0.0.1", handler, log: (entry) => logs.push(entry) });
+    edge = await startEdgeServer({ port, host: "127.0.0.1", handler, log: (entry) => logs.push(entry) });
   });
 
   afterAll(() => edge?.close());
@@ -251,13 +305,14 @@ describe("EdgeServer.close", () => {
     const sidecarHttp = createServer();
     const sidecar = new SocketServer(sidecarHttp);
     const sidecarPort = await listen(sidecarHttp);
+    const port = await deadPort();
     const handler = createEdgeHandler({
       nextOrigin: `http://127.0.0.1:${await deadPort()}`,
       sidecarOrigin: `http://127.0.0.1:${sidecarPort}`,
-      publicOrigin: "http://conduit.test",
+      publicOrigin: `http://127.0.0.1:${port}`,
       fetch: globalThis.fetch,
     });
-    const edge = await startEdgeServer({ port: 0, host: "127.0.0.1", handler });
+    const edge = await startEdgeServer({ port, host: "127.0.0.1", handler });
     const socket = connectSocket(`http://127.0.0.1:${edge.port}`, {
       transports: ["websocket"],
       extraHeaders: { cookie: COOKIE },
@@ -290,13 +345,14 @@ describe("startEdgeServer compression", () => {
       res.end(script);
     });
     const nextPort = await listen(next);
+    const port = await deadPort();
     const edge = await startEdgeServer({
-      port: 0,
+      port,
       host: "127.0.0.1",
       handler: createEdgeHandler({
         nextOrigin: `http://127.0.0.1:${nextPort}`,
         sidecarOrigin: `http://127.0.0.1:${await deadPort()}`,
-        publicOrigin: "http://conduit.test",
+        publicOrigin: `http://127.0.0.1:${port}`,
         fetch: globalThis.fetch,
         rateLimit: false,
       }),

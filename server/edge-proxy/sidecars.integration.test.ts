@@ -81,15 +81,16 @@ interface RunningEdge {
 
 async function startNodeEdge(upstreams: Upstream[]): Promise<RunningEdge> {
   const entries: { event?: string; upstream?: string }[] = [];
+  const [port] = await freePorts(1);
   const handler = createEdgeHandler({
     nextOrigin: "http://127.0.0.1:9",
     sidecarOrigin: upstreams.map((u) => u.origin),
-    publicOrigin: "http://127.0.0.1:3000",
+    publicOrigin: `http://127.0.0.1:${port}`,
     fetch: globalThis.fetch,
     log: (entry) => entries.push(entry),
     rateLimit: false,
   });
-  const server = await startEdgeServer({ port: 0, host: "127.0.0.1", handler });
+  const server = await startEdgeServer({ port: port!, host: "127.0.0.1", handler });
   return {
     url: `http://127.0.0.1:${server.port}`,
     logs: () => entries,

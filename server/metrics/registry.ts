@@ -1,7 +1,7 @@
 /**
  * prom-client for the Node parts (web app, sidecar): one registry per process with the default
  * process metrics (CPU, resident memory, event-loop lag, GC), and the answer to `GET /metrics`.
- * Who may read it is decided by server/shared/metrics-access (loopback, or the token).
+ * Who may read it is decided by server/shared/metrics-access (the token's holder only).
  */
 import { collectDefaultMetrics, Registry } from "prom-client";
 

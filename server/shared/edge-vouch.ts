@@ -1,12 +1,14 @@
 /**
- * How the sidecar knows a socket request came through the edge. Browsers leave `Origin` out
- * of same-origin GETs (Socket.IO's polling transport), so the sidecar cannot check it there;
- * the edge has already checked what the browser sent, and says so with a header carrying a
- * value derived from the secret both processes get. The edge drops any such header arriving
- * from outside. Web Crypto only, so the edge (Deno-ready) and the sidecar share it.
+ * How the web app and the sidecar know a request came through the edge. Their ports are not
+ * for anyone else: a session on the same machine could otherwise reach them directly, past the
+ * edge's Host, Origin, cookie and rate-limit checks. The edge says "I checked this" with a
+ * header carrying a value derived from the secret every part shares (NEXTAUTH_SECRET), after
+ * dropping any such header arriving from outside; the web app (proxy.ts) and the sidecar (its
+ * port's gate) refuse everything without it. Web Crypto only, so the edge (Deno-ready), the web
+ * app and the sidecar share it.
  */
 
-/** The request header the edge sets on everything it forwards to the sidecar. */
+/** The request header the edge sets on everything it forwards (web app and sidecar). */
 export const EDGE_VOUCH_HEADER = "x-conduit-edge";
 
 /** The header's value for `secret` (HMAC-SHA256 of a fixed label, base64url). */
@@ -31,3 +33,10 @@ export function isEdgeVouch(received: string | null | undefined, expected: strin
   for (let i = 0; i < expected.length; i += 1) diff |= received.charCodeAt(i) ^ expected.charCodeAt(i);
   return diff === 0;
 }
+
+/**
+ * The client's address as the edge saw it (the key of its own rate limits), set on everything
+ * it forwards and dropped from outside requests. Read only where the vouch was checked: the web
+ * app's sign-in throttle keys on it, never on a caller-written `X-Forwarded-For`.
+ */
+export const EDGE_CLIENT_IP_HEADER = "x-conduit-client-ip";

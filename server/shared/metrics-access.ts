@@ -1,8 +1,8 @@
 /**
- * Who may read a part's `/metrics` (Prometheus text): a peer on the loopback interface (each
- * part's own port), or anyone presenting `Authorization: Bearer <CONDUIT_METRICS_TOKEN>` when the
- * operator set one. Pure and web-standard: the edge (Node and Deno), the web app and the sidecar
- * share it.
+ * Who may read a part's `/metrics` (Prometheus text): whoever presents
+ * `Authorization: Bearer <CONDUIT_METRICS_TOKEN>`, and nobody when the operator set no token.
+ * Being local proves nothing (a session on the same machine is local), so no address is
+ * trusted. Pure and web-standard: the edge (Node and Deno), the web app and the sidecar share it.
  */
 
 export const METRICS_PATH = "/metrics";
@@ -10,13 +10,6 @@ export const METRICS_PATH = "/metrics";
 /** `/metrics` and anything under it: never forwarded by the edge. */
 export function isMetricsPath(pathname: string): boolean {
   return pathname === METRICS_PATH || pathname.startsWith(`${METRICS_PATH}/`);
-}
-
-/** 127.0.0.0/8, ::1 and their IPv4-mapped forms. */
-export function isLoopbackAddress(address: string | undefined): boolean {
-  if (!address) return false;
-  const ip = address.startsWith("::ffff:") ? address.slice("::ffff:".length) : address;
-  return ip === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(ip);
 }
 
 /** Compares without an early exit on the first differing character. */
@@ -33,7 +26,7 @@ export function presentsMetricsToken(authorization: string | null | undefined, t
   return match !== null && sameText(match[1]!, token);
 }
 
-/** The decision for one request: loopback peers always, others with the token. */
-export function mayReadMetrics(input: { peer: string | undefined; authorization: string | null | undefined; token: string | undefined }): boolean {
-  return isLoopbackAddress(input.peer) || presentsMetricsToken(input.authorization, input.token);
+/** The decision for one request: the token's holder only. */
+export function mayReadMetrics(input: { authorization: string | null | undefined; token: string | undefined }): boolean {
+  return presentsMetricsToken(input.authorization, input.token);
 }

@@ -169,7 +169,7 @@ async function main(): Promise<void> {
       return user ? { id: user.id, email: user.email, name: user.name, disabledAt: user.disabledAt, sessionVersion: user.sessionVersion } : undefined;
     },
     log,
-    httpRoutes: sidecarHttpRoutes({ metrics, sidecarId, liveSessions: () => admitting.liveCount, metricsToken: env.CONDUIT_METRICS_TOKEN }),
+    httpRoutes: sidecarHttpRoutes({ metrics, sidecarId, liveSessions: () => admitting.liveCount, metricsToken: env.CONDUIT_METRICS_TOKEN, log }),
   });
   // Approvals an earlier run left pending can never be answered: their CLI is gone.
   // Web Push to subscribed browsers: approvals routed to a user, turns finished while away.

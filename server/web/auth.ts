@@ -21,6 +21,7 @@ import { consumeInvitationFor, pendingInvitationEmail } from "@/server/web/invit
 import { logger } from "@/server/web/logger";
 import { verifyPassword } from "@/server/web/passwords";
 import { clientAddressOf, signInThrottle, throttledMessage } from "@/server/web/rate-limit";
+import { EDGE_CLIENT_IP_HEADER } from "@/server/shared/edge-vouch";
 
 /** The web process's throttle (the edge adds its own per-address limit in front). */
 const throttle = signInThrottle;
@@ -105,7 +106,7 @@ export function authOptions(): NextAuthOptions {
         const parsed = ZCredentials.safeParse(credentials);
         if (!parsed.success) throw new Error("Enter your email address and password.");
         const { email, password } = parsed.data;
-        const address = clientAddressOf(headerValue(req?.headers, "x-forwarded-for"), env.CONDUIT_TRUST_PROXY === "on");
+        const address = clientAddressOf(headerValue(req?.headers, EDGE_CLIENT_IP_HEADER));
         // a throttled attempt is answered without checking the password
         const verdict = throttle.check(email, address);
         if (!verdict.ok) throw new Error(throttledMessage(verdict.retryAfterMs));

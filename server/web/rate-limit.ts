@@ -119,15 +119,11 @@ export function throttledMessage(retryAfterMs: number): string {
 }
 
 /**
- * The client's address as the edge reports it. The edge replaces `x-forwarded-for` with the peer
- * it saw, or (behind a trusted proxy) appends the peer to the proxy's chain, so the entry the
- * client could not write is the last one, or the one before the proxy's own.
+ * The client's address as the edge saw it: its `x-conduit-client-ip` header (EDGE_CLIENT_IP_HEADER,
+ * the key of the edge's own rate limits; behind a trusted proxy, the address that proxy added).
+ * The edge drops any such header from outside, and the web app answers only requests the edge
+ * vouched for (proxy.ts), so a caller cannot pick its own bucket; `X-Forwarded-For` is never read.
  */
-export function clientAddressOf(forwardedFor: string | undefined, trustProxy: boolean): string {
-  const chain = (forwardedFor ?? "")
-    .split(",")
-    .map((part) => part.trim())
-    .filter(Boolean);
-  const address = trustProxy && chain.length >= 2 ? chain.at(-2) : chain.at(-1);
-  return address || "local";
+export function clientAddressOf(edgeClientIp: string | undefined): string {
+  return edgeClientIp?.trim().slice(0, 100) || "local";
 }

@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { Db } from "@/server/db/client";
 import { readClusterHealth, type ClusterNodeHealth } from "@/server/db/cluster-health";
 import { getEnv, sidecarUpstreamsOf } from "@/server/env/env";
+import { deriveEdgeVouch, EDGE_VOUCH_HEADER } from "@/server/shared/edge-vouch";
 
 /**
  * `clusterTimings.leaseMs` of server/sidecar/cluster (the web app may not import the sidecar):
@@ -36,10 +37,13 @@ export type SidecarHealth = { alive: true; id: string; liveSessions: number } | 
 
 export async function sidecarHealth(timeoutMs = 1000): Promise<SidecarHealth> {
   try {
-    // the first of the edge's sidecars (this machine's own unless CONDUIT_SIDECAR_UPSTREAMS says otherwise)
-    const res = await fetch(`${sidecarUpstreamsOf(getEnv())[0]}/healthz`, {
+    // the first of the edge's sidecars (this machine's own unless CONDUIT_SIDECAR_UPSTREAMS says otherwise);
+    // it names itself only to a caller with the edge's vouch (server/sidecar/socket/port-gate)
+    const env = getEnv();
+    const res = await fetch(`${sidecarUpstreamsOf(env)[0]}/healthz`, {
       signal: AbortSignal.timeout(timeoutMs),
       cache: "no-store",
+      headers: env.NEXTAUTH_SECRET ? { [EDGE_VOUCH_HEADER]: await deriveEdgeVouch(env.NEXTAUTH_SECRET) } : {},
     });
     if (!res.ok) return { alive: false };
     const body = ZSidecarHealth.parse(await res.json());

@@ -7,7 +7,7 @@
  * fault-injecting fake CLI for its sessions; without one the real `claude` runs against the model.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { randomUUID } from "node:crypto";
+import { createHmac, randomUUID } from "node:crypto";
 import {
   chmodSync,
   copyFileSync,
@@ -29,6 +29,7 @@ import { createDb, type Db } from "@/server/db/client";
 import { deployMigrations } from "@/server/db/migrations";
 import { startModelServer, type ModelServer } from "@/server/model-server/model-server";
 import { say } from "@/server/model-server/scenario";
+import { EDGE_VOUCH_HEADER } from "@/server/shared/edge-vouch";
 import { mintSocketToken } from "@/server/shared/socket-token";
 import type { Ack } from "@/server/shared/wire/ack";
 import { onSessionEvents, type SubscribeResult, type WireEvent } from "@/server/shared/wire/session";
@@ -38,6 +39,18 @@ import { CrashTracker } from "@/scripts/start-supervisor";
 import { fakeCliScript } from "@/test/fake-cli/runner-kit";
 import { until } from "@/test/until";
 import { freePorts } from "@/e2e/support/fresh-clone";
+
+/**
+ * `deriveEdgeVouch` (server/shared/edge-vouch: HMAC-SHA256 of its label, base64url), computed
+ * synchronously: a client is built in a constructor. The sidecar's port answers only requests
+ * carrying it, as the edge sends them; the rigs talk to the sidecars directly.
+ */
+export function edgeVouchOf(secret: string): string {
+  return createHmac("sha256", secret).update("conduit-edge-vouch:v1").digest("base64url");
+}
+
+/** `/metrics` answers the token's holder only (no loopback trust): the chaos world's sidecar gets this one. */
+export const rigMetricsToken = "rig-metrics-token-0123456789";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -137,7 +150,9 @@ export class SidecarProcess {
     for (;;) {
       if (this.alive()) {
         try {
-          const res = await fetch(`http://127.0.0.1:${this.port}/healthz`, { signal: AbortSignal.timeout(1000) });
+          // the sidecar names its pid only to a request with the edge's vouch
+          const headers = { [EDGE_VOUCH_HEADER]: edgeVouchOf(this.env.NEXTAUTH_SECRET ?? "") };
+          const res = await fetch(`http://127.0.0.1:${this.port}/healthz`, { signal: AbortSignal.timeout(1000), headers });
           const body = (await res.json()) as { pid?: number };
           if (body.pid === this.pid) return;
         } catch {
@@ -260,7 +275,7 @@ export class ChaosClient {
   ) {
     this.socket = io(`http://127.0.0.1:${world.sidecar.port}`, {
       transports: ["websocket"],
-      extraHeaders: { origin: world.origin },
+      extraHeaders: { origin: world.origin, [EDGE_VOUCH_HEADER]: edgeVouchOf(world.secret) },
       // a fresh token at every (re)connection, as the browser fetches one
       auth: (cb) => void mintSocketToken(world.secret, person.id, 3600).then((token) => cb({ token })),
       reconnection: true,
@@ -481,6 +496,7 @@ export async function createWorld(
     CONDUIT_DATA_DIR: dataDir,
     CONDUIT_SIDECAR_PORT: String(port),
     CONDUIT_PUBLIC_URL: origin,
+    CONDUIT_METRICS_TOKEN: rigMetricsToken,
     CONDUIT_SANDBOX: "off",
     CONDUIT_MIN_FREE_MB: "0",
     // A11: silence during a turn is "stalled" after 3 s (the real CLI streams well within it)

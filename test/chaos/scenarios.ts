@@ -18,6 +18,7 @@ import {
   isPhase,
   isResult,
   pidsMatching,
+  rigMetricsToken,
   waitForEvent,
   type ChaosClient,
   type ChaosWorld,
@@ -979,7 +980,8 @@ const a15: Scenario = {
       let oomKills = 0;
       await until(
         async () => {
-          const text = await (await fetch(`http://127.0.0.1:${world.sidecar.port}/metrics`)).text();
+          const metricsAuth = { authorization: `Bearer ${rigMetricsToken}` };
+          const text = await (await fetch(`http://127.0.0.1:${world.sidecar.port}/metrics`, { headers: metricsAuth })).text();
           oomKills = Number(/^conduit_sidecar_oom_kills_total(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? "0");
           return oomKills > 0;
         },

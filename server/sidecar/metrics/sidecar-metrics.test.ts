@@ -73,9 +73,11 @@ describe("sidecar metrics", () => {
     expect(samples.get('conduit_sidecar_admission_refusals_total{part="sidecar",reason="session_limit"}')).toBe(1);
   });
 
-  it("serves /metrics and /healthz on the loopback port, nothing else", async () => {
+  it("serves /metrics to the token's holder only and /healthz (details with the edge's vouch), nothing else", async () => {
     const metrics = fixture();
-    const routes = sidecarHttpRoutes({ metrics, sidecarId: "sidecar-a", liveSessions: () => 2, metricsToken: undefined });
+    const token = "metrics-token-0123456789";
+    const warned: unknown[] = [];
+    const routes = sidecarHttpRoutes({ metrics, sidecarId: "sidecar-a", liveSessions: () => 2, metricsToken: token, log: { warn: (o: unknown) => void warned.push(o) } as never });
     const server = createServer((req, res) => {
       if (routes(req, res)) return;
       res.writeHead(404);
@@ -84,9 +86,14 @@ describe("sidecar metrics", () => {
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      const text = await (await fetch(`${base}/metrics`)).text();
+      const text = await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
       expect(parsePrometheus(text).get('conduit_sidecar_live_sessions{part="sidecar"}')).toBe(2);
-      expect(await (await fetch(`${base}/healthz`)).json()).toMatchObject({ ok: true, sidecarId: "sidecar-a", liveSessions: 2 });
+      // a loopback peer is not trusted for being local: without the token, the 404
+      expect((await fetch(`${base}/metrics`)).status).toBe(404);
+      expect((await fetch(`${base}/metrics`, { headers: { authorization: "Bearer wrong-wrong-wrong-wrong" } })).status).toBe(404);
+      expect(warned).toHaveLength(2);
+      // not vouched for (no gate in front of this bare server): nothing but "up"
+      expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ ok: true });
       expect((await fetch(`${base}/other`)).status).toBe(404);
       expect((await fetch(`${base}/metrics`, { method: "POST" })).status).toBe(404);
     } finally {

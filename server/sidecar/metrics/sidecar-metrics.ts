@@ -6,12 +6,14 @@
  * The collectors read the running parts through small functions, so the hub stays unaware.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "pino";
 import { Counter, Gauge, Histogram } from "prom-client";
 import { createPartRegistry, type Registry } from "@/server/metrics/registry";
 import type { EventLogStore } from "@/server/sidecar/session/session-event-writer";
 import type { Admission } from "@/server/sidecar/process/admission";
 import { AppError } from "@/server/shared/errors/app-error";
 import { mayReadMetrics, METRICS_PATH } from "@/server/shared/metrics-access";
+import { wasVouched } from "@/server/sidecar/socket/port-gate";
 import { childTrees, type ChildTree } from "./process-tree";
 
 /** What the collectors read when scraped. */
@@ -170,25 +172,33 @@ export function createSidecarMetrics(sources: SidecarMetricsSources, registry: R
 }
 
 /**
- * The sidecar's own HTTP routes on its loopback port, beside Socket.IO: `GET /metrics` and
- * `GET /healthz` (which sidecar this is and what it owns). Returns false for anything else.
+ * The sidecar's own HTTP routes on its port, beside Socket.IO: `GET /metrics` (for the holder of
+ * CONDUIT_METRICS_TOKEN only) and `GET /healthz`: `{ ok: true }` for anyone, and which sidecar
+ * this is and what it runs only for a request the edge vouched for (the edge, the web app's
+ * `/api/health`; socket/port-gate.ts). Returns false for anything else.
  */
 export function sidecarHttpRoutes(deps: {
   metrics: SidecarMetrics;
   sidecarId: string;
   liveSessions: () => number;
   metricsToken: string | undefined;
+  /** Where refusals of /metrics are logged. */
+  log?: Pick<Logger, "warn">;
 }): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {
     const pathname = (req.url ?? "").split("?")[0];
     if (req.method !== "GET" && req.method !== "HEAD") return false;
     if (pathname === "/healthz") {
+      const detail = wasVouched(req) ? { sidecarId: deps.sidecarId, pid: process.pid, liveSessions: deps.liveSessions() } : {};
       res.writeHead(200, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
-      res.end(JSON.stringify({ ok: true, sidecarId: deps.sidecarId, pid: process.pid, liveSessions: deps.liveSessions() }));
+      res.end(JSON.stringify({ ok: true, ...detail }));
       return true;
     }
     if (pathname !== METRICS_PATH) return false;
-    if (!mayReadMetrics({ peer: req.socket.remoteAddress, authorization: req.headers.authorization, token: deps.metricsToken })) return false;
+    if (!mayReadMetrics({ authorization: req.headers.authorization, token: deps.metricsToken })) {
+      deps.log?.warn({ path: pathname, reason: deps.metricsToken ? "no valid bearer token" : "CONDUIT_METRICS_TOKEN is not set" }, "metrics refused");
+      return false;
+    }
     deps.metrics.registry.metrics().then(
       (text) => {
         res.writeHead(200, { "content-type": deps.metrics.registry.contentType, "cache-control": "no-store" });

@@ -2,6 +2,7 @@ import { encode } from "next-auth/jwt";
 import pino from "pino";
 import { io as connect, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deriveEdgeVouch, EDGE_VOUCH_HEADER } from "@/server/shared/edge-vouch";
 import { mintSocketToken } from "@/server/shared/socket-token";
 import { createSocketServer, type SocketServer } from "./create-socket-server";
 
@@ -23,8 +24,11 @@ const origin = "http://127.0.0.1:3999";
 let server: SocketServer;
 let url: string;
 const sockets: Socket[] = [];
+/** What the edge adds to everything it forwards: the sidecar's port answers nothing else. */
+let vouch: Record<string, string>;
 
 beforeAll(async () => {
+  vouch = { [EDGE_VOUCH_HEADER]: await deriveEdgeVouch(secret) };
   server = createSocketServer({
     secret,
     allowedOrigins: [origin],
@@ -40,8 +44,8 @@ afterAll(async () => {
   await server.close();
 });
 
-function open(opts: { cookie?: string; origin?: string; token?: string; transport?: "websocket" | "polling" }): Socket {
-  const headers: Record<string, string> = {};
+function open(opts: { cookie?: string; origin?: string; token?: string; transport?: "websocket" | "polling"; vouch?: false }): Socket {
+  const headers: Record<string, string> = opts.vouch === false ? {} : { ...vouch };
   if (opts.cookie) headers.cookie = opts.cookie;
   if (opts.origin) headers.origin = opts.origin;
   const socket = connect(url, {
@@ -123,7 +127,15 @@ describe("sidecar handshake", () => {
       const result = await outcome(open({ cookie, origin: "http://evil.example", transport }));
       expect(result.connected).toBe(false);
     }
-    expect((await outcome(open({ cookie }))).connected).toBe(false);
+  });
+
+  it("refuses a socket opened straight at its port, without the edge's vouch, whatever it carries", async () => {
+    const cookie = await sessionCookie("u1");
+    for (const transport of ["websocket", "polling"] as const) {
+      expect((await outcome(open({ cookie, vouch: false, transport }))).connected, transport).toBe(false);
+      expect((await outcome(open({ cookie, origin, vouch: false, transport }))).connected, transport).toBe(false);
+      expect((await outcome(open({ token: await mintSocketToken(secret, "u1", 60), origin, vouch: false, transport }))).connected, transport).toBe(false);
+    }
   });
 
   it("answers an invalid payload with invalid_payload and stays usable", async () => {
@@ -146,7 +158,7 @@ describe("sidecar shutdown", () => {
     const port = await own.listen(0, "127.0.0.1");
     const socket = connect(`http://127.0.0.1:${port}`, {
       transports: ["websocket"],
-      extraHeaders: { cookie: await sessionCookie("u1"), origin },
+      extraHeaders: { cookie: await sessionCookie("u1"), origin, ...vouch },
       reconnection: false,
       forceNew: true,
     });

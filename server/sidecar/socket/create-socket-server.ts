@@ -1,6 +1,8 @@
 /**
- * The sidecar's Socket.IO server. The handshake is refused before any handler runs when the
- * Origin is not allowed (allowRequest) or no valid session comes with it (middleware): either
+ * The sidecar's Socket.IO server. Its port answers only requests the edge vouched for
+ * (`port-gate.ts`: a session on the same machine cannot talk to it directly). The handshake is
+ * refused before any handler runs when the Origin is not allowed (allowRequest) or no valid
+ * session comes with it (middleware): either
  * next-auth's session cookie or a short-lived socket token minted by the web process. A session
  * is valid while its account is enabled and its version (`sv`) is the account's current one;
  * the revocation sweep (`revocation-sweep.ts`) applies the same rule to sockets already open.
@@ -16,6 +18,7 @@ import { ClientCommand, HandshakeError, ZWhoamiPayload, type SocketUser } from "
 import { handleCommand } from "@/server/sidecar/socket/handle-command";
 import { readSessionCookie } from "@/server/sidecar/socket/read-session-cookie";
 import { deriveEdgeVouch, EDGE_VOUCH_HEADER, isEdgeVouch } from "@/server/shared/edge-vouch";
+import { gatePort } from "@/server/sidecar/socket/port-gate";
 
 export interface SocketServerDeps {
   secret: string;
@@ -24,7 +27,7 @@ export interface SocketServerDeps {
   /** Looks a user up by id, with the account's standing; undefined when the account no longer exists. */
   findUser: (id: string) => Promise<SocketAccount | undefined>;
   log: Logger;
-  /** Answers the sidecar's own loopback routes (health, metrics); false leaves the request to the 404. */
+  /** Answers the sidecar's own routes (health, metrics); false leaves the request to the 404. */
   httpRoutes?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }
 
@@ -55,6 +58,8 @@ export function createSocketServer(deps: SocketServerDeps): SocketServer {
   // Browsers omit Origin on same-origin GETs (the polling transport): such a request is let in
   // only when the edge, which checked it, vouches for it with a value derived from the secret.
   const edgeVouch = deriveEdgeVouch(deps.secret);
+  let expectedVouch: string | undefined;
+  void edgeVouch.then((value) => (expectedVouch = value));
   const io = new Server<Record<string, never>, Record<string, never>, Record<string, never>, SocketData>(http, {
     serveClient: false,
     // A prompt's images come in one message: 20 MB of images is 26.7 MB of base64 (wire/session-controls).
@@ -81,6 +86,9 @@ export function createSocketServer(deps: SocketServerDeps): SocketServer {
       callback(null, true);
     },
   });
+
+  // After Socket.IO attached its listeners: the gate runs before them.
+  gatePort(http, () => expectedVouch, deps.log);
 
   io.use((socket, next) => {
     authenticate(socket, deps).then(
@@ -112,14 +120,17 @@ export function createSocketServer(deps: SocketServerDeps): SocketServer {
   return {
     io: io as unknown as Server,
     http,
-    listen: (port, host) =>
-      new Promise((resolve, reject) => {
+    listen: async (port, host) => {
+      // The vouch known before the first request: nothing is refused for want of it.
+      await edgeVouch;
+      return new Promise((resolve, reject) => {
         http.once("error", reject);
         http.listen(port, host, () => {
           const address = http.address();
           resolve(typeof address === "object" && address ? address.port : port);
         });
-      }),
+      });
+    },
     close: async () => {
       // io.close() drops every transport without a DISCONNECT packet: browsers see "transport
       // close" and reconnect (to the restarted sidecar) by themselves. disconnectSockets() would

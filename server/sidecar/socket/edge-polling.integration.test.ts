@@ -1,9 +1,12 @@
-// Socket.IO's polling transport from a browser carries no Origin on its GETs: the sidecar lets
-// such a request in only when the real edge in front vouches for it.
+// Socket.IO's polling transport from a browser carries no Origin on its GETs. The sidecar's port
+// answers only what the real edge in front vouches for: with or without an Origin, a socket
+// opened straight at the sidecar (a session on the same machine) is refused.
 import { encode } from "next-auth/jwt";
 import pino from "pino";
 import { io as connect, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createEdgeHandler } from "@/server/edge-proxy/handler";
 import { startEdgeServer, type EdgeServer } from "@/server/edge-proxy/node-adapter";
 import { deriveEdgeVouch } from "@/server/shared/edge-vouch";
@@ -28,15 +31,21 @@ beforeAll(async () => {
     log: pino({ level: "silent" }),
   });
   sidecarUrl = `http://127.0.0.1:${await sidecar.listen(0, "127.0.0.1")}`;
+  // a free port, so the edge knows it listens there (127.0.0.1 at it is the public name's loopback twin)
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise((resolve) => probe.close(resolve));
   const handler = createEdgeHandler({
     nextOrigin: "http://127.0.0.1:9",
     sidecarOrigin: sidecarUrl,
     publicOrigin,
+    listenPort: port,
     fetch: globalThis.fetch,
     rateLimit: false,
     edgeVouch: await deriveEdgeVouch(secret),
   });
-  edge = await startEdgeServer({ port: 0, host: "127.0.0.1", handler });
+  edge = await startEdgeServer({ port, host: "127.0.0.1", handler });
   edgeUrl = `http://127.0.0.1:${edge.port}`;
 });
 
@@ -90,10 +99,29 @@ describe("polling without an Origin", () => {
     expect(foreign.connected).toBe(false);
   });
 
-  it("still connects with the public Origin, directly and through the edge", async () => {
-    expect(await outcome(open(sidecarUrl, { cookie: await cookie(), origin: publicOrigin }))).toEqual({
-      connected: true,
-    });
+  it("connects with the public Origin through the edge, and not directly at the sidecar", async () => {
     expect(await outcome(open(edgeUrl, { cookie: await cookie(), origin: publicOrigin }))).toEqual({ connected: true });
+    expect((await outcome(open(sidecarUrl, { cookie: await cookie(), origin: publicOrigin }))).connected).toBe(false);
+  });
+});
+
+describe("the sidecar's port without the edge", () => {
+  it("answers 403 to Socket.IO (polling and WebSocket) and to any path; /healthz and /metrics pass the gate to their own routes", async () => {
+    const vouch = await deriveEdgeVouch(secret);
+    const polling = await fetch(`${sidecarUrl}/socket.io/?EIO=4&transport=polling`, { headers: { origin: publicOrigin, cookie: await cookie() } });
+    expect(polling.status).toBe(403);
+    expect(await polling.json()).toMatchObject({ error: { code: "forbidden" } });
+    expect((await fetch(`${sidecarUrl}/anything`)).status).toBe(403);
+    const ws = await outcome(
+      (() => {
+        const s = connect(sidecarUrl, { transports: ["websocket"], extraHeaders: { origin: publicOrigin, cookie: "x" }, reconnection: false, forceNew: true });
+        sockets.push(s);
+        return s;
+      })(),
+    );
+    expect(ws.connected).toBe(false);
+    // this server has no httpRoutes (main.ts adds them): past the gate, both reach the 404
+    for (const path of ["/healthz", "/metrics"]) expect((await fetch(`${sidecarUrl}${path}`)).status, path).toBe(404);
+    expect((await fetch(`${sidecarUrl}/anything`, { headers: { "x-conduit-edge": vouch } })).status).toBe(404);
   });
 });
