@@ -11,13 +11,38 @@
  * rotating each round) on keep-alive clients; timed to the first byte and to the last. The
  * extra is the median time to the last byte metered minus unmetered (the meter reads every
  * event; the first byte only shows the per-request setup).
+ *
+ * open_net_turn_extra_ms (`measureOpenNetTurn`): a real CLI turn against the scripted model
+ * (test/cli-env) in an `open` workspace, through the session runner, bubblewrap and the credential
+ * proxy, two ways in one run, warm turns interleaved A B A B …: A in the sandbox's own network
+ * namespace (the forwarder, the credential proxy's Unix socket, the egress proxy attached), B on
+ * the host's shared network (as before issue 37). The figure is median(A) − median(B) of the time
+ * to the result; target ≤ 5 ms.
+ *
+ * egress_download_mb_s (`measureEgressDownload`): a large download from a local HTTP server
+ * through an open workspace's egress proxy, against the same download direct from the host,
+ * interleaved. The server listens on a loopback alias (127.0.0.2) that the proxy's test hook treats
+ * as public. Through the proxy is what a session does: `curl` inside the sandbox, its proxy
+ * variables pointing at the forwarder, the forwarder's Unix socket, the proxy, the server; direct
+ * is `curl` on the host. Without bubblewrap or curl, node's client talks to the proxy's socket
+ * from the host instead.
  */
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
 import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
-import { startCredentialProxy } from "../server/sidecar/credential-proxy/credential-proxy";
+import type { NetworkPolicy } from "../server/domain/workspace/network-policy";
+import { startCredentialProxy, type CredentialProxy } from "../server/sidecar/credential-proxy/credential-proxy";
+import { createSessionNetwork, sandboxNetworkOf, type SessionNetwork } from "../server/sidecar/network/session-network";
+import { chooseSandbox, findOnPath, type CliSandbox } from "../server/sidecar/process/sandbox";
+import { createSessionRunner } from "../server/sidecar/session/session-runner";
+import { startCliEnv, type CliEnv } from "../test/cli-env";
 
 const METERING_REQUESTS = Number(process.env.ISOLATION_BENCH_REQUESTS ?? 200);
 const EVENTS = Number(process.env.ISOLATION_BENCH_EVENTS ?? 300);
@@ -142,10 +167,233 @@ export async function proxyMeteringExtraMs(): Promise<{ proxyMeteringExtraMs: nu
   return result;
 }
 
+// ---- open_net_turn_extra_ms and egress_download_mb_s (issue 37 item 1) ----
+
+const TURNS = Number(process.env.ISOLATION_TURNS ?? 15);
+const DOWNLOAD_MB = Number(process.env.ISOLATION_DOWNLOAD_MB ?? 256);
+const DOWNLOAD_ROUNDS = Number(process.env.ISOLATION_DOWNLOAD_ROUNDS ?? 3);
+const TURN_TIMEOUT_MS = 30_000;
+const publicAlias = "127.0.0.2";
+
+const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : "n/a");
+
+/** One warm-turn timer over a session runner. */
+function openRunner(cliEnv: CliEnv, sandbox: CliSandbox, proxy: CredentialProxy, network: SessionNetwork | undefined, name: string, policy: NetworkPolicy = { mode: "open", domains: [] }) {
+  const runner = createSessionRunner(
+    {
+      sessionId: `bench-isolation-${name}`,
+      networkPolicy: async () => policy,
+      workspaceRoot: cliEnv.cwd,
+      configDir: cliEnv.configDir,
+      claudeSessionId: randomUUID(),
+      resume: false,
+      permissionMode: "default",
+    },
+    {
+      cliPath: cliEnv.cliPath,
+      baseEnv: cliEnv.env,
+      decidePermission: async ({ request }) => ({ behavior: "allow", updatedInput: request.input as Record<string, never> }),
+      config: { idleCullMs: 0, stallMs: 600_000 },
+      sandbox,
+      credentials: proxy,
+      ...(network ? { network } : {}),
+    },
+  );
+  let pending: { start: number; resolve: (ms: number) => void; reject: (e: Error) => void; timer: NodeJS.Timeout } | undefined;
+  runner.onDidEvent((event) => {
+    if (event.type === "line" && event.message.type === "result" && pending) {
+      const done = pending;
+      pending = undefined;
+      clearTimeout(done.timer);
+      if (event.message.is_error === true) done.reject(new Error(`${name}: the turn ended with an error result`));
+      else done.resolve(performance.now() - done.start);
+    } else if (event.type === "process" && event.phase === "exited" && pending) {
+      clearTimeout(pending.timer);
+      pending.reject(new Error(`${name}: the CLI exited`));
+      pending = undefined;
+    }
+  });
+  return {
+    async turn(text: string, start?: () => Promise<void>): Promise<number> {
+      const begun = performance.now();
+      await start?.();
+      const timing = new Promise<number>((resolve, reject) => {
+        pending = { start: begun, resolve, reject, timer: setTimeout(() => reject(new Error(`${name}: no result within ${TURN_TIMEOUT_MS} ms`)), TURN_TIMEOUT_MS) };
+      });
+      await runner.prompt({ uuid: randomUUID(), text });
+      return timing;
+    },
+    start: () => runner.start(),
+    close: () => runner.dispose(),
+  };
+}
+
+/** What {@link measureOpenNetTurn} found (medians in ms). */
+export interface OpenNetTurnResult {
+  ownNamespaceMs: number;
+  /** The same own namespace in a `none` workspace (no egress proxy, no proxy variables): what the proxy variables cost. */
+  noneNamespaceMs: number;
+  sharedNetworkMs: number;
+  extraMs: number;
+  sandboxed: boolean;
+}
+
+/** open_net_turn_extra_ms: warm turns in an open workspace, own namespace vs the host's network. */
+export async function measureOpenNetTurn(turns = TURNS): Promise<OpenNetTurnResult> {
+  const cliEnv = await startCliEnv();
+  const { sandbox, warning } = await chooseSandbox("auto", cliEnv.cliPath);
+  if (warning !== undefined) console.log(`isolation: WARNING ${warning}; both variants run on the host's network`);
+  const proxy = await startCredentialProxy({ upstream: cliEnv.server.url, credential: { apiKey: cliEnv.env.ANTHROPIC_API_KEY } });
+  const sessions = sandbox.mode === "bwrap" ? createSessionNetwork({ credentialProxyPort: proxy.port }) : undefined;
+  const own = openRunner(cliEnv, sandbox, proxy, sessions, "own-netns");
+  const shared = openRunner(cliEnv, sandbox, proxy, undefined, "shared-net");
+  const none = sessions ? openRunner(cliEnv, sandbox, proxy, sessions, "none-netns", { mode: "none", domains: [] }) : undefined;
+  const times = { own: [] as number[], shared: [] as number[], none: [] as number[] };
+  try {
+    await own.turn("own cold turn", own.start);
+    await shared.turn("shared cold turn", shared.start);
+    await none?.turn("none cold turn", none.start);
+    for (let i = 1; i <= turns; i++) {
+      times.own.push(await own.turn(`own warm turn ${i}`));
+      times.shared.push(await shared.turn(`shared warm turn ${i}`));
+      if (none) times.none.push(await none.turn(`none warm turn ${i}`));
+    }
+  } finally {
+    await Promise.all([own.close(), shared.close(), none?.close()]);
+    await proxy.close();
+    await cliEnv.close();
+  }
+  const ownNamespaceMs = median(times.own);
+  const sharedNetworkMs = median(times.shared);
+  return { ownNamespaceMs, noneNamespaceMs: times.none.length > 0 ? median(times.none) : Number.NaN, sharedNetworkMs, extraMs: ownNamespaceMs - sharedNetworkMs, sandboxed: sandbox.mode === "bwrap" };
+}
+
+/** A server that sends `bytes` of zeros for any GET. */
+async function startDownloadServer(bytes: number): Promise<{ url: (host: string) => string; close(): Promise<void> }> {
+  const chunk = Buffer.alloc(1024 * 1024);
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(bytes) });
+    let left = bytes;
+    const pump = () => {
+      while (left > 0) {
+        const piece = left >= chunk.length ? chunk : chunk.subarray(0, left);
+        left -= piece.length;
+        if (!res.write(piece)) return void res.once("drain", pump);
+      }
+      res.end();
+    };
+    pump();
+  });
+  await new Promise<void>((resolve) => server.listen(0, publicAlias, resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: (host) => `http://${host}:${port}/blob`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function runFile(file: string, args: readonly string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const env = options.env as NodeJS.ProcessEnv | undefined;
+    execFile(file, args, { env, cwd: options.cwd, encoding: "utf8", maxBuffer: 1024 * 1024, timeout: 120_000 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${path.basename(file)} failed: ${error.message} ${stderr}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+/** Seconds of one download with node's client, through the proxy's socket or direct. */
+function nodeDownload(url: string, socketPath?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const target = new URL(url);
+    const req = http.get(socketPath ? { socketPath, path: url } : { host: target.hostname, port: target.port, path: target.pathname }, (res) => {
+      res.on("data", () => undefined);
+      res.on("end", () => resolve((performance.now() - start) / 1000));
+    });
+    req.on("error", reject);
+  });
+}
+
+/** What {@link measureEgressDownload} found (MB/s medians). */
+export interface EgressDownloadResult {
+  /** Plain HTTP through the proxy (it parses and forwards the answer). */
+  throughProxyMbS: number;
+  /** A CONNECT tunnel through the proxy (the HTTPS path: bytes piped as they are); NaN without the sandbox. */
+  tunnelMbS: number;
+  directMbS: number;
+  /** `sandboxed curl` (the session's whole path) or `node client` (the proxy alone, from the host). */
+  how: string;
+}
+
+/** egress_download_mb_s: a large download through an open workspace's egress proxy vs direct. */
+export async function measureEgressDownload(mb = DOWNLOAD_MB, rounds = DOWNLOAD_ROUNDS): Promise<EgressDownloadResult> {
+  const bytes = mb * 1024 * 1024;
+  const server = await startDownloadServer(bytes);
+  // The credential proxy is not used here; the attachment needs an unprivileged port to bridge.
+  const sessions = createSessionNetwork({ credentialProxyPort: 40_000, treatAsPublic: (address) => address === publicAlias });
+  const attachment = await sessions.attach("bench-egress", { mode: "open", domains: [] });
+  const curl = findOnPath("curl");
+  const scratch = await realpath(await mkdtemp(path.join(os.tmpdir(), "conduit-bench-egress-")));
+  const through: number[] = [];
+  const tunnel: number[] = [];
+  const direct: number[] = [];
+  let how = "node client";
+  try {
+    const sandbox = curl ? (await chooseSandbox("auto", curl)).sandbox : undefined;
+    const workspaceRoot = path.join(scratch, "w");
+    const configDir = path.join(scratch, "c");
+    await Promise.all([mkdir(workspaceRoot), mkdir(configDir)]);
+    const curlArgs = ["-sS", "-o", "/dev/null", "-w", "%{time_total}", server.url(publicAlias)];
+    if (curl && sandbox?.mode === "bwrap") {
+      how = "sandboxed curl";
+      const env = { PATH: "/usr/bin:/bin", ...attachment.env };
+      const launch = sandbox.wrap({ file: curl, args: curlArgs, cwd: workspaceRoot, env }, { workspaceRoot, configDir }, sandboxNetworkOf(attachment));
+      const tunnelled = sandbox.wrap({ file: curl, args: ["-p", ...curlArgs], cwd: workspaceRoot, env }, { workspaceRoot, configDir }, sandboxNetworkOf(attachment));
+      for (let i = 0; i < rounds; i++) {
+        through.push(Number(await runFile(launch.file, launch.args, { env: launch.env, cwd: launch.cwd })));
+        tunnel.push(Number(await runFile(tunnelled.file, tunnelled.args, { env: tunnelled.env, cwd: tunnelled.cwd })));
+        direct.push(Number(await runFile(curl, ["--noproxy", "*", ...curlArgs])));
+      }
+    } else {
+      const socket = attachment.forwards.find((f) => f.socket.endsWith("egress.sock"))!.socket;
+      for (let i = 0; i < rounds; i++) {
+        through.push(await nodeDownload(server.url(publicAlias), socket));
+        direct.push(await nodeDownload(server.url(publicAlias)));
+      }
+    }
+  } finally {
+    await attachment.close();
+    await server.close();
+    await rm(scratch, { recursive: true, force: true });
+  }
+  return { throughProxyMbS: mb / median(through), tunnelMbS: tunnel.length > 0 ? mb / median(tunnel) : Number.NaN, directMbS: mb / median(direct), how };
+}
+
+/** Runs the two network parts, prints their detail, and gives their headline figures. */
+export async function openNetworkFigures(): Promise<string[]> {
+  const turn = await measureOpenNetTurn();
+  console.log(
+    `open network: ${TURNS} warm turns each, interleaved; median ms to the result: open in its own network namespace ${fixed(turn.ownNamespaceMs)}, ` +
+      `open on the host's network ${fixed(turn.sharedNetworkMs)}, none in its own namespace (no egress proxy) ${fixed(turn.noneNamespaceMs)}` +
+      `${turn.sandboxed ? "" : " (NOT sandboxed: all on the host's network)"}`,
+  );
+  console.log(`open_net_turn_extra_ms=${fixed(turn.extraMs)} (own namespace − host's network; target ≤ 5)`);
+  const download = await measureEgressDownload();
+  console.log(
+    `egress download: ${DOWNLOAD_MB} MB, ${DOWNLOAD_ROUNDS} rounds each (${download.how}), median MB/s: through the egress proxy ${fixed(download.throughProxyMbS)} (plain HTTP), ${fixed(download.tunnelMbS)} (CONNECT tunnel), direct ${fixed(download.directMbS)}`,
+  );
+  return [`open_net_turn_extra_ms=${fixed(turn.extraMs)}`, `egress_download_mb_s=${fixed(download.throughProxyMbS)}`, `egress_tunnel_mb_s=${fixed(download.tunnelMbS)}`, `direct_download_mb_s=${fixed(download.directMbS)}`];
+}
+
 export async function run(): Promise<void> {
   const figures: string[] = [];
   const metering = await proxyMeteringExtraMs();
   figures.push(`proxy_metering_extra_ms=${ms(metering.proxyMeteringExtraMs)}`);
+  figures.push(...(await openNetworkFigures()));
   console.log(`isolation: ${figures.join(" ")}`);
 }
 
