@@ -6,6 +6,7 @@
  */
 import { ErrorCode } from "@/server/shared/errors/app-error";
 import { AppError } from "@/server/shared/errors/app-error";
+import { LineReader } from "./line-reader";
 import { doorOps } from "./ops";
 import type { DoorContext } from "./ops/define";
 import { decodeLine, encodeLine, errorToWire, maxRequestLineBytes, ZDoorRequest, type DoorAnswer } from "./protocol";
@@ -38,21 +39,18 @@ async function handle(line: string): Promise<void> {
   }
 }
 
-let buffered = "";
-process.stdin.setEncoding("utf8");
-process.stdin.on("data", (chunk: string) => {
-  buffered += chunk;
-  let nl: number;
-  while ((nl = buffered.indexOf("\n")) !== -1) {
-    const line = buffered.slice(0, nl);
-    buffered = buffered.slice(nl + 1);
+const lines = new LineReader(
+  (line) => {
     if (line.trim() !== "") void handle(line);
-  }
-  if (buffered.length > maxRequestLineBytes) {
+  },
+  maxRequestLineBytes,
+  () => {
     process.stderr.write("door: a request line is too long; exiting\n");
     process.exit(2);
-  }
-});
+  },
+);
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (chunk: string) => lines.push(chunk));
 process.stdin.on("end", () => process.exit(0));
 // Nothing a request does may take the door down with an unhandled rejection: log and go on.
 process.on("unhandledRejection", (reason) => process.stderr.write(`door: unhandled rejection: ${String(reason)}\n`));

@@ -9,6 +9,7 @@ import type { z } from "zod";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import type { DoorLauncher } from "./door-launch";
 import type { DoorOpName, DoorOps } from "./ops";
+import { LineReader } from "./line-reader";
 import { decodeLine, encodeLine, errorFromWire, maxAnswerLineBytes, ZDoorAnswer } from "./protocol";
 import { scopeKey, type DoorScope } from "./scope";
 
@@ -40,7 +41,7 @@ class Door {
   readonly pending = new Map<number, Pending>();
   lastUsed = Date.now();
   private idleTimer: NodeJS.Timeout | undefined;
-  private buffered = "";
+  private readonly lines: LineReader;
   private nextId = 1;
   exited = false;
 
@@ -50,8 +51,13 @@ class Door {
     private readonly options: Required<Pick<DoorPoolOptions, "idleMs" | "requestTimeoutMs">> & Pick<DoorPoolOptions, "onLog">,
     private readonly onGone: (door: Door) => void,
   ) {
+    this.lines = new LineReader(
+      (line) => this.answer(line),
+      maxAnswerLineBytes,
+      () => this.end("the workspace door sent an answer too long to read"),
+    );
     child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (chunk: string) => this.read(chunk));
+    child.stdout.on("data", (chunk: string) => this.lines.push(chunk));
     child.stderr.setEncoding("utf8");
     let errText = "";
     child.stderr.on("data", (chunk: string) => {
@@ -68,17 +74,6 @@ class Door {
     child.on("error", (err) => this.gone(`the workspace door could not run: ${err.message}`));
     child.on("exit", (code, signal) => this.gone(`the workspace door stopped (${signal ?? `code ${code}`})`));
     this.hold(false);
-  }
-
-  private read(chunk: string) {
-    this.buffered += chunk;
-    let nl: number;
-    while ((nl = this.buffered.indexOf("\n")) !== -1) {
-      const line = this.buffered.slice(0, nl);
-      this.buffered = this.buffered.slice(nl + 1);
-      this.answer(line);
-    }
-    if (this.buffered.length > maxAnswerLineBytes) this.end("the workspace door sent an answer too long to read");
   }
 
   private answer(line: string) {

@@ -53,8 +53,9 @@ export function encodeLine(value: unknown): string {
   });
 }
 
-/** The inverse of {@link encodeLine}. */
+/** The inverse of {@link encodeLine} (a line without a Buffer is parsed without a reviver: several times faster). */
 export function decodeLine(line: string): unknown {
+  if (!line.includes('"$b64"')) return JSON.parse(line);
   return JSON.parse(line, (_key, v: unknown) => {
     if (v !== null && typeof v === "object" && !Array.isArray(v)) {
       const keys = Object.keys(v);

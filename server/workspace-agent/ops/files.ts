@@ -17,6 +17,8 @@ const rel = z.string().max(4096);
 const content = z.string().max(6 * 1024 * 1024);
 
 export const fileOps = {
+  /** Nothing: a round trip (the benches' `door_roundtrip_p50_ms`, a liveness check). */
+  "door.ping": defineOp("files", z.object({}), async () => ({ pid: process.pid })),
   "files.list": defineOp("files", z.object({ path: rel, limit: z.number().int().positive().optional() }), (i, ctx) =>
     listWorkspaceDirectory(workspaceOf(ctx), i.path, i.limit),
   ),
