@@ -28,7 +28,7 @@ export default defineConfig({
           hookTimeout: 60_000,
           // Each integration file spawns real CLI children (about 200 MB each); two cores.
           maxWorkers: 2,
-          globalSetup: ["./test/postgres.global.ts", "./test/leak-check.global.ts"],
+          globalSetup: ["./test/postgres.global.ts", "./test/redis.global.ts", "./test/leak-check.global.ts"],
         },
       },
     ],

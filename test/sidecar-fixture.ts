@@ -48,7 +48,7 @@ export interface TestSidecarOptions {
   /** A lease keeper for the hub (claims before a runner starts; the test renews with `leases.renew()`). */
   leases?: boolean;
   /** Redis forwarding and fan-out as main.ts wires them with REDIS_URL set (server/sidecar/cluster). */
-  cluster?: { redisUrl: string; prefix: string; forwardTimeoutMs?: number };
+  cluster?: { redisUrl: string; prefix: string; forwardTimeoutMs?: number; /** The cluster's shared secret (default: the test sidecar's). */ secret?: string };
 }
 
 export interface TestSidecar {
@@ -106,6 +106,7 @@ export async function startTestSidecar(fx: SessionFixtures, options: TestSidecar
   });
   const cluster = options.cluster
     ? await startClusterForwarding({
+        secret: testSidecarSecret,
         ...options.cluster,
         io: server.io,
         db: fx.db,

@@ -46,3 +46,33 @@ describe("parseEnv", () => {
     expect(parseEnv({ GITHUB_ID: "id", GITHUB_SECRET: "s" }).GITHUB_ID).toBe("id");
   });
 });
+
+describe("REDIS_URL", () => {
+  it("takes a redis:// or rediss:// URL with a password, alone or with an ACL user", () => {
+    expect(parseEnv({ REDIS_URL: "redis://conduit:pw@10.0.0.5:6379" }).REDIS_URL).toBe("redis://conduit:pw@10.0.0.5:6379");
+    expect(parseEnv({ REDIS_URL: "redis://:pw@10.0.0.5:6379/2" }).REDIS_URL).toBe("redis://:pw@10.0.0.5:6379/2");
+    expect(parseEnv({ REDIS_URL: "rediss://conduit:pw@redis.internal:6380" }).REDIS_URL).toBe("rediss://conduit:pw@redis.internal:6380");
+  });
+
+  it("refuses one without a password, naming the way out", () => {
+    for (const url of ["redis://10.0.0.5:6379", "redis://conduit@10.0.0.5:6379", "rediss://redis.internal:6380"]) {
+      expect(() => parseEnv({ REDIS_URL: url })).toThrow(EnvError);
+      expect(() => parseEnv({ REDIS_URL: url })).toThrow(/REDIS_URL has no password.*CONDUIT_REDIS_TRUSTED_NETWORK=yes-i-understand/s);
+    }
+  });
+
+  it("takes one without a password when CONDUIT_REDIS_TRUSTED_NETWORK says so in so many words", () => {
+    const env = parseEnv({ REDIS_URL: "redis://10.0.0.5:6379", CONDUIT_REDIS_TRUSTED_NETWORK: "yes-i-understand" });
+    expect(env.REDIS_URL).toBe("redis://10.0.0.5:6379");
+    for (const value of ["1", "true", "yes", "on"]) {
+      expect(() => parseEnv({ REDIS_URL: "redis://10.0.0.5:6379", CONDUIT_REDIS_TRUSTED_NETWORK: value })).toThrow(
+        /CONDUIT_REDIS_TRUSTED_NETWORK: must be yes-i-understand, or unset/,
+      );
+    }
+  });
+
+  it("refuses another scheme", () => {
+    expect(() => parseEnv({ REDIS_URL: "http://:pw@10.0.0.5:6379" })).toThrow(/REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/);
+    expect(() => parseEnv({ REDIS_URL: "10.0.0.5:6379" })).toThrow(/REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/);
+  });
+});

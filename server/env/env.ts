@@ -26,6 +26,24 @@ function splitUpstreams(list: string): string[] {
     .filter((item) => item !== "");
 }
 
+function isRedisUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "redis:" || url.protocol === "rediss:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a Redis URL carries a password (alone, or with an ACL user name). */
+export function redisUrlHasPassword(value: string): boolean {
+  try {
+    return new URL(value).password !== "";
+  } catch {
+    return false;
+  }
+}
+
 function isHttpUrl(value: string): boolean {
   try {
     const url = new URL(value);
@@ -79,7 +97,14 @@ export const ZEnv = z.object({
   ANTHROPIC_BASE_URL: z.url().optional(),
   CLAUDE_CLI_PATH: optionalText,
   CONDUIT_DEMO_MODEL: flag,
-  REDIS_URL: optionalText,
+  /**
+   * Sidecars of a cluster share Redis (`redis://` or `rediss://` for TLS). It must carry a
+   * password (`redis://:password@host` or an ACL user, `redis://user:password@host`) unless
+   * CONDUIT_REDIS_TRUSTED_NETWORK says otherwise (checked in `parseEnv`).
+   */
+  REDIS_URL: optionalText.refine((v) => v === undefined || isRedisUrl(v), "must be a redis:// or rediss:// URL (redis://user:password@host:6379)"),
+  /** `yes-i-understand`: a REDIS_URL without a password is accepted (only a network nothing untrusted reaches). */
+  CONDUIT_REDIS_TRUSTED_NETWORK: z.enum(["yes-i-understand"], { message: "must be yes-i-understand, or unset" }).optional(),
   LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   CONDUIT_SESSION_MAX: z.coerce.number().int().min(1).default(20),
   CONDUIT_MIN_FREE_MB: z.coerce.number().int().min(0).default(400),
@@ -124,6 +149,14 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   const env = result.data;
   if ((env.GITHUB_ID === undefined) !== (env.GITHUB_SECRET === undefined)) {
     throw new EnvError("Invalid configuration:\n  GITHUB_ID and GITHUB_SECRET must be set together.");
+  }
+  if (env.REDIS_URL !== undefined && !redisUrlHasPassword(env.REDIS_URL) && env.CONDUIT_REDIS_TRUSTED_NETWORK === undefined) {
+    throw new EnvError(
+      "Invalid configuration:\n  REDIS_URL has no password: anything that reaches this Redis could read the cluster's traffic and" +
+        " disrupt it. Give Redis a password (requirepass, or an ACL user) and put it in the URL" +
+        " (redis://user:password@host:6379, or rediss:// for TLS), or set CONDUIT_REDIS_TRUSTED_NETWORK=yes-i-understand" +
+        " if only trusted machines can reach it (docs/DEPLOY.md).",
+    );
   }
   return env;
 }

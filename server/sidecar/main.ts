@@ -259,7 +259,7 @@ async function main(): Promise<void> {
   heartbeat.afterBeat("adoption", () => adoption.run());
   // REDIS_URL: commands reach the sidecar that runs their session, events reach every sidecar.
   const cluster = env.REDIS_URL
-    ? await startClusterForwarding({ redisUrl: env.REDIS_URL, io: server.io, db, directory: createDbClusterDirectory(db, sidecarId), hub, approvals, log, observeForward: (seconds, method) => metrics.forward.observe({ method }, seconds), holds: (sessionId) => leases.holds(sessionId) })
+    ? await startClusterForwarding({ redisUrl: env.REDIS_URL, secret, io: server.io, db, directory: createDbClusterDirectory(db, sidecarId), hub, approvals, log, observeForward: (seconds, method) => metrics.forward.observe({ method }, seconds), holds: (sessionId) => leases.holds(sessionId) })
     : undefined;
   attachSessionSockets(server.io, { hub: cluster ? feedWithCommands(hub, cluster.commands) : hub, db, log, remoteSubscribe: cluster?.remote.subscribe, clusterPresence: cluster !== undefined });
   // After the socket layer's listener: by now the event has been emitted to its room.

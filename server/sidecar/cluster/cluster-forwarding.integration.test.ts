@@ -18,8 +18,12 @@ import { createSessionRunner } from "@/server/sidecar/session/session-runner";
 import { toWireEvent } from "@/server/db/session-wire-event";
 import { startCliEnv, type CliEnv } from "@/test/cli-env";
 import { createSessionFixtures, type SessionFixtures, type TestUser } from "@/test/session-fixtures";
-import { startTestSidecar, type TestSidecar } from "@/test/sidecar-fixture";
+import { startTestSidecar, testSidecarSecret, type TestSidecar } from "@/test/sidecar-fixture";
 import { until } from "@/test/until";
+import { createBusSigner } from "./bus-signing";
+import { deriveClusterKeys } from "./cluster-keys";
+import { createCommandBus, type CommandBus } from "./command-bus";
+import { connectRedis, type RedisConnection } from "./redis-connection";
 
 const log = pino({ level: "silent" });
 const redisUrl = process.env.CONDUIT_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -260,6 +264,77 @@ describe.skipIf(pgTests.skip)("two sidecars on PostgreSQL and Redis", () => {
     const toolResults = cli.server.requests.filter((r) => r.scenario === "write").flatMap((r) => r.toolResults);
     expect(toolResults.some((t) => !t.isError)).toBe(true);
     expect(await fx.db.auditLog.count({ where: { objectId: approval.id, action: "approval.allow" } })).toBe(1);
+    await onB.command("session:stop", { sessionId, commandId: commandId() });
+  }, 120_000);
+
+  it("the owner trusts no message it cannot verify, and checks each forwarded command's actor itself; the adapter's stream holds no event text", async () => {
+    const prefix = `conduit-test-${suffix}`;
+    const onB = await open(b, fx.owner);
+    const sessionId = await newSession(onB);
+    await onB.subscribe(sessionId);
+    const token = `SEALED-TOKEN-${randomBytes(6).toString("hex")}`;
+    expect(await onB.command("session:prompt", { sessionId, text: `[scenario:write] go ${token}`, commandId: commandId() })).toMatchObject({ ok: true });
+    await until(() => onB.requested.some((v) => v.sessionId === sessionId), 40_000, "approval on B");
+    const approval = onB.requested.find((v) => v.sessionId === sessionId)!;
+    // The prompt event crossed from A to B's client, through the stream.
+    expect(onB.events.some((e) => JSON.stringify(e.payload).includes(token))).toBe(true);
+
+    let raw: RedisConnection | undefined;
+    let rogue: CommandBus | undefined;
+    try {
+      raw = await connectRedis(redisUrl, log);
+      // Read from the stream as anyone with Redis's password could: ciphertext only.
+      const entries = (await raw.client.xRange(`${prefix}:socket.io`, "-", "+")) ?? [];
+      expect(entries.length).toBeGreaterThan(0);
+      const stored = JSON.stringify(entries);
+      expect(stored).not.toContain(token);
+      expect(stored).not.toContain(sessionId);
+
+      const requests = `${prefix}:node:${idA}:requests`;
+      const viewer = { id: fx.viewer.id, name: fx.viewer.name };
+      const editor = { id: fx.editor.id, name: fx.editor.name };
+      const setMode = (actor: { id: string; name: string }, mode: string, allowBypass: boolean) => ({ actor, sessionId, mode, commandId: commandId(), allowBypass });
+      const decide = (user: { id: string; name: string }) => ({ user, approvalId: approval.id, decision: { behavior: "allow", reviewedText: "forged\n" }, commandId: commandId() });
+      const unsigned = (method: string, payload: unknown) => JSON.stringify({ id: randomBytes(8).toString("hex"), from: idB, method, payload, deadline: Date.now() + 10_000 });
+      const foreign = createBusSigner({ key: randomBytes(32), selfId: idB });
+      const request = (method: string, payload: unknown) => ({ id: randomBytes(8).toString("hex"), method, payload, deadline: Date.now() + 10_000 });
+      // Forged straight into A's list: as the bus's old plain JSON, and signed with a key not the cluster's.
+      await raw.client.rPush(requests, unsigned("session.setMode", setMode(editor, "bypassPermissions", true)));
+      await raw.client.rPush(requests, unsigned("approval.decide", decide(editor)));
+      await raw.client.rPush(requests, foreign.sign(idA, "request", request("session.setMode", setMode(editor, "acceptEdits", true))));
+      await raw.client.rPush(requests, foreign.sign(idA, "request", request("approval.decide", decide(editor))));
+
+      // A node that holds the secret, forwarding what the socket layer would have refused: A refuses it too.
+      const keys = await deriveClusterKeys(testSidecarSecret);
+      rogue = await createCommandBus({ redis: raw, selfId: `node-x-${suffix}`, prefix, log, key: keys.busMac, checkFor: () => async (x) => x, timeoutMs: 10_000 });
+      await expect(rogue.request(idA, "session.setMode", setMode(viewer, "plan", false))).rejects.toMatchObject({ code: "forbidden" });
+      await expect(rogue.request(idA, "session.prompt", { actor: { id: "nobody", name: "N" }, sessionId, text: "hi", commandId: commandId() })).rejects.toMatchObject({
+        code: "not_found",
+      });
+      // allowBypass is the workspace's, as A reads it (this one does not allow bypass), not the message's.
+      await expect(rogue.request(idA, "session.setMode", setMode(editor, "bypassPermissions", true))).rejects.toMatchObject({
+        code: "forbidden",
+        message: expect.stringContaining("bypassPermissions is not enabled"),
+      });
+      await expect(
+        rogue.request(idA, "session.create", { actor: viewer, access: { workspace: fx.workspace, role: "owner" }, input: { mode: "default", commandId: commandId() } }),
+      ).rejects.toMatchObject({ code: "forbidden" });
+      await expect(rogue.request(idA, "session.manage.remove", { actor: editor, sessionId, confirm: "x" })).rejects.toMatchObject({ code: "forbidden" });
+      await expect(rogue.request(idA, "approval.decide", decide(viewer))).rejects.toMatchObject({ code: "forbidden" });
+
+      // Nothing changed: the mode, the pending question, its row.
+      await until(async () => (await raw!.client.lLen(requests)) === 0, 10_000, "A read its list");
+      expect((await a.hub.view(sessionId)).mode).toBe("default");
+      expect(a.approvals?.holds(approval.id)).toBe(true);
+      expect((await fx.db.approval.findUnique({ where: { id: approval.id } }))?.status).toBe("pending");
+      expect(await fx.db.auditLog.count({ where: { objectId: approval.id } })).toBe(0);
+    } finally {
+      await rogue?.close();
+      await raw?.close();
+    }
+    // The owner's own decision, through B, still goes through.
+    const decided = await onB.command<ApprovalView>("approval:decide", { approvalId: approval.id, decision: { behavior: "deny", message: "no" }, commandId: commandId() });
+    expect(decided).toMatchObject({ ok: true, data: { status: "denied" } });
     await onB.command("session:stop", { sessionId, commandId: commandId() });
   }, 120_000);
 

@@ -10,6 +10,10 @@
  * being lost. Each list expires a minute after its last push, so a node that is gone for good
  * leaves nothing behind.
  *
+ * Every request and reply is signed (`bus-signing.ts`): an unsigned, badly signed, stale,
+ * replayed or misaddressed message is dropped unanswered and logged with the reason, and a reply
+ * counts only from the node that was asked. The sender a handler is told of is the signed one.
+ *
  * Owns: keys, correlation, timeouts, the serving loops. Must not: know sessions or the hub
  * (`command-forwarder.ts` gives the methods their meaning).
  */
@@ -17,14 +21,21 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { AppError, ErrorCode, toWireError } from "@/server/shared/errors/app-error";
+import { createBusSigner, defaultBusMaxAgeMs, type BusKind } from "./bus-signing";
+import type { ForwardedCheck } from "./forwarded-authorization";
 import type { Redis, RedisConnection } from "./redis-connection";
 
+/** Who sent a request (the node whose signature it carries). */
+export interface BusContext {
+  from: string;
+}
+
 /** A method served by this node: gets the payload (JSON), answers JSON or throws an AppError. */
-export type BusHandler = (payload: unknown) => Promise<unknown>;
+export type BusHandler = (payload: unknown, context: BusContext) => Promise<unknown>;
 
 export interface CommandBus {
   readonly selfId: string;
-  /** Serves `method` on this node (one handler per method). */
+  /** Serves `method` on this node (one handler per method), each request after the owner's check of it. */
   handle(method: string, handler: BusHandler): void;
   /** Asks `nodeId` to run `method`; rejects with AppError(unavailable) when no answer comes within `timeoutMs`. */
   request(nodeId: string, method: string, payload: unknown, timeoutMs?: number): Promise<unknown>;
@@ -40,7 +51,14 @@ export interface CommandBusOptions {
   /** Key prefix shared by the cluster (tests use a unique one each). */
   prefix: string;
   log: Logger;
-  /** Default wait for an answer. */
+  /** The bus key (`deriveClusterKeys(secret).busMac`): every message is signed and checked with it. */
+  key: Uint8Array;
+  /**
+   * The owner's check of each method (`createForwardedAuthorizer().checkFor`): run before its
+   * handler with the signed sender; throws at `handle` for a method it has no rule for.
+   */
+  checkFor: (method: string) => ForwardedCheck;
+  /** Default wait for an answer (at most the signature's {@link defaultBusMaxAgeMs}). */
   timeoutMs?: number;
 }
 
@@ -53,7 +71,6 @@ const listTtlMs = 60_000;
 
 const ZRequest = z.object({
   id: z.string(),
-  from: z.string(),
   method: z.string(),
   payload: z.unknown(),
   deadline: z.number(),
@@ -67,6 +84,8 @@ const ZReply = z.union([
 ]);
 
 interface Waiter {
+  /** The node asked: only its reply counts. */
+  nodeId: string;
   resolve: (data: unknown) => void;
   reject: (err: AppError) => void;
   timer: ReturnType<typeof setTimeout>;
@@ -75,31 +94,39 @@ interface Waiter {
 export async function createCommandBus(options: CommandBusOptions): Promise<CommandBus> {
   const { redis, selfId, prefix, log } = options;
   const defaultTimeout = options.timeoutMs ?? defaultForwardTimeoutMs;
+  if (defaultTimeout > defaultBusMaxAgeMs) throw new Error(`command bus: a wait over ${defaultBusMaxAgeMs} ms outlives its request's signature`);
+  const signer = createBusSigner({ key: options.key, selfId });
   const requestsOf = (nodeId: string) => `${prefix}:node:${nodeId}:requests`;
   const repliesOf = (nodeId: string) => `${prefix}:node:${nodeId}:replies`;
-  const handlers = new Map<string, BusHandler>();
+  const handlers = new Map<string, { check: ForwardedCheck; handler: BusHandler }>();
   const waiting = new Map<string, Waiter>();
   let closed = false;
 
-  const push = async (key: string, message: unknown) => {
-    await redis.client.multi().rPush(key, JSON.stringify(message)).pExpire(key, listTtlMs).exec();
+  const push = async (nodeId: string, kind: BusKind, message: unknown) => {
+    const key = kind === "request" ? requestsOf(nodeId) : repliesOf(nodeId);
+    await redis.client.multi().rPush(key, signer.sign(nodeId, kind, message)).pExpire(key, listTtlMs).exec();
+  };
+  /** The body of a message that passes every check of `bus-signing.ts`; a refusal is logged. */
+  const opened = (text: string, kind: BusKind): { from: string; body: unknown } | undefined => {
+    const verified = signer.verify(text, kind);
+    if (verified.ok) return verified;
+    log.warn({ reason: verified.reason, claimedFrom: verified.from, kind, node: selfId }, `a ${kind} on the command bus was refused: ${verified.reason}`);
+    return undefined;
   };
 
-  const serve = async (message: z.infer<typeof ZRequest>) => {
+  const serve = async (message: z.infer<typeof ZRequest>, from: string) => {
     let reply: z.infer<typeof ZReply>;
     try {
-      const handler = handlers.get(message.method);
-      if (!handler) throw new AppError(ErrorCode.unavailable, `This server does not serve "${message.method}"; it may run an older release.`);
-      const data = await handler(message.payload);
+      const served = handlers.get(message.method);
+      if (!served) throw new AppError(ErrorCode.unavailable, `This server does not serve "${message.method}"; it may run an older release.`);
+      const data = await served.handler(await served.check(message.payload, from), { from });
       reply = { id: message.id, ok: true, data: data === undefined ? null : data };
     } catch (err) {
       if (!(err instanceof AppError)) log.error({ err, method: message.method }, "forwarded command failed");
       reply = { id: message.id, ok: false, error: toWireError(err) };
     }
     if (message.oneWay) return;
-    await push(repliesOf(message.from), reply).catch((err: unknown) =>
-      log.warn({ err, method: message.method, to: message.from }, "answering a forwarded command failed"),
-    );
+    await push(from, "reply", reply).catch((err: unknown) => log.warn({ err, method: message.method, to: from }, "answering a forwarded command failed"));
   };
 
   const loop = async (client: Redis, key: string, onMessage: (text: string) => void) => {
@@ -119,19 +146,27 @@ export async function createCommandBus(options: CommandBusOptions): Promise<Comm
 
   const [requestClient, replyClient] = await Promise.all([redis.blocking(), redis.blocking()]);
   void loop(requestClient, requestsOf(selfId), (text) => {
-    const parsed = ZRequest.safeParse(safeJson(text));
-    if (!parsed.success) return log.warn("a malformed command reached the bus; dropped");
+    const message = opened(text, "request");
+    if (!message) return;
+    const parsed = ZRequest.safeParse(message.body);
+    if (!parsed.success) return log.warn({ from: message.from }, "a malformed command reached the bus; dropped");
     if (parsed.data.deadline < Date.now()) {
-      log.warn({ method: parsed.data.method, from: parsed.data.from }, "a forwarded command arrived after its deadline; dropped");
+      log.warn({ method: parsed.data.method, from: message.from }, "a forwarded command arrived after its deadline; dropped");
       return;
     }
-    void serve(parsed.data);
+    void serve(parsed.data, message.from);
   });
   void loop(replyClient, repliesOf(selfId), (text) => {
-    const parsed = ZReply.safeParse(safeJson(text));
-    if (!parsed.success) return log.warn("a malformed reply reached the bus; dropped");
+    const message = opened(text, "reply");
+    if (!message) return;
+    const parsed = ZReply.safeParse(message.body);
+    if (!parsed.success) return log.warn({ from: message.from }, "a malformed reply reached the bus; dropped");
     const waiter = waiting.get(parsed.data.id);
     if (!waiter) return; // timed out meanwhile
+    if (waiter.nodeId !== message.from) {
+      log.warn({ from: message.from, asked: waiter.nodeId }, "a reply on the command bus was refused: not from the node asked");
+      return;
+    }
     waiting.delete(parsed.data.id);
     clearTimeout(waiter.timer);
     if (parsed.data.ok) waiter.resolve(parsed.data.data);
@@ -142,7 +177,7 @@ export async function createCommandBus(options: CommandBusOptions): Promise<Comm
     selfId,
     handle(method, handler) {
       if (handlers.has(method)) throw new Error(`command bus: "${method}" is already served`);
-      handlers.set(method, handler);
+      handlers.set(method, { check: options.checkFor(method), handler });
     },
     request(nodeId, method, payload, timeoutMs = defaultTimeout) {
       if (closed) return Promise.reject(new AppError(ErrorCode.unavailable, "This server is shutting down; try again in a moment."));
@@ -157,8 +192,8 @@ export async function createCommandBus(options: CommandBusOptions): Promise<Comm
             ),
           );
         }, timeoutMs);
-        waiting.set(id, { resolve, reject, timer });
-        push(requestsOf(nodeId), { id, from: selfId, method, payload, deadline: Date.now() + timeoutMs }).catch((err: unknown) => {
+        waiting.set(id, { nodeId, resolve, reject, timer });
+        push(nodeId, "request", { id, method, payload, deadline: Date.now() + timeoutMs }).catch((err: unknown) => {
           waiting.delete(id);
           clearTimeout(timer);
           log.warn({ err, method, to: nodeId }, "forwarding a command failed");
@@ -167,9 +202,8 @@ export async function createCommandBus(options: CommandBusOptions): Promise<Comm
       });
     },
     async notify(nodeId, method, payload) {
-      await push(requestsOf(nodeId), {
+      await push(nodeId, "request", {
         id: randomUUID(),
-        from: selfId,
         method,
         payload,
         deadline: Date.now() + defaultTimeout,
@@ -192,13 +226,5 @@ export async function createCommandBus(options: CommandBusOptions): Promise<Comm
 /** "1.5" for 1500 ms, "15" for 15000 ms. */
 function seconds(ms: number): string {
   return ms < 10_000 ? String(Math.round(ms / 100) / 10) : String(Math.round(ms / 1000));
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 

@@ -19,7 +19,7 @@ function network() {
         sent.push({ to: nodeId, method });
         const handler = handlers.get(nodeId)?.get(method);
         if (!handler) throw new AppError("unavailable", `${nodeId} did not answer`);
-        return JSON.parse(JSON.stringify(await handler(JSON.parse(JSON.stringify(payload)))));
+        return JSON.parse(JSON.stringify(await handler(JSON.parse(JSON.stringify(payload)), { from: selfId })));
       },
       notify: async () => undefined,
       close: async () => undefined,

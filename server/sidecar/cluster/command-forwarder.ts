@@ -2,9 +2,10 @@
  * Commands reach the sidecar that runs their session. `createSessionRouter` decides, per call,
  * where a session command runs: here when this node owns the session or nobody does (the local
  * hub then claims it), else at the owner, over the command bus. A local run that loses a claim
- * race (`SessionOwnedElsewhere`) is sent once to the winner. The owner runs a forwarded command
- * exactly as a local one, trusting the actor: authorization happened on the node the browser
- * talks to. Idempotency is the owner's: a retried command carries the same `commandId`, which
+ * race (`SessionOwnedElsewhere`) is sent once to the winner. The node the browser talks to
+ * authorizes a command before it routes it, and the owner does not trust it for that: the bus
+ * takes only signed messages (`bus-signing.ts`) and checks the actor's role again before it runs
+ * one (`forwarded-authorization.ts`, by method name). Idempotency is the owner's: a retried command carries the same `commandId`, which
  * the hub's command memo answers once.
  *
  * A forwarded command waits for the owner's answer only while the owner holds the session: when
@@ -21,7 +22,7 @@
  * every call runs here, as before.
  *
  * Owns: the choice local/forwarded, method names on the bus, forwarding latency. Must not:
- * authorize, or hold state of a session.
+ * authorize (the socket layer does here, the bus's check at the owner), or hold state of a session.
  */
 import type { WorkspaceAccess } from "@/server/db/sessions";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";

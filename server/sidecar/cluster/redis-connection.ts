@@ -39,7 +39,7 @@ export interface RedisConnection {
 export const publisherQueueMax = 10_000;
 
 /** What sets a copy apart from the command client. */
-interface CopyOptions {
+export interface CopyOptions {
   /** Without node-redis' per-command timer. */
   untimed?: boolean;
   queueMax?: number;
@@ -50,23 +50,28 @@ interface CopyOptions {
 /** How long the first connect may take before start-up fails. */
 const connectTimeoutMs = 5_000;
 
+/**
+ * node-redis' options for `url`: its host, port and database, its user and password, and TLS for
+ * `rediss://` (node-redis reads all of them from the URL).
+ */
+export function redisClientOptions(url: string, copy: CopyOptions, reconnect: (retries: number) => number | false) {
+  return {
+    url,
+    // timeout 0: no AbortSignal.timeout per command (node-redis arms one only for a positive value)
+    ...(copy.untimed ? { commandOptions: { timeout: 0 } } : {}),
+    ...(copy.queueMax !== undefined ? { commandsQueueMaxLength: copy.queueMax } : {}),
+    socket: { connectTimeout: connectTimeoutMs, reconnectStrategy: reconnect },
+  };
+}
+
 /** Connects to `url`; rejects with a message naming the URL's host when Redis cannot be reached. */
 export async function connectRedis(url: string, log: Logger): Promise<RedisConnection> {
   const where = describe(url);
   const copies: { client: Redis; blocks: boolean }[] = [];
   const open = async (role: string, copy: CopyOptions = {}): Promise<Redis> => {
     let ready = false;
-    const client = createClient({
-      url,
-      // timeout 0: no AbortSignal.timeout per command (node-redis arms one only for a positive value)
-      ...(copy.untimed ? { commandOptions: { timeout: 0 } } : {}),
-      ...(copy.queueMax !== undefined ? { commandsQueueMaxLength: copy.queueMax } : {}),
-      socket: {
-        connectTimeout: connectTimeoutMs,
-        // Before the first connect: give up (start-up reports it); after: retry with backoff.
-        reconnectStrategy: (retries: number) => (ready ? Math.min(100 * 2 ** retries, 5_000) : false),
-      },
-    }) as Redis;
+    // Before the first connect: give up (start-up reports it); after: retry with backoff.
+    const client = createClient(redisClientOptions(url, copy, (retries) => (ready ? Math.min(100 * 2 ** retries, 5_000) : false))) as Redis;
     client.on("error", (err: unknown) => {
       if (ready) log.warn({ err, redis: where, role }, "redis connection error");
     });

@@ -9,6 +9,8 @@ import { createClient } from "redis";
 import { Server } from "socket.io";
 import { io as connect, type Socket as ClientSocket } from "socket.io-client";
 import { afterEach, describe, expect, it } from "vitest";
+import { createAdapterSeal, sealAdapterClient, type AdapterSeal } from "./adapter-sealing";
+import type { Redis } from "./redis-connection";
 import { createRelayAdapter } from "./relay-adapter";
 
 const redisUrl = process.env.CONDUIT_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -36,8 +38,9 @@ async function startGate(target: URL): Promise<{ url: string; hold(): void; open
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const port = (server.address() as AddressInfo).port;
+  const credentials = target.password === "" ? "" : `${target.username}:${target.password}@`;
   return {
-    url: `redis://127.0.0.1:${port}${target.pathname}`,
+    url: `redis://${credentials}127.0.0.1:${port}${target.pathname}`,
     hold: () => void (held = true),
     open: () => {
       held = false;
@@ -56,13 +59,14 @@ describe("relay adapter", () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  async function node(url: string, prefix: string): Promise<{ io: Server; port: number }> {
+  async function node(url: string, prefix: string, seal?: { seal: AdapterSeal; refused: string[] }): Promise<{ io: Server; port: number }> {
     const client = createClient({ url });
     client.on("error", () => undefined);
     await client.connect();
     const http: HttpServer = createHttpServer();
     const io = new Server(http);
-    io.adapter(createRelayAdapter(client, { streamName: `${prefix}:stream`, channelPrefix: `${prefix}:ch`, blockTimeInMs: 200 }, () => undefined));
+    const publisher = seal ? sealAdapterClient(client as unknown as Redis, seal.seal, (reason, where) => void seal.refused.push(`${reason} ${where}`)) : client;
+    io.adapter(createRelayAdapter(publisher, { streamName: `${prefix}:stream`, channelPrefix: `${prefix}:ch`, blockTimeInMs: 200 }, () => undefined));
     await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
     cleanups.push(async () => {
       await new Promise<void>((r) => io.close(() => r()));
@@ -161,5 +165,45 @@ describe("relay adapter", () => {
     // each once, in order: A's own entries, read back from the stream, did not reach its socket again
     expect(seenA).toEqual(expected);
     expect(seenB).toEqual(expected);
+  });
+
+  it("sealed: the stream and the channels hold no event text, members on the other node get it, fetchSockets works, a forged entry reaches nobody", async () => {
+    const prefix = `relay-test-${randomBytes(4).toString("hex")}`;
+    const seal = { seal: createAdapterSeal({ key: randomBytes(32) }), refused: [] as string[] };
+    const a = await node(redisUrl, prefix, seal);
+    const b = await node(redisUrl, prefix, seal);
+    const onA = await member(a.port, "room-3", a.io);
+    const onB = await member(b.port, "room-3", b.io);
+    await warmUp(a.io, "room-3", [onA, onB]);
+    const token = `LIVE-EVENT-TOKEN-${randomBytes(6).toString("hex")}`;
+    const atB = next(onB, 10_000);
+    a.io.to("room-3").emit("fact", { text: `the CLI said ${token}` });
+    expect(await atB).toEqual({ text: `the CLI said ${token}` });
+    // fetchSockets crosses the channels (each socket's handshake, its headers among them)
+    expect((await a.io.in("room-3").fetchSockets()).length).toBe(2);
+
+    const reader = createClient({ url: redisUrl });
+    reader.on("error", () => undefined);
+    await reader.connect();
+    cleanups.push(() => reader.close().catch(() => reader.destroy()));
+    const entries = (await reader.xRange(`${prefix}:stream`, "-", "+")) ?? [];
+    expect(entries.length).toBeGreaterThan(0);
+    const stored = JSON.stringify(entries);
+    expect(stored).not.toContain(token);
+    expect(stored).not.toContain("the CLI said");
+    expect(stored).not.toContain("room-3");
+    expect(entries.every((e) => e.message.data === undefined && typeof e.message.sealed === "string")).toBe(true);
+
+    // An entry written straight to the stream, in the adapter's own format: nobody gets it.
+    const forged = next(onB, 1_500);
+    const uid = entries[0]!.message.uid!;
+    await reader.xAdd(`${prefix}:stream`, "*", {
+      uid: `${uid}-forged`,
+      nsp: "/",
+      type: "3",
+      data: JSON.stringify({ packet: { type: 2, data: ["fact", { text: "forged" }], nsp: "/" }, opts: { rooms: ["room-3"], except: [], flags: {} } }),
+    });
+    expect(await forged).toBe("none");
+    expect(seal.refused).toContain(`unsealed stream:${prefix}:stream`);
   });
 });

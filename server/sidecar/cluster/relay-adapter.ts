@@ -12,7 +12,8 @@
  *   recovery enabled, or for a `local` emit, the adapter's own path runs unchanged.
  * - **Its own entries unread.** Every node reads the whole stream, its own broadcasts included,
  *   and the adapter decodes (JSON-parses) each entry before it sees that the entry is its own and
- *   drops it. Here an entry this node wrote is dropped before it is decoded.
+ *   drops it. Here an entry this node wrote is dropped before it is decoded (and, on the sealed
+ *   client of `adapter-sealing.ts`, before it is decrypted: it comes back without its data).
  *
  * Owns: those two changes. Must not: change what reaches whom (rooms, exceptions, flags and
  * order are the adapter's), or know what is emitted.
