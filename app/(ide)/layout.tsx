@@ -7,16 +7,17 @@ import { SignOutButton } from "@/components/sign-out-button";
 import { UnisolatedBanner } from "@/components/unisolated-banner";
 import { findCurrentUser } from "@/server/web/auth";
 import { isDemoModel } from "@/server/web/demo";
-import { sessionsUnisolated } from "@/server/web/sandbox-status";
+import { unisolatedReason } from "@/server/web/sandbox-status";
 
 export const dynamic = "force-dynamic";
 
 export default async function IdeLayout({ children }: { children: ReactNode }) {
   const user = await findCurrentUser();
   if (!user) redirect("/signin");
+  const unisolated = await unisolatedReason();
   return (
     <div className="flex min-h-screen flex-col">
-      {(await sessionsUnisolated()) && <UnisolatedBanner />}
+      {unisolated !== undefined && <UnisolatedBanner reason={unisolated} />}
       {isDemoModel() && <DemoBanner />}
       <header className="flex flex-wrap items-center gap-x-4 gap-y-1 border-b border-zinc-200 bg-white px-3 py-2 sm:px-4 dark:border-zinc-800 dark:bg-zinc-900">
         <Link href="/workspaces" className="font-semibold tracking-tight">

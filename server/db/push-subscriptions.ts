@@ -14,15 +14,35 @@ export interface StoredPushSubscription {
   keys: { p256dh: string; auth: string };
 }
 
+/** Subscriptions one account keeps: a new browser past it replaces the oldest (a subscribe never fails for it). */
+export const maxPushSubscriptionsPerUser = 10;
+
 /**
  * Stores (or re-owns) a browser's subscription for the user, stamped with the user's current
  * session version: bumping it (sign-out everywhere, password change, disable) silences it.
+ * Bounded per account: subscriptions silenced that way are deleted, and past `max` the oldest
+ * others go (`replaced` names how many).
  */
-export async function savePushSubscription(db: Db, userId: string, sub: PushSubscriptionJson, userAgent: string | null): Promise<StoredPushSubscription> {
+export async function savePushSubscription(
+  db: Db,
+  userId: string,
+  sub: PushSubscriptionJson,
+  userAgent: string | null,
+  max = maxPushSubscriptionsPerUser,
+): Promise<StoredPushSubscription & { replaced: number }> {
   const user = await db.user.findUniqueOrThrow({ where: { id: userId }, select: { sessionVersion: true } });
   const fields = { userId, p256dh: sub.keys.p256dh, auth: sub.keys.auth, userAgent: userAgent?.slice(0, 300) ?? null, sessionVersion: user.sessionVersion };
   const row = await db.pushSubscription.upsert({ where: { endpoint: sub.endpoint }, create: { endpoint: sub.endpoint, ...fields }, update: fields });
-  return toStored(row);
+  // silenced ones are of no use; then the newest `max` stay (this one among them)
+  await db.pushSubscription.deleteMany({ where: { userId, sessionVersion: { not: user.sessionVersion } } });
+  const older = await db.pushSubscription.findMany({
+    where: { userId, id: { not: row.id } },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    skip: Math.max(0, max - 1),
+    select: { id: true },
+  });
+  const replaced = older.length === 0 ? 0 : (await db.pushSubscription.deleteMany({ where: { id: { in: older.map((r) => r.id) } } })).count;
+  return { ...toStored(row), replaced };
 }
 
 /** Deletes the user's subscription at the endpoint; true when there was one. Others' rows are never touched. */

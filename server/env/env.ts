@@ -107,6 +107,12 @@ export const ZEnv = z.object({
   CONDUIT_REDIS_TRUSTED_NETWORK: z.enum(["yes-i-understand"], { message: "must be yes-i-understand, or unset" }).optional(),
   LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   CONDUIT_SESSION_MAX: z.coerce.number().int().min(1).default(20),
+  /** Live CLIs of the sessions one person created (their own idle ones give way first). */
+  CONDUIT_SESSION_MAX_PER_USER: z.coerce.number().int().min(1).default(5),
+  /** Live CLIs of one workspace's sessions. */
+  CONDUIT_SESSION_MAX_PER_WORKSPACE: z.coerce.number().int().min(1).default(10),
+  /** Events one session's log may hold; past it, new prompts are refused (start a new session). */
+  CONDUIT_SESSION_EVENTS_MAX: z.coerce.number().int().min(1000).default(200_000),
   CONDUIT_MIN_FREE_MB: z.coerce.number().int().min(0).default(400),
   CONDUIT_IDLE_CULL_SEC: z.coerce.number().int().min(0).default(1800),
   CONDUIT_STALL_SEC: z.coerce.number().int().min(1).default(120),
@@ -120,6 +126,8 @@ export const ZEnv = z.object({
   CONDUIT_SESSION_MEMORY_MB: z.coerce.number().int().min(0).default(2048),
   /** Process cap of each session's CLI and everything it starts (a cgroup; 0: no cap). */
   CONDUIT_SESSION_PIDS_MAX: z.coerce.number().int().min(0).default(512),
+  /** Largest file a session's process may write, in MB (RLIMIT_FSIZE; the rlimit fallback only; 0: no cap). */
+  CONDUIT_SESSION_FILE_MB: z.coerce.number().int().min(0).default(8192),
   /** Model calls one session may have in flight through the credential proxy (429 beyond; 0: no cap). */
   CONDUIT_PROXY_MAX_CONCURRENT: z.coerce.number().int().min(0).max(1000).default(4),
   /** Model calls one session may start per minute through the credential proxy (429 beyond; 0: no cap). */

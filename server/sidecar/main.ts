@@ -19,8 +19,11 @@ import { resolveSidecarId } from "@/server/sidecar/cluster/sidecar-identity";
 import { NodeHeartbeat } from "@/server/sidecar/cluster/node-heartbeat";
 import { LeaseKeeper } from "@/server/sidecar/cluster/session-leases";
 import { Adoption } from "@/server/sidecar/cluster/adoption";
-import { chooseSandbox } from "@/server/sidecar/process/sandbox";
-import { openSessionCgroups } from "@/server/sidecar/process/session-cgroup";
+import { chooseSandbox, findOnPath, probeBwrap, SandboxUnavailableError } from "@/server/sidecar/process/sandbox";
+import { openSessionCaps } from "@/server/sidecar/process/session-rlimit";
+import { diagnoseSandbox, readSandboxHostFacts, type SandboxDiagnosis } from "@/server/sidecar/process/sandbox-diagnosis";
+import { createIsolationGate, isolationPolicyOf } from "@/server/domain/session/isolation-policy";
+import { readTenancy } from "@/server/db/tenancy";
 import { startCredentialProxy, type ProxyTraceStage } from "@/server/sidecar/credential-proxy/credential-proxy";
 import { ledgerBudget } from "@/server/sidecar/credential-proxy/ledger-budget";
 import { createSessionNetwork } from "@/server/sidecar/network/session-network";
@@ -80,8 +83,22 @@ async function main(): Promise<void> {
   log.info({ cliPath, version }, "claude CLI found");
 
   // Isolation first: with CONDUIT_SANDBOX=bwrap and no working bubblewrap, nothing else starts.
-  const { sandbox, warning } = await chooseSandbox(env.CONDUIT_SANDBOX, cliPath);
-  if (warning !== undefined) log.warn({ sandbox: "off", setting: env.CONDUIT_SANDBOX }, `SESSIONS ARE NOT ISOLATED: ${warning}`);
+  const { sandbox, warning } = await chooseSandbox(env.CONDUIT_SANDBOX, cliPath).catch(async (err: unknown) => {
+    if (err instanceof SandboxUnavailableError) {
+      const diagnosis = await diagnoseBwrap();
+      throw new SandboxUnavailableError(`${err.message} ${diagnosis.problem} Fix: ${diagnosis.fix}`);
+    }
+    throw err;
+  });
+  // `auto` without a working sandbox fails closed: one tenant only (isolation-policy.ts); `off` is the operator's choice.
+  const isolationPolicy = isolationPolicyOf(env.CONDUIT_SANDBOX, sandbox.mode);
+  const diagnosis = isolationPolicy === "single-tenant" ? await diagnoseBwrap() : undefined;
+  if (warning !== undefined) {
+    log.warn(
+      { sandbox: "off", setting: env.CONDUIT_SANDBOX, policy: isolationPolicy, diagnosis },
+      `SESSIONS ARE NOT ISOLATED: ${warning}. Sessions start only while this instance has one account (and none in a workspace with other members). Fix: ${diagnosis?.fix ?? "see Admin → Instance"}`,
+    );
+  } else if (sandbox.mode === "off") log.warn({ sandbox: "off", setting: env.CONDUIT_SANDBOX, policy: isolationPolicy }, "SESSIONS ARE NOT ISOLATED: CONDUIT_SANDBOX=off, the operator's choice");
   else log.info({ sandbox: sandbox.mode, setting: env.CONDUIT_SANDBOX }, "CLI children sandboxed");
   // git runs in the workspace doors (server/workspace-agent), not here: this process spawns a door
   // once per workspace and idle period, so it needs no exec helper for git any more (a spawn from
@@ -118,14 +135,19 @@ async function main(): Promise<void> {
   const heartbeat = new NodeHeartbeat({ db, selfId: sidecarId, url: null, liveSessions: () => liveSessionCount(), log: log.child({ component: "cluster" }) });
   await heartbeat.register();
   const leases = new LeaseKeeper({ db, selfId: sidecarId, log: log.child({ component: "leases" }) });
-  // A memory and process cap per CLI child (cgroups); unusable here: one warning, sessions run uncapped.
+  // A memory and process cap per CLI child: cgroups, else rlimits through prlimit (session-rlimit.ts);
+  // neither usable here: one warning, sessions run uncapped.
   let countOomKills = (_count: number) => {};
-  const { cgroups, status: caps } = openSessionCgroups({
-    sidecarId,
-    caps: { memoryMb: env.CONDUIT_SESSION_MEMORY_MB, pidsMax: env.CONDUIT_SESSION_PIDS_MAX },
-    onOomKills: (count) => countOomKills(count),
-  });
+  const { confinement: cgroups, status: caps } = openSessionCaps(
+    {
+      sidecarId,
+      caps: { memoryMb: env.CONDUIT_SESSION_MEMORY_MB, pidsMax: env.CONDUIT_SESSION_PIDS_MAX },
+      onOomKills: (count) => countOomKills(count),
+    },
+    { fileSizeMb: env.CONDUIT_SESSION_FILE_MB, sessionMax: env.CONDUIT_SESSION_MAX },
+  );
   if (cgroups === undefined) log.warn({ caps }, `SESSIONS HAVE NO MEMORY OR PROCESS CAP: ${caps.reason}`);
+  else if (cgroups.kind === "rlimit") log.warn({ caps }, `CLI children capped by rlimits only (per process and per user, not per session): ${caps.reason}`);
   else log.info({ caps }, "CLI children capped (cgroups)");
   writeSandboxStatus(env.CONDUIT_DATA_DIR, {
     mode: sandbox.mode,
@@ -134,6 +156,7 @@ async function main(): Promise<void> {
     at: new Date().toISOString(),
     credentialProxy: true,
     caps,
+    isolation: { policy: isolationPolicy, ...(diagnosis !== undefined ? { diagnosis } : {}) },
   });
   const legacyId = os.hostname();
   const reaped = await reapOrphans([...(await listRecordedPids(db, sidecarId)), ...(await listRecordedPids(db, legacyId))], { cliPath });
@@ -148,7 +171,21 @@ async function main(): Promise<void> {
   resetMcpRunRoot(mcpRunRoot);
   if (reaped.reaped.length > 0 || stale > 0) log.info({ reaped: reaped.reaped, survived: reaped.survived, stale }, "cleaned up after an earlier sidecar");
 
-  const admitting = createAdmission({ maxLive: env.CONDUIT_SESSION_MAX, minFreeBytes: env.CONDUIT_MIN_FREE_MB * 1024 * 1024 });
+  // Fair shares: one person's (or workspace's) sessions cannot fill the sidecar (admission.ts).
+  const admitting = createAdmission({
+    maxLive: env.CONDUIT_SESSION_MAX,
+    maxPerUser: env.CONDUIT_SESSION_MAX_PER_USER,
+    maxPerWorkspace: env.CONDUIT_SESSION_MAX_PER_WORKSPACE,
+    minFreeBytes: env.CONDUIT_MIN_FREE_MB * 1024 * 1024,
+    ownerOf: (sessionId) => hub.slotOwner(sessionId),
+  });
+  // Before every spawn: no sandbox under `auto` serves one tenant only.
+  const isolationGate = createIsolationGate({
+    policy: isolationPolicy,
+    tenancy: (sessionId) => readTenancy(db, sessionId),
+    ...(diagnosis !== undefined ? { fix: diagnosis.fix } : {}),
+    log: (fields, message) => log.warn({ component: "isolation", ...fields }, message),
+  });
   liveSessionCount = () => admitting.liveCount;
   let approvalsPending = () => 0;
   const metrics = createSidecarMetrics({
@@ -216,6 +253,9 @@ async function main(): Promise<void> {
     log,
     // a browser in the session's room, on any sidecar (the adapter asks the others): its idle CLI stays warm
     watched: async (sessionId) => (await server.io.in(sessionRoom(sessionId)).fetchSockets()).length > 0,
+    // an idle CLI past the cull time may give its slot to anyone; before it, only to its own person's sessions
+    idleCullMs: supervisor.idleCullMs,
+    eventsMax: env.CONDUIT_SESSION_EVENTS_MAX,
     decidePermission: tracedDecider(latency, approvals.decidePermission),
     // What each result recorded is no longer the proxy's unreported spend.
     onTurnCost: (sessionId, turn) =>
@@ -231,8 +271,9 @@ async function main(): Promise<void> {
         cliPath,
         decidePermission,
         admission,
-        // full: the session idle longest gives its slot (its next prompt resumes it)
-        reclaimSlot: (forSessionId): Promise<boolean> => hub.reclaimIdleChild(forSessionId),
+        // full: an idle CLI of the same person's, or one idle past the cull time, gives its slot (its next prompt resumes it)
+        reclaimSlot: (forSessionId, reason): Promise<boolean> => hub.reclaimIdleChild(forSessionId, reason),
+        beforeSpawn: isolationGate,
         config: supervisor,
         logger: runnerLog,
         sandbox,
@@ -319,6 +360,13 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
+}
+
+/** Why bubblewrap does not work here and what to do (the probe is run again for its stderr). */
+async function diagnoseBwrap(): Promise<SandboxDiagnosis> {
+  const bwrapPath = process.platform === "linux" ? findOnPath("bwrap") : undefined;
+  const probeError = bwrapPath === undefined ? undefined : await probeBwrap(bwrapPath).catch((err: unknown) => (err instanceof Error ? err.message : String(err)));
+  return diagnoseSandbox(readSandboxHostFacts(bwrapPath, probeError));
 }
 
 /** Tells the web app which isolation is in force (its banner and /api/health read the file). */

@@ -77,7 +77,19 @@ export async function readInstance(): Promise<InstanceView> {
       inForce: reported?.mode ?? null,
       warning: reported?.warning ?? null,
       credentialProxy: reported?.credentialProxy ?? null,
+      policy: reported?.isolation?.policy ?? null,
+      diagnosis: reported?.isolation?.diagnosis
+        ? { problem: reported.isolation.diagnosis.problem, fix: reported.isolation.diagnosis.fix, detail: reported.isolation.diagnosis.detail ?? null }
+        : null,
     },
+    caps:
+      reported?.caps === undefined
+        ? null
+        : {
+            by: reported.caps.on ? (reported.caps.kind ?? "cgroup") : "off",
+            limits: reported.caps.on ? (reported.caps.limits ?? null) : null,
+            reason: reported.caps.reason ?? null,
+          },
     database: databaseOf(process.env.DATABASE_URL || DEFAULT_DATABASE_URL),
     liveSessions,
     memory: {

@@ -40,7 +40,8 @@ export async function readPushState(user: CurrentUser, endpoint?: string): Promi
 export async function subscribePush(user: CurrentUser, sub: PushSubscriptionJson, userAgent: string | null): Promise<{ subscriptions: number }> {
   const db = getDb();
   const saved = await savePushSubscription(db, user.id, sub, userAgent);
-  await db.auditLog.create({ data: { actorId: user.id, action: "push.subscribe", objectType: "user", objectId: user.id, details: JSON.stringify({ subscription: saved.id, host: new URL(sub.endpoint).host }) } });
+  // `replaced`: the oldest of the account's subscriptions past its bound (maxPushSubscriptionsPerUser) went
+  await db.auditLog.create({ data: { actorId: user.id, action: "push.subscribe", objectType: "user", objectId: user.id, details: JSON.stringify({ subscription: saved.id, host: new URL(sub.endpoint).host, ...(saved.replaced > 0 ? { replaced: saved.replaced } : {}) }) } });
   return { subscriptions: await countPushSubscriptions(db, user.id) };
 }
 

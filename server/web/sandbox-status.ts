@@ -28,3 +28,13 @@ export async function readSandboxStatus(now = Date.now()): Promise<SandboxStatus
 export async function sessionsUnisolated(): Promise<boolean> {
   return (await readSandboxStatus())?.mode === "off";
 }
+
+/**
+ * Why sessions run without a sandbox, for the banner: `operator` (CONDUIT_SANDBOX=off), `fallback`
+ * (auto found none: one tenant only); undefined while a sandbox is in force or before the sidecar reported.
+ */
+export async function unisolatedReason(): Promise<"operator" | "fallback" | undefined> {
+  const status = await readSandboxStatus();
+  if (status?.mode !== "off") return undefined;
+  return status.setting === "off" ? "operator" : "fallback";
+}

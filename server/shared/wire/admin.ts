@@ -68,7 +68,23 @@ export interface InstanceView {
   cli: { version: string | null; path: string | null };
   demoModel: boolean;
   /** `inForce`: what the sidecar reported it runs with (null until it has started once). */
-  sandbox: { setting: "auto" | "bwrap" | "off"; bwrapPath: string | null; inForce: "bwrap" | "off" | null; warning: string | null; credentialProxy: boolean | null };
+  sandbox: {
+    setting: "auto" | "bwrap" | "off";
+    bwrapPath: string | null;
+    inForce: "bwrap" | "off" | null;
+    warning: string | null;
+    credentialProxy: boolean | null;
+    /** Who may start sessions (server/domain/session/isolation-policy.ts); null until the sidecar reports it. */
+    policy: "sandboxed" | "operator-off" | "single-tenant" | null;
+    /** Without a sandbox under `auto`: what blocks bubblewrap, the fix, and the probe's stderr. */
+    diagnosis: { problem: string; fix: string; detail: string | null } | null;
+  };
+  /** The per-session caps and which limits hold; null until the sidecar reports them. */
+  caps: {
+    by: "cgroup" | "rlimit" | "off";
+    limits: { memoryMb: number | null; memoryScope: "session" | "process"; processes: number | null; processScope: "session" | "user"; fileSizeMb: number | null } | null;
+    reason: string | null;
+  } | null;
   database: { kind: "SQLite" | "PostgreSQL"; location: string };
   liveSessions: number;
   memory: { rssBytes: number; heapUsedBytes: number; hostFreeBytes: number; hostTotalBytes: number };

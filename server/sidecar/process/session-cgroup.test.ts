@@ -128,7 +128,7 @@ describe("cgroup v2 layout (on a directory that stands in for cgroupfs)", () => 
       writeFileSync(path.join(fs, "svc", "cgroup.controllers"), "cpu memory pids\n");
       const v2host = host({ mountinfo: () => `31 25 0:27 / ${fs} rw - cgroup2 cgroup2 rw`, selfCgroup: () => "0::/svc" });
       const opened = openSessionCgroups({ sidecarId: "n2", caps: { memoryMb: 300, pidsMax: 40 }, host: v2host });
-      expect(opened.status).toEqual({ on: true, version: "v2", memoryMb: 300, pidsMax: 40 });
+      expect(opened.status).toMatchObject({ on: true, kind: "cgroup", version: "v2", memoryMb: 300, pidsMax: 40, limits: { memoryMb: 300, memoryScope: "session", processes: 40, processScope: "session", fileSizeMb: null } });
       const base = path.join(fs, "svc", "conduit", "n2");
       expect(opened.cgroups?.layout).toEqual({ version: "v2", unified: base });
       expect(readFileSync(path.join(fs, "svc", "cgroup.subtree_control"), "utf8")).toBe("+memory +pids");

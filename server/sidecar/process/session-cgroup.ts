@@ -15,7 +15,8 @@
  * - The directories sit below the sidecar's own cgroup, so whatever limits it runs under still
  *   hold for its children (and whoever manages the sidecar's cgroup still sees them).
  * - When cgroups are not usable (not root, not mounted, v2 without delegation) `openSessionCgroups`
- *   says why and sessions run uncapped, as before.
+ *   says why, and `openSessionCaps` falls back to rlimits (`session-rlimit.ts`): weaker, but not
+ *   nothing.
  */
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -37,13 +38,29 @@ export type CgroupLayout =
   | { version: "v1"; memory: string; pids?: string; freezer?: string }
   | { version: "v2"; unified: string };
 
+/**
+ * Which limits hold, and over what: cgroups cap a session's whole tree; rlimits cap each process
+ * (memory, as RLIMIT_DATA) and the sidecar's whole user on the host (processes, RLIMIT_NPROC).
+ * null: no such limit.
+ */
+export interface CapsLimits {
+  memoryMb: number | null;
+  memoryScope: "session" | "process";
+  processes: number | null;
+  processScope: "session" | "user";
+  fileSizeMb: number | null;
+}
+
 /** What `/api/health` and the log say about the caps. */
 export interface CapsStatus {
   on: boolean;
+  /** Which mechanism holds them (absent: none). */
+  kind?: "cgroup" | "rlimit";
   version?: "v1" | "v2";
   memoryMb?: number;
   pidsMax?: number;
-  /** Why the caps are off. */
+  limits?: CapsLimits;
+  /** Why the caps are off, or (rlimit) why cgroups are not used. */
   reason?: string;
 }
 
@@ -69,16 +86,26 @@ export interface SessionCgroup {
   destroy(): Promise<void>;
 }
 
-/** The sidecar's cgroups of sessions. */
-export interface SessionCgroups {
-  readonly layout: CgroupLayout;
+/**
+ * What confines each spawn to its caps: cgroups (here), or, where they are not usable, rlimits
+ * set by `prlimit` (`session-rlimit.ts`). The runner sees only this.
+ */
+export interface SessionConfinement {
+  /** Which mechanism holds the caps. */
+  readonly kind: "cgroup" | "rlimit";
   readonly caps: SessionCaps;
-  /** Creates the cgroups of a new spawn with the caps written; throws when the kernel refuses. */
+  /** Creates the confinement of a new spawn with the caps written; throws when the kernel refuses. */
   create(sessionId: string): Promise<SessionCgroup>;
   /** Earlier runs' leftovers of this sidecar id: emptied (killed) and removed. */
   cleanLeftovers(): Promise<{ removed: string[]; killed: number }>;
   /** Waits for the destroys under way, then removes this sidecar's (empty) parent directories. */
   close(): Promise<void>;
+}
+
+/** The sidecar's cgroups of sessions. */
+export interface SessionCgroups extends SessionConfinement {
+  readonly kind: "cgroup";
+  readonly layout: CgroupLayout;
 }
 
 /** What `openSessionCgroups` reads from the system; injected in tests. */
@@ -209,7 +236,14 @@ export function openSessionCgroups(options: OpenCgroupsOptions): OpenedCgroups {
   try {
     const cgroups = new CgroupManager(layout, options);
     cgroups.prepare();
-    return { cgroups, status: { on: true, version: layout.version, memoryMb: caps.memoryMb, pidsMax: caps.pidsMax } };
+    const limits: CapsLimits = {
+      memoryMb: caps.memoryMb > 0 ? caps.memoryMb : null,
+      memoryScope: "session",
+      processes: caps.pidsMax > 0 ? caps.pidsMax : null,
+      processScope: "session",
+      fileSizeMb: null,
+    };
+    return { cgroups, status: { on: true, kind: "cgroup", version: layout.version, memoryMb: caps.memoryMb, pidsMax: caps.pidsMax, limits } };
   } catch (error) {
     return { status: { on: false, reason: `cgroups are not usable here: ${error instanceof Error ? error.message : String(error)}` } };
   }
@@ -242,6 +276,7 @@ export function oomKillCount(text: string | undefined): number {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 class CgroupManager implements SessionCgroups {
+  readonly kind = "cgroup";
   readonly layout: CgroupLayout;
   readonly caps: SessionCaps;
   private spawns = 0;

@@ -72,6 +72,10 @@ export interface SessionHubDeps {
   leases?: SessionLeases;
   /** Whether anyone has a session open, on any sidecar (its runners keep a watched idle child); none: never. */
   watched?: (sessionId: string) => Promise<boolean>;
+  /** CONDUIT_IDLE_CULL_SEC in ms: an idle CLI past it may give its slot to anyone's session (`reclaimIdleChild`); none: only the same person's. */
+  idleCullMs?: number;
+  /** CONDUIT_SESSION_EVENTS_MAX: past it a session takes no new prompt; none: unbounded. */
+  eventsMax?: number;
   /** Each turn's cost as its result is read (the credential proxy's `reportResult`). */
   onTurnCost?: (sessionId: string, turn: CostTurn) => void;
 }

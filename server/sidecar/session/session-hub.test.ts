@@ -597,3 +597,55 @@ describe("SessionHub", () => {
     await hub.close();
   });
 });
+
+describe("SessionHub fair shares", () => {
+  const editor = () => ({ id: fx.editor.id, name: fx.editor.name });
+  const editorAccess = () => ({ workspace: fx.workspace, role: "editor" });
+
+  it("refuses a prompt once the session's log is full, saying to start a new session", async () => {
+    const { hub } = makeHub({}, { eventsMax: 3 });
+    const view = await hub.createSession(owner, access(), { mode: "default", commandId: commandId() });
+    await hub.prompt(owner, view.id, "first", commandId());
+    await until(async () => (await hub.view(view.id)).lastSeq >= 3);
+    const before = (await dbLog(view.id)).length;
+    await expect(hub.prompt(owner, view.id, "second", commandId())).rejects.toMatchObject({
+      code: "conflict",
+      message: expect.stringMatching(/^This session is full: its log holds \d+ events.*Start a new session/),
+      details: { reason: "session_full", max: 3 },
+    });
+    // nothing was logged for the refused prompt, nothing dropped
+    expect((await dbLog(view.id)).filter((e) => e.kind === "prompt")).toHaveLength(1);
+    expect((await dbLog(view.id)).length).toBe(before);
+    await hub.close();
+  });
+
+  it("reclaims a slot only from the same person's idle sessions, or one idle past the cull time", async () => {
+    const { hub, factory } = makeHub({}, { idleCullMs: 60_000 });
+    const ownersOld = await hub.createSession(owner, access(), { mode: "default", commandId: commandId() });
+    const editors = await hub.createSession(editor(), editorAccess(), { mode: "default", commandId: commandId() });
+    const ownersNew = await hub.createSession(owner, access(), { mode: "default", commandId: commandId() });
+    expect(hub.slotOwner(ownersNew.id)).toEqual({ userId: owner.id, workspaceId: fx.workspace.id });
+    const runnerOf = (id: string) => factory.runners.find((r) => r.sessionId === id)!;
+    // the editor, at the server's cap: the owner's sessions rest between prompts, none may give way
+    const editorsNew = await hub.createSession(editor(), editorAccess(), { mode: "default", commandId: commandId() });
+    await hub.stop(editor(), editors.id, commandId());
+    expect(await hub.reclaimIdleChild(editorsNew.id, "session_limit")).toBe(false);
+    expect(runnerOf(ownersOld.id).stops).toBe(0);
+    // the owner: one of their own goes, the one idle longest
+    runnerOf(ownersOld.id).state = { ...runnerOf(ownersOld.id).state, lastActivityAt: Date.now() - 10_000 };
+    expect(await hub.reclaimIdleChild(ownersNew.id, "user_limit")).toBe(true);
+    expect(runnerOf(ownersOld.id).stops).toBe(1);
+    await hub.close();
+  });
+
+  it("lets anyone's session idle past the cull time give way", async () => {
+    const { hub, factory } = makeHub({}, { idleCullMs: 60_000 });
+    const owners = await hub.createSession(owner, access(), { mode: "default", commandId: commandId() });
+    const editors = await hub.createSession(editor(), editorAccess(), { mode: "default", commandId: commandId() });
+    const runner = factory.runners.find((r) => r.sessionId === owners.id)!;
+    runner.state = { ...runner.state, lastActivityAt: Date.now() - 61_000 };
+    expect(await hub.reclaimIdleChild(editors.id, "session_limit")).toBe(true);
+    expect(runner.stops).toBe(1);
+    await hub.close();
+  });
+});

@@ -29,6 +29,7 @@ import { isLive } from "@/server/domain/session/session-state";
 import type { HostControlRequest } from "@/server/shared/claude-protocol/encode";
 import type { PermissionMode } from "@/server/shared/claude-protocol/messages";
 import { AppError, ErrorCode, toWireError } from "@/server/shared/errors/app-error";
+import { pickReclaimVictim, type AdmissionRefusal, type ReclaimCandidate, type SlotOwner } from "@/server/sidecar/process/admission";
 import {
   isLiveSessionStatus,
   type CommandAccepted,
@@ -54,6 +55,7 @@ import {
   maxRememberedCommands,
   snapshotSessionOf,
   viewOf,
+  type SessionEntry,
 } from "./session-entry";
 import { SessionEventLog } from "./session-event-log";
 import { SessionHistoryIndexer } from "./session-history-indexer";
@@ -199,6 +201,7 @@ export class SessionHub implements SessionCommands, SessionFeed {
   ): Promise<CommandAccepted> {
     return this.commands.run(sessionId, commandId, "prompt", async (entry) => {
       assertNotDead(entry);
+      this.assertRoomInLog(entry);
       // Checked before the prompt is logged: a refused prompt starts no turn. A turn already
       // running is not affected; its cost counts when it ends.
       assertWithinBudget(
@@ -351,22 +354,57 @@ export class SessionHub implements SessionCommands, SessionFeed {
   }
 
   /**
-   * Makes room for `forSessionId`'s child when the sidecar is full: stops the CLI of the session
-   * idle longest (no turn, no approval waiting; its next prompt resumes it, as after an idle cull).
-   * False when no other session is idle.
+   * A session's log is bounded (CONDUIT_SESSION_EVENTS_MAX): past it, a new prompt is refused
+   * before anything is logged (the turn already running ends as usual; no event is dropped).
    */
-  async reclaimIdleChild(forSessionId: string): Promise<boolean> {
-    let oldest: { id: string; runner: SessionRunner; since: number } | undefined;
+  private assertRoomInLog(entry: SessionEntry): void {
+    const max = this.deps.eventsMax;
+    if (max === undefined || entry.lastNotifiedSeq < max) return;
+    this.deps.log.warn({ sessionId: entry.id, events: entry.lastNotifiedSeq, max }, "prompt refused: the session's event log is full");
+    throw new AppError(
+      ErrorCode.conflict,
+      `This session is full: its log holds ${entry.lastNotifiedSeq} events, the most one session may keep (CONDUIT_SESSION_EVENTS_MAX). ` +
+        "Start a new session to go on; this one stays readable.",
+      { reason: "session_full", events: entry.lastNotifiedSeq, max },
+    );
+  }
+
+  /** Whose slot a session's CLI holds (admission's `ownerOf`): its creator and workspace, when this sidecar knows it. */
+  slotOwner(sessionId: string): SlotOwner | undefined {
+    const entry = this.registry.known(sessionId);
+    return entry === undefined ? undefined : { userId: entry.createdBy.id, workspaceId: entry.workspace.id };
+  }
+
+  /**
+   * Makes room for `forSessionId`'s child when a cap refused it (`reason`): stops the idle CLI
+   * `pickReclaimVictim` allows (one of the same person's sessions, or one idle past the cull
+   * time; no turn, no approval waiting; its next prompt resumes it, as after an idle cull).
+   * False when none may give way.
+   */
+  async reclaimIdleChild(forSessionId: string, reason: AdmissionRefusal = "session_limit"): Promise<boolean> {
+    const runners = new Map<string, SessionRunner>();
+    const candidates: ReclaimCandidate[] = [];
     for (const entry of this.registry.all()) {
       const runner = entry.runner;
       if (entry.id === forSessionId || !runner) continue;
       const state = runner.state;
-      if (state.status !== "idle" || !state.processRunning || state.pendingApprovals.length > 0) continue;
-      if (!oldest || state.lastActivityAt < oldest.since) oldest = { id: entry.id, runner, since: state.lastActivityAt };
+      if (!state.processRunning) continue;
+      runners.set(entry.id, runner);
+      candidates.push({
+        sessionId: entry.id,
+        owner: { userId: entry.createdBy.id, workspaceId: entry.workspace.id },
+        idle: state.status === "idle" && state.pendingApprovals.length === 0,
+        lastActivityAt: state.lastActivityAt,
+      });
     }
-    if (!oldest) return false;
-    this.deps.log.info({ sessionId: oldest.id, forSessionId }, "stopping the idle CLI of the session idle longest, to make room");
-    await oldest.runner.stop();
+    const victim = pickReclaimVictim(candidates, { sessionId: forSessionId, owner: this.slotOwner(forSessionId) }, reason, this.now(), this.deps.idleCullMs ?? 0);
+    const runner = victim === undefined ? undefined : runners.get(victim.sessionId);
+    if (victim === undefined || runner === undefined) {
+      this.deps.log.info({ forSessionId, reason }, "no idle CLI may give way (only the same person's, or one idle past the cull time)");
+      return false;
+    }
+    this.deps.log.info({ sessionId: victim.sessionId, forSessionId, reason }, "stopping an idle CLI to make room");
+    await runner.stop();
     return true;
   }
 

@@ -136,6 +136,7 @@ describe("spawn", () => {
   it("starts each child in cgroups of its own, empties them at its end, and names the memory cap on an OOM kill", async () => {
     const made: { name: string; destroyed: boolean; oomKills: number }[] = [];
     const cgroups = {
+      kind: "cgroup" as const,
       layout: { version: "v1" as const, memory: "/cg/memory/conduit/n" },
       caps: { memoryMb: 200, pidsMax: 64 },
       async create(sessionId: string) {
@@ -776,6 +777,57 @@ describe("admission", () => {
     await expect(third.runner.start()).rejects.toMatchObject({ code: "unavailable" });
     expect(third.spawner.children).toHaveLength(0);
     expect(issued).toEqual([]);
+  });
+
+  it("asks beforeSpawn first: its refusal takes no slot and prepares nothing", async () => {
+    const admission = createAdmission({ maxLive: 1, minFreeBytes: 0, freeMemory: () => 1e12 });
+    const issued: string[] = [];
+    const refusal = new AppError("unavailable", "no sandbox on a shared instance", { reason: "isolation", retryable: false });
+    const { runner, spawner } = setup({
+      deps: {
+        admission,
+        beforeSpawn: async () => {
+          throw refusal;
+        },
+        reclaimSlot: async () => {
+          throw new Error("an isolation refusal reclaims nothing");
+        },
+        credentials: { issue: (id) => (issued.push(id), { env: {}, revoke: () => undefined }) as never },
+      },
+    });
+    await expect(runner.start()).rejects.toBe(refusal);
+    expect(spawner.children).toHaveLength(0);
+    expect(admission.liveCount).toBe(0);
+    expect(issued).toEqual([]);
+  });
+
+  it("passes the refusal's reason to reclaimSlot, and tries again when the next cap refuses", async () => {
+    const owners: Record<string, { userId: string; workspaceId: string }> = {
+      "session-1": { userId: "ann", workspaceId: "w1" },
+      "session-2": { userId: "ann", workspaceId: "w2" },
+      "session-3": { userId: "ann", workspaceId: "w2" },
+    };
+    const admission = createAdmission({ maxLive: 10, maxPerUser: 2, maxPerWorkspace: 1, minFreeBytes: 0, freeMemory: () => 1e12, ownerOf: (id) => owners[id] });
+    const one = setup({ deps: { admission } });
+    const two = setup({ runner: { sessionId: "session-2" }, deps: { admission } });
+    await one.runner.start();
+    await two.runner.start();
+    const reasons: string[] = [];
+    const three = setup({
+      runner: { sessionId: "session-3" },
+      deps: {
+        admission,
+        reclaimSlot: async (_id, reason) => {
+          reasons.push(reason);
+          // ann's cap: her session in w1 gives way; then w2's cap: her session there does
+          await (reason === "user_limit" ? one : two).runner.stop();
+          return true;
+        },
+      },
+    });
+    await three.runner.start();
+    expect(reasons).toEqual(["user_limit", "workspace_limit"]);
+    expect(three.spawner.children).toHaveLength(1);
   });
 
   it("refuses a start when memory is short", async () => {

@@ -37,7 +37,7 @@ import {
   type SessionEvent,
   type SessionState,
 } from "@/server/domain/session/session-state";
-import type { Admission, AdmissionLease } from "@/server/sidecar/process/admission";
+import { admissionRefusalOf, type Admission, type AdmissionLease, type AdmissionRefusal } from "@/server/sidecar/process/admission";
 import { buildCliArgs, isModelName } from "@/server/sidecar/process/build-cli-args";
 import { buildCliEnv, isRunningAsRoot } from "@/server/sidecar/process/build-cli-env";
 import { claudeTranscriptExists } from "@/server/sidecar/process/claude-transcript-exists";
@@ -53,7 +53,7 @@ import {
   type Timers,
 } from "@/server/sidecar/process/cli-process";
 import { noSandbox, type CliSandbox } from "@/server/sidecar/process/sandbox";
-import { oomExitReason, type SessionCgroup, type SessionCgroups } from "@/server/sidecar/process/session-cgroup";
+import { oomExitReason, type SessionCgroup, type SessionConfinement } from "@/server/sidecar/process/session-cgroup";
 import type { SessionCredential } from "@/server/sidecar/credential-proxy/credential-proxy";
 import { openNetwork } from "@/server/domain/workspace/network-policy";
 import { rememberBounded } from "./command-memo";
@@ -100,11 +100,16 @@ export interface SessionRunnerDeps {
   /** Shared admission control; default admits every child. */
   admission?: Admission;
   /**
-   * Asked once when admission refuses this child: stops another session's idle child to make
-   * room, and says whether it did (the hub picks the one idle longest). Default: none, the
-   * refusal stands.
+   * Asked when admission refuses this child (`reason`: which cap): stops an idle child to make
+   * room, and says whether it did (the hub picks one of the same person's sessions, or one idle
+   * past the cull time: `pickReclaimVictim`). Default: none, the refusal stands.
    */
-  reclaimSlot?: (forSessionId: string) => Promise<boolean>;
+  reclaimSlot?: (forSessionId: string, reason: AdmissionRefusal) => Promise<boolean>;
+  /**
+   * Asked before every spawn, before a slot is taken: throws (AppError `unavailable`) when this
+   * session may not start a CLI now (`isolation-policy.ts`: no sandbox on a shared instance).
+   */
+  beforeSpawn?: (sessionId: string) => Promise<void>;
   /** Thresholds; default {@link defaultSupervisorConfig}. */
   config?: Partial<SupervisorConfig>;
   spawn?: SpawnFunction;
@@ -129,8 +134,8 @@ export interface SessionRunnerDeps {
   network?: SessionNetwork;
   /** Where each spawn's private `--mcp-config` directory goes (`mcp-config.ts`); default the OS temp dir. */
   mcpRunRoot?: string;
-  /** Each child in cgroups of its own, with a memory and process cap (`session-cgroup.ts`); default none. */
-  cgroups?: SessionCgroups;
+  /** Each child in cgroups of its own, or under rlimits, with a memory and process cap (`session-cgroup.ts`, `session-rlimit.ts`); default none. */
+  cgroups?: SessionConfinement;
 }
 
 /** The config guard's default: grant or revoke through the config dir's door. */
@@ -394,15 +399,23 @@ class SupervisedSessionRunner implements SessionRunner {
     };
   }
 
-  /** A slot for this child; when the sidecar is full, another session's idle child is stopped to make room (once). */
+  /**
+   * A slot for this child; when a cap refuses it, an idle child the rules allow is stopped to make
+   * room (a few times at most: freeing one cap may meet the next). Every refusal is logged.
+   */
   private async admitChild(): Promise<AdmissionLease> {
-    try {
-      return this.admission.admit(this.sessionId);
-    } catch (err) {
-      const full = err instanceof AppError && err.code === ErrorCode.unavailable;
-      if (!full || this.deps.reclaimSlot === undefined || !(await this.deps.reclaimSlot(this.sessionId))) throw err;
-      this.log.info({ sessionId: this.sessionId }, "an idle session's CLI was stopped to make room for this one");
-      return this.admission.admit(this.sessionId);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return this.admission.admit(this.sessionId);
+      } catch (err) {
+        const reason = admissionRefusalOf(err);
+        const reclaimed = reason !== undefined && attempt < 3 && this.deps.reclaimSlot !== undefined && (await this.deps.reclaimSlot(this.sessionId, reason));
+        if (!reclaimed) {
+          this.log.warn({ sessionId: this.sessionId, reason: reason ?? "other", err }, "CLI start refused by admission");
+          throw err;
+        }
+        this.log.info({ sessionId: this.sessionId, reason }, "an idle session's CLI was stopped to make room for this one");
+      }
     }
   }
 
@@ -442,6 +455,8 @@ class SupervisedSessionRunner implements SessionRunner {
   }
 
   private async spawnChild(): Promise<void> {
+    // May this session start a CLI at all (isolation policy)? Asked first: a refusal takes no slot.
+    await this.deps.beforeSpawn?.(this.sessionId);
     // A slot first, so that a refusal leaves nothing to undo (an MCP config, a network, a credential).
     const newLease = this.lease === undefined;
     if (newLease) this.lease = await this.admitChild();

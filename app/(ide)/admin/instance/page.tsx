@@ -31,12 +31,12 @@ export default async function AdminInstancePage() {
   const i = await readInstance();
   const configured =
     i.sandbox.setting === "off"
-      ? "off: sessions are not isolated"
+      ? "off: turned off by the operator, sessions are not isolated"
       : i.sandbox.bwrapPath
         ? `${i.sandbox.setting}: bubblewrap found at ${i.sandbox.bwrapPath}`
         : i.sandbox.setting === "bwrap"
           ? "bwrap required, but bubblewrap is not installed"
-          : "auto: bubblewrap is not installed, so sessions are not isolated";
+          : "auto: bubblewrap is not installed";
   const inForce =
     i.sandbox.inForce === null
       ? "the sidecar has not reported yet"
@@ -45,6 +45,29 @@ export default async function AdminInstancePage() {
         : `in force: none, sessions are NOT isolated${i.sandbox.warning ? ` (${i.sandbox.warning})` : ""}`;
   const proxy = i.sandbox.credentialProxy === null ? "" : i.sandbox.credentialProxy ? "; the operator's credential stays in the credential proxy" : "";
   const sandbox = `${inForce}${proxy}. Setting ${configured}`;
+  // Who may start sessions under the isolation in force (isolation-policy.ts).
+  const policy =
+    i.sandbox.policy === "single-tenant"
+      ? "fail closed: no sandbox, so sessions start only while this instance has a single account, and never in a workspace with members besides its owner"
+      : i.sandbox.policy === "operator-off"
+        ? "every session starts unisolated: the sandbox is turned off by the operator (CONDUIT_SANDBOX=off)"
+        : i.sandbox.policy === "sandboxed"
+          ? "every session starts in its sandbox"
+          : null;
+  // Which limits hold on each session, and over what.
+  const capsText =
+    i.caps === null
+      ? "the sidecar has not reported yet"
+      : i.caps.by === "off" || i.caps.limits === null
+        ? `none: sessions run uncapped${i.caps.reason ? ` (${i.caps.reason})` : ""}`
+        : [
+            `by ${i.caps.by === "cgroup" ? "cgroups" : "rlimits (prlimit)"}`,
+            i.caps.limits.memoryMb === null ? "no memory cap" : `memory ${i.caps.limits.memoryMb} MB ${i.caps.limits.memoryScope === "session" ? "per session" : "per process"}`,
+            i.caps.limits.processes === null
+              ? "no process cap"
+              : `${i.caps.limits.processes} processes ${i.caps.limits.processScope === "session" ? "per session" : "for the sidecar's whole user on the host"}`,
+            i.caps.limits.fileSizeMb === null ? "no file size cap" : `files up to ${i.caps.limits.fileSizeMb} MB`,
+          ].join(", ") + (i.caps.reason ? ` (${i.caps.reason})` : "");
   // Per-workspace network narrowing (none, allow-list) lives in the sandbox's network namespace.
   const network =
     i.sandbox.inForce === "bwrap"
@@ -70,6 +93,25 @@ export default async function AdminInstancePage() {
         </Fact>
         <Fact label="Sandbox" testId="instance-sandbox">
           {sandbox}
+          {policy && <p data-testid="instance-isolation-policy">Sessions: {policy}.</p>}
+          {i.sandbox.diagnosis && (
+            <div data-testid="instance-sandbox-diagnosis" className="mt-1 rounded bg-red-50 p-2 text-red-900 dark:bg-red-900/30 dark:text-red-100">
+              <p>
+                <strong>Why:</strong> {i.sandbox.diagnosis.problem}
+              </p>
+              <p>
+                <strong>Fix:</strong> {i.sandbox.diagnosis.fix}
+              </p>
+              {i.sandbox.diagnosis.detail && (
+                <pre className="mt-1 whitespace-pre-wrap font-mono text-xs" data-testid="instance-sandbox-probe">
+                  {i.sandbox.diagnosis.detail}
+                </pre>
+              )}
+            </div>
+          )}
+        </Fact>
+        <Fact label="Session caps" testId="instance-caps">
+          {capsText}
         </Fact>
         <Fact label="Network narrowing" testId="instance-network">
           {network}
