@@ -9,7 +9,7 @@ import { lstat, mkdir, open, rename, rm, stat, unlink, writeFile } from "node:fs
 import path from "node:path";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import { FileConflictError } from "@/server/shared/errors/workspace-errors";
-import { contentVersion, maxBrowserFileBytes, readWorkspaceFile, type FileRead } from "./file-content";
+import { contentVersion, maxBrowserFileBytes, readWorkspaceFile } from "./file-content";
 import { relativeTo, resolveEntry, resolveExisting, resolveNew, type WorkspaceRoot } from "./workspace-path";
 
 export { FileConflictError } from "@/server/shared/errors/workspace-errors";
