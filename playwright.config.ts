@@ -62,6 +62,10 @@ export default defineConfig({
       // one server for every spec: more sessions stay live than one team keeps (idle ones are culled
       // only after CONDUIT_IDLE_CULL_SEC); the default cap of 20 refused the last specs' sessions
       CONDUIT_SESSION_MAX: "60",
+      // the fixtures' few accounts start many sessions in one workspace: the fair-share caps per
+      // user and per workspace (5 and 10 by default) would refuse the later specs' sessions
+      CONDUIT_SESSION_MAX_PER_USER: "60",
+      CONDUIT_SESSION_MAX_PER_WORKSPACE: "60",
       CONDUIT_EDGE_RUNTIME: edgeRuntime,
     },
   },

@@ -499,6 +499,9 @@ export async function createWorld(
     CONDUIT_METRICS_TOKEN: rigMetricsToken,
     CONDUIT_SANDBOX: "off",
     CONDUIT_MIN_FREE_MB: "0",
+    // the scenarios' few accounts start many sessions: the fair-share caps (5 a user, 10 a workspace) are unit-tested, not here
+    CONDUIT_SESSION_MAX_PER_USER: "1000",
+    CONDUIT_SESSION_MAX_PER_WORKSPACE: "1000",
     // A11: silence during a turn is "stalled" after 3 s (the real CLI streams well within it)
     CONDUIT_STALL_SEC: "3",
     CLAUDE_CLI_PATH: wrapper,

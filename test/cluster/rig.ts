@@ -160,6 +160,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       CONDUIT_PUBLIC_URL: origin,
       CONDUIT_SANDBOX: "off",
       CONDUIT_MIN_FREE_MB: "0",
+      // the scenarios' few accounts start many sessions: the fair-share caps (5 a user, 10 a workspace) are unit-tested, not here
+      CONDUIT_SESSION_MAX_PER_USER: "1000",
+      CONDUIT_SESSION_MAX_PER_WORKSPACE: "1000",
       CLAUDE_CLI_PATH: wrapper,
       ANTHROPIC_BASE_URL: model.url,
       ANTHROPIC_API_KEY: "sk-ant-cluster-test",
