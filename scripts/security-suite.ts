@@ -6,10 +6,12 @@
  * ledger; afterwards the instance's logs, database, CLI config directories and the test output
  * are scanned for the canaries. Prints
  *
- *   security: attempts=<n> allowed=<n> secrets_found=<n> escapes=<n>
+ *   security: attempts=<n> allowed=<n> secrets_found=<n> escapes=<n> missing_probes=<n>
  *
  * and writes test-results/security/report.md. Exits non-zero when a spec failed, an attempt got
- * through, or a secret was found.
+ * through, a secret was found, or a probe of e2e/security/probes.ts recorded fewer attempts than
+ * listed (or one not listed was recorded): a spec that stops running must not pass as "fewer
+ * attempts".
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -18,6 +20,7 @@ import path from "node:path";
 import { findProjectRoot } from "../server/db/database-url";
 import { startModelServer } from "../server/model-server/model-server";
 import { attackScenarios } from "../e2e/security/attack-scenarios";
+import { expectedProbes } from "../e2e/security/probes";
 import type { Attempt } from "../e2e/security/ledger";
 import { freePorts, groupAlive, makeFreshClone, removeClone } from "../e2e/support/fresh-clone";
 
@@ -60,6 +63,47 @@ function scanForSecrets(files: string[], secrets: Record<string, string>): Findi
     }
   }
   return findings;
+}
+
+/** A probe of probes.ts that recorded fewer attempts than listed, or one recorded but not listed. */
+interface ProbeGap {
+  probe: string;
+  spec: string;
+  expected: number;
+  recorded: number;
+}
+
+/**
+ * The probes that did not run as listed. `args` are the Playwright arguments of this run: file
+ * filters select the specs checked (Playwright matches them against the file's path); with an
+ * option (a grep, say) only part of a spec may run, so probes are not checked at all.
+ */
+function probeGaps(attempts: readonly Pick<Attempt, "probe">[], args: readonly string[]): { gaps: ProbeGap[]; checked: string[]; partial: boolean } {
+  const recorded = new Map<string, number>();
+  for (const a of attempts) recorded.set(a.probe ?? "(none)", (recorded.get(a.probe ?? "(none)") ?? 0) + 1);
+  const partial = args.some((a) => a.startsWith("-"));
+  const filters = args.filter((a) => !a.startsWith("-"));
+  const matches = (spec: string) =>
+    filters.length === 0 ||
+    filters.some((f) => {
+      try {
+        return new RegExp(f).test(`e2e/security/${spec}`);
+      } catch {
+        return `e2e/security/${spec}`.includes(f);
+      }
+    });
+  const checked = partial ? [] : Object.keys(expectedProbes).filter(matches);
+  const gaps: ProbeGap[] = [];
+  const listed = new Map<string, string>();
+  for (const [spec, probes] of Object.entries(expectedProbes)) for (const probe of Object.keys(probes)) listed.set(probe, spec);
+  for (const spec of checked) {
+    for (const [probe, expected] of Object.entries(expectedProbes[spec]!)) {
+      const n = recorded.get(probe) ?? 0;
+      if (n < expected) gaps.push({ probe, spec, expected, recorded: n });
+    }
+  }
+  for (const [probe, n] of recorded) if (!listed.has(probe)) gaps.push({ probe, spec: "(not listed in e2e/security/probes.ts)", expected: 0, recorded: n });
+  return { gaps, checked, partial };
 }
 
 function runPlaywright(env: NodeJS.ProcessEnv): Promise<number> {
@@ -165,6 +209,10 @@ async function main(): Promise<number> {
   const findings = scanForSecrets(scanned, secrets);
   const secretsFound = findings.reduce((n, f) => n + f.count, 0);
 
+  const playwrightArgs = process.argv.slice(2);
+  const probes = probeGaps(attempts, playwrightArgs);
+  const missingProbes = probes.gaps.length;
+
   const byCheck = new Map<string, { tried: number; allowed: number }>();
   for (const a of attempts) {
     const row = byCheck.get(a.check) ?? { tried: 0, allowed: 0 };
@@ -181,16 +229,27 @@ async function main(): Promise<number> {
     `- attempts: ${attempts.length}, allowed: ${allowed.length}, escapes: ${escapes.length}`,
     `- secrets found: ${secretsFound} (scanned ${scanned.length} files for ${Object.keys(secrets).length} secrets: logs, database, CLI config directories, test output)`,
     `- model requests carrying the operator's key (proxied): ${keyed} of ${model.requests.length}`,
+    `- probes: ${probes.partial ? "not checked (a partial run: Playwright options given)" : `${missingProbes} missing of ${probes.checked.reduce((n, spec) => n + Object.keys(expectedProbes[spec]!).length, 0)} listed for ${probes.checked.join(", ") || "no spec"}`}`,
     "",
     "| check | attempts | allowed |",
     "|---|---|---|",
     ...[...byCheck].sort().map(([check, row]) => `| ${check} | ${row.tried} | ${row.allowed} |`),
     "",
     ...(allowed.length > 0 ? ["## Allowed", "", ...allowed.map((a) => `- ${a.check} ${a.kind}: ${a.attack} — ${a.detail ?? ""}`), ""] : []),
+    ...(missingProbes > 0
+      ? [
+          "## Missing probes",
+          "",
+          "Listed in e2e/security/probes.ts with fewer attempts in this run (a spec, test or loop that did not run), or recorded without being listed:",
+          "",
+          ...probes.gaps.map((g) => `- ${g.probe} (${g.spec}): ${g.recorded} recorded, ${g.expected} expected`),
+          "",
+        ]
+      : []),
     ...(findings.length > 0 ? ["## Secrets found", "", ...findings.map((f) => `- ${f.secret} × ${f.count} in ${path.relative(clone, f.file)}`), ""] : []),
     "## Attempts",
     "",
-    ...attempts.map((a) => `- ${a.allowed ? "ALLOWED" : "refused"} · ${a.check} · ${a.attack}${a.detail ? ` (${a.detail})` : ""}`),
+    ...attempts.map((a) => `- ${a.allowed ? "ALLOWED" : "refused"} · ${a.check} · ${a.probe} · ${a.attack}${a.detail ? ` (${a.detail})` : ""}`),
     "",
   ].join("\n");
   writeFileSync(path.join(out, "report.md"), report);
@@ -199,9 +258,10 @@ async function main(): Promise<number> {
   say(`report: ${path.relative(root, path.join(out, "report.md"))}`);
   for (const a of allowed) say(`ALLOWED ${a.check} ${a.attack} ${a.detail ?? ""}`);
   for (const f of findings) say(`SECRET ${f.secret} × ${f.count} in ${f.file}`);
+  for (const g of probes.gaps) say(`MISSING PROBE ${g.probe} (${g.spec}): ${g.recorded} recorded, ${g.expected} expected`);
   if (keyed === 0) say("no model request carried the operator's key: the sessions never reached the model");
-  console.log(`security: attempts=${attempts.length} allowed=${allowed.length} secrets_found=${secretsFound} escapes=${escapes.length}`);
-  return specs !== 0 || allowed.length > 0 || secretsFound > 0 || keyed === 0 || attempts.length === 0 ? 1 : 0;
+  console.log(`security: attempts=${attempts.length} allowed=${allowed.length} secrets_found=${secretsFound} escapes=${escapes.length} missing_probes=${missingProbes}`);
+  return specs !== 0 || allowed.length > 0 || secretsFound > 0 || keyed === 0 || attempts.length === 0 || missingProbes > 0 ? 1 : 0;
 }
 
 main().then(

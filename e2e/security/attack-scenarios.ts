@@ -5,6 +5,7 @@
  *
  *   "[scenario:security-bash] RUN: cat ../../.auth-secret"
  *   "[scenario:security-read] PATH: /etc/passwd"
+ *   "[scenario:security-edit] PATH: /workspace/d/f.txt"
  */
 import { callTool, say, type Scenario, type StepContext } from "../../server/model-server/scenario";
 
@@ -29,6 +30,14 @@ export const attackScenarios: Scenario[] = [
       (ctx) => say(`Finished (${ctx.lastToolResults[0]?.isError ? "error" : "ok"}).`),
     ],
   },
+  {
+    // an Edit an approver sees as a card: the card's original side is the file as read from disk
+    name: "security-edit",
+    steps: [
+      (ctx) => callTool("Edit", { file_path: argumentOf(ctx, "PATH:"), old_string: "inside", new_string: "edited" }, { text: "Editing it." }),
+      (ctx) => say(`Finished (${ctx.lastToolResults[0]?.isError ? "error" : "ok"}).`),
+    ],
+  },
 ];
 
 /** The prompt that makes the model run `command` with Bash. */
@@ -36,3 +45,6 @@ export const bashPrompt = (command: string) => `[scenario:security-bash] RUN: ${
 
 /** The prompt that makes the model Read `file`. */
 export const readPrompt = (file: string) => `[scenario:security-read] PATH: ${file}`;
+
+/** The prompt that makes the model Edit `file` (an approval card reads it). */
+export const editPrompt = (file: string) => `[scenario:security-edit] PATH: ${file}`;

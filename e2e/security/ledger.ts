@@ -13,6 +13,11 @@ export type AttemptKind =
   | "escape";
 
 export interface Attempt {
+  /**
+   * The probe this attempt belongs to: a stable id listed in `probes.ts` (the suite fails when a
+   * listed probe recorded nothing, so a spec that stops running cannot pass unnoticed).
+   */
+  probe?: string;
   /** The S-number of ../shared/research/anchors-reliability.md §6 this belongs to, e.g. "S8". */
   check: string;
   /** What was tried, in a few words. */

@@ -80,7 +80,7 @@ test("S8: a `none` workspace's session gets its model's answer but cannot reach 
     ),
   );
   const allowed = outcome.text.includes(reached);
-  recordAttempt({ check: "S8", attack: "curl and node fetch to the host's loopback from a `none` workspace", kind: "escape", allowed, detail: outcome.text.slice(0, 120) });
+  recordAttempt({ probe: "network/none-loopback", check: "S8", attack: "curl and node fetch to the host's loopback from a `none` workspace", kind: "escape", allowed, detail: outcome.text.slice(0, 120) });
   expect(allowed, outcome.text).toBe(false);
   expect(outcome.text).toContain("curl-exit=7");
   expect(outcome.text).toContain("fetch failed");
@@ -101,7 +101,7 @@ test("S8: an `allowlist` workspace's session gets 403 for unlisted names and IP 
   expect(sections, outcome.text).toHaveLength(tries.length);
   for (const [index, t] of tries.entries()) {
     const allowed = sections[index]!.includes(reached);
-    recordAttempt({ check: "S8", attack: `${t.attack} from an \`allowlist\` workspace`, kind: "escape", allowed, detail: sections[index]!.slice(0, 120) });
+    recordAttempt({ probe: "network/allowlist", check: "S8", attack: `${t.attack} from an \`allowlist\` workspace`, kind: "escape", allowed, detail: sections[index]!.slice(0, 120) });
     expect.soft(allowed, sections[index]).toBe(false);
   }
   expect(sections[0]).toMatch(/403 Forbidden[\s\S]*unlisted\.example is not on this workspace's network allow-list/);

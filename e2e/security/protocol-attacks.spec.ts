@@ -72,7 +72,7 @@ test("S1: sockets from another origin, or with forged forwarding headers, are re
   for (const c of cases) {
     const result = await connect(baseURL, cookie, c.options);
     const allowed = !(result instanceof Error);
-    recordAttempt({ check: "S1", attack: c.attack, kind: "access", allowed, detail: allowed ? "connected" : (result as Error).message });
+    recordAttempt({ probe: "protocol/S1-origin-edge", check: "S1", attack: c.attack, kind: "access", allowed, detail: allowed ? "connected" : (result as Error).message });
     if (!(result instanceof Error)) result.close();
     expect.soft(allowed, c.attack).toBe(false);
   }
@@ -86,7 +86,7 @@ test("S1: sockets from another origin, or with forged forwarding headers, are re
   ]) {
     const result = await connect(sidecarUrl!, cookie, c.options);
     const allowed = !(result instanceof Error);
-    recordAttempt({ check: "S1", attack: c.attack, kind: "access", allowed, detail: allowed ? "connected" : (result as Error).message });
+    recordAttempt({ probe: "protocol/S1-origin-sidecar", check: "S1", attack: c.attack, kind: "access", allowed, detail: allowed ? "connected" : (result as Error).message });
     if (!(result instanceof Error)) result.close();
     expect.soft(allowed, c.attack).toBe(false);
   }
@@ -107,7 +107,7 @@ test("cross-site POSTs are refused; the app's own requests are not", async () =>
   for (const a of attempts) {
     const res = await anonymous.fetch("/api/workspaces", { method: "POST", headers: { ...a.headers, origin: a.headers.origin ?? "" }, data: a.body });
     const allowed = res.status() < 300;
-    recordAttempt({ check: "S3", attack: `cross-site: ${a.attack}`, kind: "access", allowed, detail: `HTTP ${res.status()}` });
+    recordAttempt({ probe: "protocol/S3-cross-site", check: "S3", attack: `cross-site: ${a.attack}`, kind: "access", allowed, detail: `HTTP ${res.status()}` });
     expect.soft(allowed, a.attack).toBe(false);
   }
   const own = await owner.post("/api/workspaces", { data: { name: `Own ${Date.now().toString(36)}` } });
@@ -123,7 +123,7 @@ test("S9: malformed payloads get a clear refusal; the socket and the sidecar kee
     for (const event of events) {
       for (const payload of garbage) {
         const ack = await emit(socket, event, payload);
-        recordAttempt({ check: "S9", attack: `${event} with ${JSON.stringify(payload).slice(0, 40)}`, kind: "access", allowed: ack.ok });
+        recordAttempt({ probe: "protocol/S9-malformed", check: "S9", attack: `${event} with ${JSON.stringify(payload).slice(0, 40)}`, kind: "access", allowed: ack.ok });
         expect.soft(ack.ok, `${event} ${JSON.stringify(payload).slice(0, 60)}`).toBe(false);
         if (!ack.ok) expect.soft(["invalid_payload", "not_found", "forbidden"]).toContain(ack.error.code);
       }
@@ -145,7 +145,7 @@ test("S10: an oversized frame and a flood cost only the sender's socket", async 
     // a flood of commands at once: beyond the per-socket cap they are refused at once
     const acks = await Promise.all(Array.from({ length: 40 }, () => emit(flooder, "session:subscribe", { sessionId, afterSeq: 0 })));
     const limited = acks.filter((a) => !a.ok && a.error.code === "rate_limited").length;
-    recordAttempt({ check: "S10", attack: "40 commands at once on one socket", kind: "access", allowed: limited === 0, detail: `${limited} rate_limited` });
+    recordAttempt({ probe: "protocol/S10-command-flood", check: "S10", attack: "40 commands at once on one socket", kind: "access", allowed: limited === 0, detail: `${limited} rate_limited` });
     expect.soft(limited, "commands past the cap are refused").toBeGreaterThan(0);
     expect((await emit(bystander, "session:subscribe", { sessionId, afterSeq: 0 })).ok, "others are unaffected").toBe(true);
 
@@ -159,7 +159,7 @@ test("S10: an oversized frame and a flood cost only the sender's socket", async 
         () => undefined,
       );
     const accepted = big?.ok === true;
-    recordAttempt({ check: "S10", attack: "a 13 MB frame", kind: "access", allowed: accepted, detail: big === undefined ? `no answer; socket ${flooder.connected ? "open" : "closed"}` : JSON.stringify(big).slice(0, 80) });
+    recordAttempt({ probe: "protocol/S10-big-frame", check: "S10", attack: "a 13 MB frame", kind: "access", allowed: accepted, detail: big === undefined ? `no answer; socket ${flooder.connected ? "open" : "closed"}` : JSON.stringify(big).slice(0, 80) });
     expect.soft(accepted, "the oversized frame is not processed").toBe(false);
     expect(bystander.connected).toBe(true);
     expect((await emit(bystander, "session:subscribe", { sessionId, afterSeq: 0 })).ok, "others keep working").toBe(true);
@@ -195,7 +195,7 @@ test("S2: a removed member's open socket stops receiving within 2 s; a signed-ou
     ownerSocket.close();
   }
   const late = heard.filter((t) => t > removedAt + 2_000).length;
-  recordAttempt({ check: "S2", attack: "a removed member's open socket keeps receiving", kind: "access", allowed: late > 0, detail: `${late} events after 2 s` });
+  recordAttempt({ probe: "protocol/S2-removed-member", check: "S2", attack: "a removed member's open socket keeps receiving", kind: "access", allowed: late > 0, detail: `${late} events after 2 s` });
   expect(late).toBe(0);
   listener.close();
 
@@ -207,7 +207,7 @@ test("S2: a removed member's open socket stops receiving within 2 s; a signed-ou
   const out = await again.post("/api/auth/signout", { form: { csrfToken: csrf.csrfToken, json: "true" } });
   expect(out.status()).toBeLessThan(400);
   const closed = await closing;
-  recordAttempt({ check: "S2", attack: "a signed-out cookie's open socket stays open", kind: "access", allowed: !closed });
+  recordAttempt({ probe: "protocol/S2-signed-out", check: "S2", attack: "a signed-out cookie's open socket stays open", kind: "access", allowed: !closed });
   expect(closed).toBe(true);
   open.close();
   await again.dispose();

@@ -70,10 +70,10 @@ test.afterAll(async () => {
 });
 
 /** Runs `command` in the attacker's session and records it as refused unless `leaked(output)`. */
-async function attempt(check: string, attack: string, command: string, leaked: (out: ToolOutcome) => boolean, kind: "access" | "escape" = "escape") {
+async function attempt(probeId: string, check: string, attack: string, command: string, leaked: (out: ToolOutcome) => boolean, kind: "access" | "escape" = "escape") {
   const outcome = await probe.runTool(bashPrompt(command));
   const allowed = leaked(outcome);
-  recordAttempt({ check, attack, kind, allowed, detail: redact(outcome.text).slice(0, 120).replace(/\s+/g, " ") });
+  recordAttempt({ probe: probeId, check, attack, kind, allowed, detail: redact(outcome.text).slice(0, 120).replace(/\s+/g, " ") });
   // soft: every attack of a test is tried and recorded even when an earlier one got through
   expect.soft(allowed, `${attack}: ${redact(outcome.text).slice(0, 400)}`).toBe(false);
   return outcome;
@@ -90,32 +90,32 @@ test("a session runs tools at all (the attacks below are not refused for another
 
 test("S8: Conduit's data directory is out of reach", async () => {
   const secret = authSecret();
-  await attempt("S8", "cat the auth secret by absolute path", `cat ${path.join(dataDir, ".auth-secret")}`, (o) => o.text.includes(secret));
-  await attempt("S8", "cat the auth secret by a relative path", "cat ../../.auth-secret; cat ../.auth-secret", (o) => o.text.includes(secret));
-  await attempt("S8", "read the database file", `head -c 15 ${path.join(dataDir, "conduit.db")}`, (o) => o.text.includes("SQLite format"));
-  await attempt("S8", "list the data directory", `ls -a ${dataDir}`, (o) => o.text.includes("conduit.db") || o.text.includes(".auth-secret"));
+  await attempt("session/S8-data-dir", "S8", "cat the auth secret by absolute path", `cat ${path.join(dataDir, ".auth-secret")}`, (o) => o.text.includes(secret));
+  await attempt("session/S8-data-dir", "S8", "cat the auth secret by a relative path", "cat ../../.auth-secret; cat ../.auth-secret", (o) => o.text.includes(secret));
+  await attempt("session/S8-data-dir", "S8", "read the database file", `head -c 15 ${path.join(dataDir, "conduit.db")}`, (o) => o.text.includes("SQLite format"));
+  await attempt("session/S8-data-dir", "S8", "list the data directory", `ls -a ${dataDir}`, (o) => o.text.includes("conduit.db") || o.text.includes(".auth-secret"));
   const viaRead = await probe.runTool(readPrompt(path.join(dataDir, ".auth-secret")));
   const leaked = viaRead.text.includes(secret);
-  recordAttempt({ check: "S8", attack: "Read tool on the auth secret", kind: "escape", allowed: leaked, detail: redact(viaRead.text).slice(0, 120) });
+  recordAttempt({ probe: "session/S8-data-dir", check: "S8", attack: "Read tool on the auth secret", kind: "escape", allowed: leaked, detail: redact(viaRead.text).slice(0, 120) });
   expect.soft(leaked).toBe(false);
 });
 
 test("S8: other workspaces and other sessions' transcripts are out of reach", async () => {
-  await attempt("S8", "cat another workspace's file", `cat ${path.join(otherRoot, "secret.txt")}`, (o) => o.text.includes(canary));
-  await attempt("S8", "cat another workspace's file through ..", `cat ../${path.basename(otherRoot)}/secret.txt`, (o) => o.text.includes(canary));
-  await attempt("S8", "find the canary anywhere under the data directory", `grep -rl ${canary} ${dataDir} / 2>/dev/null | head -5`, (o) => o.text.includes("secret.txt"));
+  await attempt("session/S8-other-workspaces", "S8", "cat another workspace's file", `cat ${path.join(otherRoot, "secret.txt")}`, (o) => o.text.includes(canary));
+  await attempt("session/S8-other-workspaces", "S8", "cat another workspace's file through ..", `cat ../${path.basename(otherRoot)}/secret.txt`, (o) => o.text.includes(canary));
+  await attempt("session/S8-other-workspaces", "S8", "find the canary anywhere under the data directory", `grep -rl ${canary} ${dataDir} / 2>/dev/null | head -5`, (o) => o.text.includes("secret.txt"));
   // CLI config directories are per workspace (claude-config/<workspace id>), transcripts inside
-  await attempt("S8", "list another workspace's CLI config directory", `ls -R ${path.join(dataDir, "claude-config")} 2>&1 | head -50`, (o) => o.text.includes(otherWorkspaceId));
-  await attempt("S8", "read another workspace's CLI transcripts", `cat ${path.join(dataDir, "claude-config", otherWorkspaceId)}/projects/*/*.jsonl 2>&1 | head -c 2000`, (o) => o.text.includes('"sessionId"') || o.text.includes("hello"));
+  await attempt("session/S8-other-workspaces", "S8", "list another workspace's CLI config directory", `ls -R ${path.join(dataDir, "claude-config")} 2>&1 | head -50`, (o) => o.text.includes(otherWorkspaceId));
+  await attempt("session/S8-other-workspaces", "S8", "read another workspace's CLI transcripts", `cat ${path.join(dataDir, "claude-config", otherWorkspaceId)}/projects/*/*.jsonl 2>&1 | head -c 2000`, (o) => o.text.includes('"sessionId"') || o.text.includes("hello"));
 });
 
 test("S7: the operator's credential is nowhere in the session's reach", async () => {
   const secret = authSecret();
   const has = (o: ToolOutcome) => o.text.includes(apiKey) || o.text.includes(secret);
-  await attempt("S7", "env", "env", has, "access");
-  await attempt("S7", "every process's environment", "cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | sort -u", has, "access");
-  await attempt("S7", "the checkout's .env", `cat ${path.join(checkout, ".env")}`, has);
-  await attempt("S7", "the CLI's own config directory", 'grep -r "sk-ant" "${CLAUDE_CONFIG_DIR:-$HOME/.claude}" 2>/dev/null | head', has, "access");
+  await attempt("session/S7-credential", "S7", "env", "env", has, "access");
+  await attempt("session/S7-credential", "S7", "every process's environment", "cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | sort -u", has, "access");
+  await attempt("session/S7-credential", "S7", "the checkout's .env", `cat ${path.join(checkout, ".env")}`, has);
+  await attempt("session/S7-credential", "S7", "the CLI's own config directory", 'grep -r "sk-ant" "${CLAUDE_CONFIG_DIR:-$HOME/.claude}" 2>/dev/null | head', has, "access");
 });
 
 test("A10/S8: a process a session starts does not outlive it", async () => {
@@ -136,7 +136,7 @@ test("A10/S8: a process a session starts does not outlive it", async () => {
     survived = running();
     if (survived) await new Promise((r) => setTimeout(r, 200));
   }
-  recordAttempt({ check: "A10", attack: "setsid and nohup background jobs outlive the session", kind: "escape", allowed: survived });
+  recordAttempt({ probe: "session/A10-outlive", check: "A10", attack: "setsid and nohup background jobs outlive the session", kind: "escape", allowed: survived });
   if (survived) execFileSync("pkill", ["-f", `sleep ${marker}`]);
   expect(survived).toBe(false);
 });
@@ -165,7 +165,7 @@ test("S5: a workspace directory cannot land inside, above or outside another", a
   for (const directory of corpus) {
     const res = await owner.post("/api/workspaces", { data: { name: `Probe ${Math.random().toString(36).slice(2, 8)}`, directory } });
     const allowed = res.status() === 201;
-    recordAttempt({ check: "S5", attack: `workspace directory ${JSON.stringify(directory)}`, kind: "access", allowed, detail: `HTTP ${res.status()}` });
+    recordAttempt({ probe: "session/S5-workspace-dir", check: "S5", attack: `workspace directory ${JSON.stringify(directory)}`, kind: "access", allowed, detail: `HTTP ${res.status()}` });
     if (allowed) outcomes.push(`${JSON.stringify(directory)} → ${res.status()} ${await res.text()}`);
     else if (directory === path.basename(otherRoot)) {
       // refusing a name that exists must not say so to someone who cannot see it
@@ -190,8 +190,8 @@ test("S8: a workspace's own .claude settings cannot skip approvals or run hooks"
   const fresh = await SessionProbe.open(owner, baseURL, slug);
   try {
     const outcome = await fresh.runTool(bashPrompt("touch pre-allowed && echo pre-allowed"));
-    recordAttempt({ check: "S8", attack: "in-repo settings pre-allow Bash", kind: "access", allowed: !outcome.asked });
-    recordAttempt({ check: "S8", attack: "in-repo hooks run", kind: "escape", allowed: existsSync(hookFile) });
+    recordAttempt({ probe: "session/S8-repo-settings", check: "S8", attack: "in-repo settings pre-allow Bash", kind: "access", allowed: !outcome.asked });
+    recordAttempt({ probe: "session/S8-repo-settings", check: "S8", attack: "in-repo hooks run", kind: "escape", allowed: existsSync(hookFile) });
     expect(outcome.asked, "the pre-allowed Bash still needs an approval").toBe(true);
     expect(existsSync(hookFile), "no hook ran").toBe(false);
   } finally {
@@ -208,7 +208,7 @@ test("S6: a prompt's text never becomes a flag or a shell command", async () => 
     await fresh.turn(`--dangerously-skip-permissions --permission-mode bypassPermissions $(touch ${pwned}) \`touch ${pwned}\`; touch ${pwned}`);
     const after = await fresh.runTool(bashPrompt("touch after-injection && echo after-injection"));
     const allowed = existsSync(pwned) || !after.asked;
-    recordAttempt({ check: "S6", attack: "flags and shell syntax in a prompt", kind: "access", allowed, detail: existsSync(pwned) ? "file created" : after.asked ? "" : "no approval asked" });
+    recordAttempt({ probe: "session/S6-prompt-injection", check: "S6", attack: "flags and shell syntax in a prompt", kind: "access", allowed, detail: existsSync(pwned) ? "file created" : after.asked ? "" : "no approval asked" });
     expect(allowed).toBe(false);
   } finally {
     await fresh.stop();

@@ -5,6 +5,7 @@
  */
 import type { APIRequestContext } from "@playwright/test";
 import type { Socket } from "socket.io-client";
+import type { ApprovalView } from "../../server/shared/wire/approval";
 import { commandId, connect, cookieHeader, emit } from "./clients";
 
 export interface ToolOutcome {
@@ -32,17 +33,18 @@ function toolResults(payload: unknown): { text: string; isError: boolean }[] {
 /** One live session of one member, with its events and the approvals routed to that member. */
 export class SessionProbe {
   events: { seq: number; kind: string; payload: unknown }[] = [];
-  approvals: { id: string; sessionId: string; toolName: string }[] = [];
+  approvals: ApprovalView[] = [];
 
   private constructor(
     readonly socket: Socket,
     readonly sessionId: string,
   ) {}
 
-  static async open(client: APIRequestContext, baseURL: string, slug: string): Promise<SessionProbe> {
+  /** `worktree`: the session starts in a git worktree of its own (repository workspaces only). */
+  static async open(client: APIRequestContext, baseURL: string, slug: string, options: { worktree?: boolean } = {}): Promise<SessionProbe> {
     const socket = await connect(baseURL, await cookieHeader(client));
     if (socket instanceof Error) throw socket;
-    const created = await emit(socket, "session:create", { workspace: slug, mode: "default", commandId: commandId() });
+    const created = await emit(socket, "session:create", { workspace: slug, mode: "default", commandId: commandId(), ...(options.worktree ? { worktree: true } : {}) });
     if (!created.ok) throw new Error(`session:create: ${JSON.stringify(created)}`);
     const probe = new SessionProbe(socket, (created.data as { id: string }).id);
     type Heard = { sessionId: string; seq: number; kind: string; payload: unknown };
@@ -53,7 +55,7 @@ export class SessionProbe {
     socket.on("session:events", (events: Heard[]) => {
       for (const e of events) if (e.sessionId === probe.sessionId) probe.events.push(e);
     });
-    socket.on("approval:requested", (a: { id: string; sessionId: string; toolName: string }) => probe.approvals.push(a));
+    socket.on("approval:requested", (a: ApprovalView) => probe.approvals.push(a));
     const sub = await emit(socket, "session:subscribe", { sessionId: probe.sessionId, afterSeq: 0 });
     if (!sub.ok) throw new Error(`session:subscribe: ${JSON.stringify(sub)}`);
     for (const e of (sub.data as { events: { seq: number; kind: string; payload: unknown }[] }).events) probe.events.push(e);
@@ -80,6 +82,31 @@ export class SessionProbe {
       if (Date.now() > deadline) throw new Error(`no tool result for ${prompt}`);
       await new Promise((r) => setTimeout(r, 100));
     }
+  }
+
+  /**
+   * Sends `prompt` (one that makes the model call a file tool), denies the approval it raises and
+   * returns that approval as its card showed it (the review read from disk), after the turn ends.
+   */
+  async reviewAndDeny(prompt: string): Promise<ApprovalView> {
+    const fromSeq = Math.max(0, ...this.events.map((e) => e.seq));
+    const askedBefore = this.approvals.length;
+    const sent = await emit(this.socket, "session:prompt", { sessionId: this.sessionId, text: prompt, commandId: commandId() });
+    if (!sent.ok) throw new Error(`session:prompt: ${JSON.stringify(sent)}`);
+    const deadline = Date.now() + 60_000;
+    let view: ApprovalView | undefined;
+    while (view === undefined) {
+      view = this.approvals.slice(askedBefore).find((a) => a.sessionId === this.sessionId);
+      if (Date.now() > deadline) throw new Error(`no approval for ${prompt}`);
+      if (view === undefined) await new Promise((r) => setTimeout(r, 50));
+    }
+    const decided = await emit(this.socket, "approval:decide", { approvalId: view.id, decision: { behavior: "deny", message: "security suite: denied" }, commandId: commandId() });
+    if (!decided.ok) throw new Error(`approval:decide: ${JSON.stringify(decided)}`);
+    while (!this.events.some((e) => e.seq > fromSeq && e.kind === "cli" && (e.payload as Payload)?.type === "result")) {
+      if (Date.now() > deadline) throw new Error(`no result for ${prompt}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return view;
   }
 
   /** Sends `prompt` and waits for the turn's `result` line. */

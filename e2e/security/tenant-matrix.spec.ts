@@ -287,7 +287,7 @@ test("routes × owner, editor, viewer, non-member, signed-out: no unexpected all
       const res = await client.fetch(c.path(fixture), { method, ...(body === undefined ? {} : { data: body }) });
       attempts += 1;
       const allowed = res.status() >= 200 && res.status() < 300;
-      if (c.expect[who] === "deny") recordAttempt({ check: "S3", attack: `${who} ${method} ${c.route}`, kind: "access", allowed, detail: `HTTP ${res.status()}` });
+      if (c.expect[who] === "deny") recordAttempt({ probe: "matrix/routes", check: "S3", attack: `${who} ${method} ${c.route}`, kind: "access", allowed, detail: `HTTP ${res.status()}` });
       if (allowed !== (c.expect[who] === "allow")) {
         unexpected.push(`${who} ${method} ${c.path(fixture)} → ${res.status()} (expected ${c.expect[who]}) ${(await res.text()).slice(0, 160)}`);
       } else if (!allowed) {
@@ -304,7 +304,7 @@ test("routes × owner, editor, viewer, non-member, signed-out: no unexpected all
 
 test("a signed-out client cannot open a socket", async () => {
   const result = await connect(fixture.baseURL, undefined);
-  recordAttempt({ check: "S1", attack: "socket handshake without a session cookie", kind: "access", allowed: !(result instanceof Error) });
+  recordAttempt({ probe: "matrix/socket-no-cookie", check: "S1", attack: "socket handshake without a session cookie", kind: "access", allowed: !(result instanceof Error) });
   if (!(result instanceof Error)) result.close();
   expect(result).toBeInstanceOf(Error);
 });
@@ -350,7 +350,7 @@ test("socket commands × owner, editor, viewer, non-member: no unexpected allow"
       for (const c of cases) {
         const answer = await emit(socket, c.event, c.payload());
         const ack = !answer.ok && c.expect[who] === "allow" && answer.error.code === c.authorizedWhen ? { ok: true as const, data: undefined } : answer;
-        if (c.expect[who] === "deny") recordAttempt({ check: "S4", attack: `${who} ${c.event}`, kind: "access", allowed: ack.ok, detail: ack.ok ? "ok" : ack.error.code });
+        if (c.expect[who] === "deny") recordAttempt({ probe: "matrix/socket-commands", check: "S4", attack: `${who} ${c.event}`, kind: "access", allowed: ack.ok, detail: ack.ok ? "ok" : ack.error.code });
         if (ack.ok !== (c.expect[who] === "allow")) unexpected.push(`${who} ${c.event} → ${JSON.stringify(ack).slice(0, 200)} (expected ${c.expect[who]})`);
         else if (!ack.ok) {
           expect(["not_found", "forbidden"], `${who} ${c.event}`).toContain(ack.error.code);
@@ -366,7 +366,7 @@ test("socket commands × owner, editor, viewer, non-member: no unexpected allow"
       {
         const ack = await emit(socket, "session:stop-task", { sessionId, taskId: "no-such-task", commandId: commandId() });
         const passed = ack.ok || !["not_found", "forbidden"].includes(ack.error.code);
-        if (steerers[who] === "deny") recordAttempt({ check: "S4", attack: `${who} session:stop-task`, kind: "access", allowed: passed });
+        if (steerers[who] === "deny") recordAttempt({ probe: "matrix/socket-commands", check: "S4", attack: `${who} session:stop-task`, kind: "access", allowed: passed });
         if (passed !== (steerers[who] === "allow")) unexpected.push(`${who} session:stop-task → ${JSON.stringify(ack).slice(0, 200)}`);
       }
       // delete: owners only; the owner deletes a session made by this test, the others try the fixture's
@@ -374,7 +374,7 @@ test("socket commands × owner, editor, viewer, non-member: no unexpected allow"
         const target = who === "owner" ? created.shift() : sessionId;
         if (target) {
           const ack = await emit(socket, "session:delete", { sessionId: target, confirm: target, commandId: commandId() });
-          if (owners[who] === "deny") recordAttempt({ check: "S4", attack: `${who} session:delete`, kind: "access", allowed: ack.ok });
+          if (owners[who] === "deny") recordAttempt({ probe: "matrix/socket-commands", check: "S4", attack: `${who} session:delete`, kind: "access", allowed: ack.ok });
           if (ack.ok !== (owners[who] === "allow")) unexpected.push(`${who} session:delete → ${JSON.stringify(ack).slice(0, 200)}`);
           else if (!ack.ok && who === "outsider") expect(ack.error.code).toBe("not_found");
         }
@@ -383,7 +383,7 @@ test("socket commands × owner, editor, viewer, non-member: no unexpected allow"
       for (const id of [...created, sessionId]) {
         const ack = await emit(socket, "session:stop", { sessionId: id, commandId: commandId() });
         const expected = steerers[who] === "allow";
-        if (!expected) recordAttempt({ check: "S4", attack: `${who} session:stop`, kind: "access", allowed: ack.ok });
+        if (!expected) recordAttempt({ probe: "matrix/socket-commands", check: "S4", attack: `${who} session:stop`, kind: "access", allowed: ack.ok });
         if (ack.ok !== expected) unexpected.push(`${who} session:stop ${id} → ${JSON.stringify(ack).slice(0, 200)}`);
         if (!expected) break;
       }
