@@ -35,18 +35,21 @@ describe("buildCliArgs", () => {
     ]);
   });
 
-  it("keeps the workspace's local settings, hooks and the config dir's user settings out unless trusted", () => {
+  it("keeps every workspace setting source, hooks and the config dir's user settings out unless trusted", () => {
     const base = { claudeSessionId: id, resume: false, permissionMode: "default" as const };
     const untrusted = buildCliArgs(base);
-    expect(untrusted.slice(untrusted.indexOf("--setting-sources"), untrusted.indexOf("--setting-sources") + 4)).toEqual([
+    expect(untrusted.slice(untrusted.indexOf("--setting-sources"), untrusted.indexOf("--setting-sources") + 6)).toEqual([
       "--setting-sources",
-      "project",
+      "",
+      "--add-dir",
+      ".",
       "--settings",
-      '{"disableAllHooks":true}',
+      '{"disableAllHooks":true,"env":{"CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD":"1"}}',
     ]);
     const trusted = buildCliArgs({ ...base, workspaceSettings: "trusted" });
     expect(trusted[trusted.indexOf("--setting-sources") + 1]).toBe("project,local");
     expect(trusted).not.toContain("--settings");
+    expect(trusted).not.toContain("--add-dir");
   });
 
   it("refuses values that would become flags or mean something else", () => {

@@ -38,20 +38,37 @@ export interface CliArgsInput {
 }
 
 /**
+ * The settings of a CLI that must not take the workspace's own configuration: no setting source
+ * at all, hooks off, and the workspace's `CLAUDE.md` brought back through `--add-dir .` with
+ * `CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD` (set here, in flag settings, which always apply).
+ */
+export const untrustedFlagSettings = {
+  disableAllHooks: true,
+  env: { CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD: "1" },
+} as const;
+
+/**
  * What the CLI 2.1.332 loads, as measured against the real binary
  * (`workspace-settings.integration.test.ts` records it):
  * - default (all sources): `.claude/settings.local.json` allow rules skip the approval and its
  *   hooks run; `.claude/settings.json` allow rules are ignored in a workspace the CLI has not
  *   trusted, but its hooks run anyway.
- * - `--setting-sources project`: the local file and the user settings in the (session-writable)
- *   CLI config directory are not read; CLAUDE.md project memory still is. Project hooks would
- *   still run, hence `disableAllHooks` through `--settings` (flag settings always apply).
- * Trusted: project and local settings, hooks included; the user settings stay out.
+ * - `--setting-sources project` still applies an untrusted `.claude/settings.json`'s `env`
+ *   (`ANTHROPIC_BASE_URL`, `HTTPS_PROXY`: the model traffic and its key go elsewhere) and runs its
+ *   `apiKeyHelper` / `awsAuthRefresh` / `awsCredentialExport`; it loads `.claude/skills`
+ *   (`allowed-tools` run without an approval once the skill is invoked), `.claude/commands`
+ *   (`allowed-tools` run without any approval) and `.claude/agents` (`permissionMode: acceptEdits`
+ *   lets the subagent write without an approval). `--safe-mode` keeps the `env` and the helpers.
+ * - `--setting-sources ""` reads none of them (nor the user settings, skills, commands and agents
+ *   in the session-writable CLI config directory); CLAUDE.md needs the `--add-dir .` above.
+ * Trusted (an owner reviewed the settings files and the skills, commands and agents, see
+ * `workspace-settings.ts` in the domain): project and local settings with all of that, hooks
+ * included; the user settings stay out.
  */
 export function settingSourceFlags(workspaceSettings: "untrusted" | "trusted" = "untrusted"): string[] {
   return workspaceSettings === "trusted"
     ? ["--setting-sources", "project,local"]
-    : ["--setting-sources", "project", "--settings", JSON.stringify({ disableAllHooks: true })];
+    : ["--setting-sources", "", "--add-dir", ".", "--settings", JSON.stringify(untrustedFlagSettings)];
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

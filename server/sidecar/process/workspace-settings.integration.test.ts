@@ -2,6 +2,8 @@
 // keep them out until an owner trusts them. Settings files are written where a session or a
 // commit could write them: `.claude/settings.json`, `.claude/settings.local.json`, and the CLI
 // config directory's `.claude.json` (the config dir is writable from inside the sandbox).
+// The settings file's env and helper commands, and the skills, commands and agents under
+// `.claude/`: `workspace-settings-config.integration.test.ts`.
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";

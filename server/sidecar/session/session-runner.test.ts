@@ -203,9 +203,11 @@ describe("spawn", () => {
       "--max-budget-usd",
       "2",
       "--setting-sources",
-      "project",
+      "",
+      "--add-dir",
+      ".",
       "--settings",
-      '{"disableAllHooks":true}',
+      '{"disableAllHooks":true,"env":{"CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD":"1"}}',
     ]);
     expect(child.options.cwd).toBe("/ws");
     expect(child.options.env).toEqual({
