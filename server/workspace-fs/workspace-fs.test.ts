@@ -39,6 +39,7 @@ beforeAll(async () => {
   await symlink(path.join(dir, "other-ws"), path.join(root, "to-other"));
   await symlink(path.join(root, "src"), path.join(root, "src-link"));
   await symlink(path.join(dir, "nowhere"), path.join(root, "dangling"));
+  await symlink(path.join(root, "nowhere"), path.join(root, "dangling-in"));
   ws = { root, excluded: [path.join(root, "nested-ws")] };
 });
 
@@ -68,8 +69,12 @@ describe("containment", () => {
 
   it("refuses writes through escaping or dangling symlinks, and never deletes the root or outside", async () => {
     await expect(saveWorkspaceFile(ws, "up/new.txt", "x", null)).rejects.toMatchObject({ code: "forbidden" });
-    await expect(createWorkspaceEntry(ws, "dangling/x.txt", "file")).rejects.toMatchObject({ code: "conflict" });
-    await expect(saveWorkspaceFile(ws, "dangling", "x", null)).rejects.toBeInstanceOf(FileConflictError);
+    // a dangling link that leads outside is "outside" (in a door the outside is never there, so every escaping link dangles)
+    await expect(createWorkspaceEntry(ws, "dangling/x.txt", "file")).rejects.toMatchObject({ code: "forbidden" });
+    await expect(saveWorkspaceFile(ws, "dangling", "x", null)).rejects.toMatchObject({ code: "forbidden" });
+    // one that dangles inside is a conflict: creating through it would write where the link says
+    await expect(createWorkspaceEntry(ws, "dangling-in/x.txt", "file")).rejects.toMatchObject({ code: "conflict" });
+    await expect(saveWorkspaceFile(ws, "dangling-in", "x", null)).rejects.toBeInstanceOf(FileConflictError);
     await expect(saveWorkspaceFile(ws, "escape.txt", "x", contentVersion("secret"))).rejects.toMatchObject({ code: "forbidden" });
     await expect(deleteWorkspaceEntry(ws, "")).rejects.toMatchObject({ code: "invalid_payload" });
     await expect(deleteWorkspaceEntry(ws, "up/secret.txt")).rejects.toMatchObject({ code: "forbidden" });

@@ -3,7 +3,7 @@
  * path is resolved through every symlink before anything is read or written, and must land
  * inside the workspace's real root and outside every workspace nested in it.
  */
-import { lstat, realpath } from "node:fs/promises";
+import { lstat, readlink, realpath } from "node:fs/promises";
 import path from "node:path";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 
@@ -62,6 +62,37 @@ export function relativeTo(root: string, real: string): string {
 }
 
 /**
+ * Whether `rel` names a path that leads outside the workspace (or into a nested one) though it
+ * cannot be resolved: a link whose target lies outside (in a workspace door the outside is not
+ * there, so the link dangles), or a path into a nested workspace (covered by an empty folder in a
+ * door). Lexical: follows each link's text, never opens what it names. So a refusal says
+ * "outside" rather than "missing".
+ */
+async function leadsOutside(ws: WorkspaceRoot, root: string, rel: string): Promise<boolean> {
+  let at = root;
+  const rest = rel.split("/").filter((p) => p !== "");
+  for (let hops = 0; rest.length > 0 && hops < 64; hops++) {
+    const next = path.join(at, rest.shift()!);
+    if (!isInside(root, next) || (ws.excluded ?? []).some((other) => isInside(other, next))) return true;
+    let target: string;
+    try {
+      if (!(await lstat(next)).isSymbolicLink()) {
+        at = next;
+        continue;
+      }
+      target = path.resolve(path.dirname(next), await readlink(next));
+    } catch {
+      return false;
+    }
+    if (!isInside(root, target) || (ws.excluded ?? []).some((other) => isInside(other, target))) return true;
+    // a link inside the workspace: go on from where it leads
+    rest.unshift(...path.relative(root, target).split(path.sep).filter((p) => p !== ""));
+    at = root;
+  }
+  return false;
+}
+
+/**
  * An existing path, followed through symlinks to its real path, which must be contained.
  * Missing → `not_found`; escaping → `forbidden`.
  */
@@ -71,6 +102,7 @@ export async function resolveExisting(ws: WorkspaceRoot, rel: string): Promise<{
   try {
     real = await realpath(/*turbopackIgnore: true*/ path.join(/*turbopackIgnore: true*/ root, rel));
   } catch {
+    if (await leadsOutside(ws, root, rel)) throw outside();
     throw new AppError(ErrorCode.notFound, `No such file or folder: ${rel || "."}`);
   }
   checkContained(ws, root, real);
@@ -115,6 +147,7 @@ export async function resolveNew(ws: WorkspaceRoot, rel: string): Promise<{ root
       return { root, real: target };
     } catch (err) {
       if (err instanceof AppError) throw err;
+      if (await leadsOutside(ws, root, rel)) throw outside();
       // A dangling symlink has no real path but is an entry: creating through it could write outside.
       if (await lstat(candidate).catch(() => undefined)) {
         throw new AppError(ErrorCode.conflict, `${relativeTo(root, candidate)} is a link to a missing target.`);
