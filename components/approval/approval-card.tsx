@@ -446,19 +446,8 @@ function ApprovalBody({
     );
   }
   if (tool === "ExitPlanMode") {
-    const plan = approval.plan ?? str(input.plan);
-    return (
-      <div
-        data-testid="approval-plan"
-        className="max-h-[32rem] overflow-auto rounded-md border border-zinc-200 bg-zinc-50/50 px-3 py-2 dark:border-zinc-800 dark:bg-zinc-950/50"
-      >
-        {plan ? (
-          <LazyMarkdown text={plan} />
-        ) : (
-          <p className="text-xs text-zinc-500 italic">Claude Code sent no plan text.</p>
-        )}
-      </div>
-    );
+    const plan = approval.plan ?? str(input.plan) ?? null;
+    return <PlanReview plan={plan} note={approval.planNote ?? null} />;
   }
   return (
     <div>
@@ -469,6 +458,53 @@ function ApprovalBody({
       >
         {JSON.stringify(input, null, 2)}
       </pre>
+    </div>
+  );
+}
+
+/**
+ * ExitPlanMode's plan, to be read before it is approved: the text, where it came from when that
+ * is worth saying, and a plain warning when Claude Code sent none (never another message instead).
+ */
+function PlanReview({ plan, note }: { plan: string | null; note: string | null }) {
+  const missing = plan === null || plan.trim() === "";
+  return (
+    <div className="space-y-1.5">
+      {note && (
+        <p
+          role="note"
+          data-testid="approval-plan-note"
+          data-missing={missing || undefined}
+          className={
+            missing
+              ? "rounded border-l-2 border-amber-400 bg-amber-50 px-2 py-1 text-xs text-amber-900 dark:border-amber-700 dark:bg-amber-950/60 dark:text-amber-200"
+              : "text-xs text-zinc-500 dark:text-zinc-400"
+          }
+        >
+          {note}
+        </p>
+      )}
+      {missing ? (
+        !note && (
+          <p
+            role="note"
+            data-testid="approval-plan-note"
+            data-missing
+            className="rounded border-l-2 border-amber-400 bg-amber-50 px-2 py-1 text-xs text-amber-900 dark:border-amber-700 dark:bg-amber-950/60 dark:text-amber-200"
+          >
+            Claude Code sent no plan text with this request.
+          </p>
+        )
+      ) : (
+        <div
+          data-testid="approval-plan"
+          tabIndex={0}
+          aria-label="The plan"
+          className="max-h-[32rem] overflow-auto rounded-md border border-zinc-200 bg-zinc-50/50 px-3 py-2 break-words focus-visible:outline-2 focus-visible:outline-indigo-500 dark:border-zinc-800 dark:bg-zinc-950/50"
+        >
+          <LazyMarkdown text={plan} />
+        </div>
+      )}
     </div>
   );
 }

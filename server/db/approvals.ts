@@ -232,14 +232,15 @@ export async function findRoleForSession(db: Db, userId: string, sessionId: stri
 }
 
 /**
- * The text of the session's last assistant message that has any (ExitPlanMode's plan when the
- * tool input carries none). Looks at the newest `cli` events only.
+ * The `plan` the model put in its ExitPlanMode call `toolUseId`, as the session's log kept the
+ * CLI's assistant message (the CLI's request carries none when it kept no plan file). Null when
+ * the log has no such call or it carried no plan. Never another message's text.
  */
-export async function findLastAssistantText(db: Db, sessionId: string, lookBack = 200): Promise<string | null> {
+export async function findStreamedPlan(db: Db, sessionId: string, toolUseId: string): Promise<string | null> {
   const rows = await db.sessionEvent.findMany({
-    where: { sessionId, kind: "cli" },
+    where: { sessionId, kind: "cli", payload: { contains: JSON.stringify(toolUseId) } },
     orderBy: { seq: "desc" },
-    take: lookBack,
+    take: 5,
     select: { payload: true },
   });
   for (const row of rows) {
@@ -251,12 +252,11 @@ export async function findLastAssistantText(db: Db, sessionId: string, lookBack 
     }
     const message = value as { type?: string; message?: { content?: unknown } };
     if (message.type !== "assistant" || !Array.isArray(message.message?.content)) continue;
-    const text = (message.message.content as { type?: string; text?: unknown }[])
-      .filter((b) => b.type === "text" && typeof b.text === "string")
-      .map((b) => b.text as string)
-      .join("\n")
-      .trim();
-    if (text !== "") return text;
+    for (const block of message.message.content as { type?: string; id?: unknown; name?: unknown; input?: { plan?: unknown } }[]) {
+      if (block.type !== "tool_use" || block.id !== toolUseId || block.name !== "ExitPlanMode") continue;
+      const plan = block.input?.plan;
+      return typeof plan === "string" && plan.trim() !== "" ? plan : null;
+    }
   }
   return null;
 }

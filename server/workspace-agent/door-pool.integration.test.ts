@@ -70,6 +70,25 @@ describe.each(modes)("doors (%s)", (setting) => {
     await expect(pool.call(scope(), "files.read", { path: 42 } as never)).rejects.toMatchObject({ code: "invalid_payload" });
   });
 
+  it("reads a CLI plan file from its config directory's plans folder, never through a link, never by a path", async () => {
+    const cfg = path.join(base, `cfg-${setting}`);
+    const linked = path.join(base, `cfg-linked-${setting}`);
+    await mkdir(path.join(cfg, "plans"), { recursive: true });
+    await mkdir(linked);
+    await writeFile(path.join(cfg, "plans", "dreamy-wiggling-marble.md"), "# The plan\n");
+    await symlink(path.join(outside, "f.txt"), path.join(cfg, "plans", "link.md"));
+    await writeFile(path.join(cfg, "plans", "huge.md"), "x".repeat(512 * 1024 + 1));
+    await symlink(outside, path.join(linked, "plans"));
+    const config = (dir: string): DoorScope => ({ purpose: "files", configDir: dir });
+    expect(await pool.call(config(cfg), "config.readPlan", { name: "dreamy-wiggling-marble.md" })).toEqual({ kind: "file", text: "# The plan\n" });
+    expect(await pool.call(config(cfg), "config.readPlan", { name: "link.md" })).toEqual({ kind: "other", type: "symlink" });
+    expect(await pool.call(config(cfg), "config.readPlan", { name: "huge.md" })).toEqual({ kind: "other", type: "too_large" });
+    expect(await pool.call(config(cfg), "config.readPlan", { name: "gone.md" })).toEqual({ kind: "absent" });
+    expect(await pool.call(config(linked), "config.readPlan", { name: "f.md" })).toEqual({ kind: "other", type: "symlink" });
+    await expect(pool.call(config(cfg), "config.readPlan", { name: "../plans/link.md" })).rejects.toMatchObject({ code: "invalid_payload" });
+    await expect(pool.call(config(cfg), "config.readPlan", { name: ".claude.json" })).rejects.toMatchObject({ code: "invalid_payload" });
+  });
+
   it("ends an idle door and starts it again on the next request", async () => {
     await pool.call(scope(), "files.version", { path: "dir/f.txt" });
     const started = pool.started;

@@ -2,6 +2,7 @@
 
 import { useId, useState } from "react";
 import type { ApprovalView, ToolResultView } from "../conversation";
+import { planHeadline } from "@/components/approval/plan-display";
 import { relativePath } from "../format";
 import { FileToolBody, fileToolNames } from "./file-tools";
 import { SearchToolBody } from "./search-tools";
@@ -50,7 +51,10 @@ export function toolSummary(name: string, input: unknown, rootPath?: string): st
     str(i.prompt);
   if (pick) return pick.split("\n")[0]!.slice(0, 160);
   if (name === "AskUserQuestion" && Array.isArray(i.questions)) return str(asObject(i.questions[0]).question) ?? "";
-  if (name === "ExitPlanMode") return "Plan ready for review";
+  if (name === "ExitPlanMode") {
+    const headline = planHeadline(str(i.plan));
+    return headline ? `Plan ready for review: ${headline}` : "Plan ready for review";
+  }
   return "";
 }
 

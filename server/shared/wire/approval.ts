@@ -94,8 +94,13 @@ export interface ApprovalView {
   /** What was approved when it differed from the proposal. */
   finalInput: Record<string, unknown> | null;
   review: FileReview | null;
-  /** For ExitPlanMode: the plan text (from the input, the plan file or the last assistant text). */
+  /**
+   * For ExitPlanMode: the plan text (the request's, the CLI's plan file, or the plan the model
+   * put in its call), never guessed from other messages; null when there is none.
+   */
   plan: string | null;
+  /** For ExitPlanMode: where the plan came from, or why there is none, in words (null: nothing to add). */
+  planNote?: string | null;
   /** Edit / Write / NotebookEdit, once allowed: the text the approver approved (the record keeps both). */
   approvedText?: string | null;
 }

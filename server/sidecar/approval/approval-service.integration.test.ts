@@ -4,6 +4,7 @@ import path from "node:path";
 import pino from "pino";
 import type { Socket } from "socket.io-client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { findStreamedPlan } from "@/server/db/approvals";
 import { listSessionEvents } from "@/server/db/session-events";
 import { callTool, say, type Step } from "@/server/model-server/scenario";
 import type { Ack } from "@/server/shared/wire/ack";
@@ -343,6 +344,53 @@ describe("approvals with the real CLI", () => {
     expect((await owner.decide(approval.id, { behavior: "allow", reviewedText: "" })).ok).toBe(true);
     await resultOf(sessionId);
     expect((await cellsOf("nb-delete.ipynb")).map((c) => c.id)).toEqual(["keep"]);
+  }, 60_000);
+
+  it("ExitPlanMode: the plan the model put in its call is shown (the CLI asks with input {}), never the text before it", async () => {
+    const plan = "# Plan: tidy\n\n1. Create a file.\n2. List the workspace.";
+    const sessionId = await run("plan-in-call", [
+      callTool("EnterPlanMode", {}, { text: "Switching to plan mode." }),
+      callTool("ExitPlanMode", { plan }, { text: "Here is my plan. Approve it." }),
+      say("Planned."),
+    ]);
+    const approval = await owner.approvalFor(sessionId, "ExitPlanMode");
+    expect(approval.input).toEqual({});
+    expect(approval.plan).toBe(plan);
+    expect(approval.planNote).toMatch(/kept no plan file/);
+    expect((await owner.decide(approval.id, { behavior: "allow" })).ok).toBe(true);
+    await resultOf(sessionId);
+    // A stored row (another sidecar, a restart) finds the same plan in the session's log by its call's id.
+    const row = await fx.db.approval.findUniqueOrThrow({ where: { id: approval.id } });
+    expect(await findStreamedPlan(fx.db, sessionId, row.toolUseId!)).toBe(plan);
+    expect(await findStreamedPlan(fx.db, sessionId, "toolu_unknown")).toBeNull();
+  }, 60_000);
+
+  it("ExitPlanMode after the model wrote its plan file: the CLI's plan, and the file named", async () => {
+    const planFileOf = (request: unknown) => /create your plan at (\S+?\.md)/.exec(JSON.stringify(request))?.[1] ?? "missing.md";
+    const sessionId = await run("plan-file", [
+      callTool("EnterPlanMode", {}, { text: "Switching." }),
+      (ctx) => callTool("Write", { file_path: planFileOf(ctx.request), content: "# The real plan\n\n1. step one\n" }, { text: "Writing the plan." }),
+      callTool("ExitPlanMode", {}, { text: "Done planning." }),
+      say("Planned."),
+    ]);
+    const approval = await owner.approvalFor(sessionId, "ExitPlanMode");
+    expect(approval.plan).toBe("# The real plan\n\n1. step one\n");
+    expect(approval.planNote).toMatch(/^From Claude Code's plan file [a-z-]+\.md\.$/);
+    expect((await owner.decide(approval.id, { behavior: "deny", message: "Keep going" })).ok).toBe(true);
+    await resultOf(sessionId);
+  }, 60_000);
+
+  it("ExitPlanMode with no plan anywhere says so plainly", async () => {
+    const sessionId = await run("plan-none", [
+      callTool("EnterPlanMode", {}, { text: "Switching." }),
+      callTool("ExitPlanMode", {}, { text: "Here is my plan, trust me." }),
+      say("Planned."),
+    ]);
+    const approval = await owner.approvalFor(sessionId, "ExitPlanMode");
+    expect(approval.plan).toBeNull();
+    expect(approval.planNote).toMatch(/^Claude Code sent no plan with this request/);
+    expect((await owner.decide(approval.id, { behavior: "deny" })).ok).toBe(true);
+    await resultOf(sessionId);
   }, 60_000);
 
   it("a Bash call with an edited command runs the edited command", async () => {

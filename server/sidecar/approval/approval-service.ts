@@ -13,13 +13,14 @@ import {
   countPendingApprovalsFor,
   findApproval,
   findApprovalContext,
-  findLastAssistantText,
+  findStreamedPlan,
   findRoleForSession,
   insertApproval,
   insertAuditLog,
   listRecentApprovals,
   settleApproval,
   type ApprovalContext,
+  type ApprovalRow,
 } from "@/server/db/approvals";
 import { allowRequest, denyRequest, matchesWorkspaceRule, ruleLabel } from "@/server/domain/approval/answers";
 import {
@@ -50,7 +51,7 @@ import {
 import { CommandMemo } from "@/server/sidecar/session/command-memo";
 import type { DecidedPermission, PermissionQuestion } from "@/server/sidecar/session/session-runner-contract";
 import { workspaceFilesScope } from "@/server/sidecar/session/workspace-files-scope";
-import { buildReview, readPlan, type ReviewScope } from "./approval-review";
+import { buildReview, readPlan, type PlanShown, type ReviewScope } from "./approval-review";
 import { resolvedFactOf, rowFields, viewOf, viewOfRow } from "./approval-views";
 
 /** Sends a fact to every socket of each user. */
@@ -124,14 +125,14 @@ export class ApprovalService {
 
   /** The hub's permission decider. */
   readonly decidePermission = async (
-    session: { sessionId: string; workspaceId: string; rootPath: string },
+    session: { sessionId: string; workspaceId: string; rootPath: string; configDir?: string },
     question: PermissionQuestion,
   ): Promise<DecidedPermission> => {
     const { request, requestId, signal } = question;
     const id = randomUUID();
     // What the card shows needs only the workspace's root: the file is read while the context is
     // read and the row written, not after them (the deciders are told after all three).
-    const shown = this.readShown(request, { id: session.workspaceId, rootPath: session.rootPath }, session.sessionId, id);
+    const shown = this.readShown(question, { id: session.workspaceId, rootPath: session.rootPath }, session.configDir ?? null, id);
     const context = await this.contextOf(session.sessionId);
     this.deps.mark?.("approval-context-read", { sessionId: session.sessionId });
     if (!context) return denyRequest({ message: "Conduit could not find this session; nothing was allowed." });
@@ -205,24 +206,24 @@ export class ApprovalService {
 
   /** Reads what the card shows: the file under review, the plan. Never rejects. */
   private async readShown(
-    request: CanUseToolRequest,
+    question: PermissionQuestion,
     workspace: { id: string; rootPath: string },
-    sessionId: string,
+    configDir: string | null,
     approvalId: string,
-  ): Promise<{ review: FileReview | null; disk: string | null; plan: string | null }> {
+  ): Promise<{ review: FileReview | null; disk: string | null; plan: PlanShown | null }> {
+    const { request } = question;
     let review: FileReview | null = null;
     let disk: string | null = null;
-    let plan: string | null = null;
+    let plan: PlanShown | null = null;
     try {
       const scope = await this.reviewScopeOf(request, workspace);
       ({ review, disk } = await buildReview(request, scope));
-      plan =
-        request.tool_name === "ExitPlanMode"
-          ? ((await readPlan(request.input, scope)) ??
-            (await findLastAssistantText(this.deps.db, sessionId).catch(() => null)))
-          : null;
+      if (request.tool_name === "ExitPlanMode") {
+        plan = await readPlan(request.input, { workspace: scope, configDir, streamedPlan: question.streamedPlan });
+      }
     } catch (err) {
       this.deps.log.error({ err, approvalId }, "building an approval's review failed");
+      if (request.tool_name === "ExitPlanMode") plan = { text: null, note: "Conduit could not read the plan." };
     }
     return { review, disk, plan };
   }
@@ -248,7 +249,12 @@ export class ApprovalService {
     this.deps.mark?.("approval-review-read", { sessionId: entry.approval.sessionId, approvalId: approval.id });
     // Settled meanwhile (expired, cancelled): its resolution already went out.
     if (this.pending.get(approval.id) !== entry) return;
-    entry.view = viewOf(approval, context, { review, plan, agentDescription: entry.view.subagent?.description ?? null });
+    entry.view = viewOf(approval, context, {
+      review,
+      plan: plan?.text ?? null,
+      planNote: plan?.note ?? null,
+      agentDescription: entry.view.subagent?.description ?? null,
+    });
     entry.disk = disk;
     entry.shown = true;
     this.deps.notify(entry.recipients, ApprovalFact.requested, entry.view);
@@ -275,12 +281,28 @@ export class ApprovalService {
       if (seen.has(row.id)) continue;
       // A pending row without a live entry belongs to another sidecar, or is about to settle.
       if (row.status === "pending") {
-        if (this.deps.listOthersPending) pending.push(viewOfRow(row));
+        if (this.deps.listOthersPending) pending.push(await this.viewOfStoredRow(row));
         continue;
       }
-      decided.push(this.settledViews.get(row.id) ?? viewOfRow(row));
+      decided.push(this.settledViews.get(row.id) ?? (await this.viewOfStoredRow(row)));
     }
     return { approvals: [...pending, ...decided], now: new Date(this.now()).toISOString() };
+  }
+
+  /**
+   * A stored row's view. ExitPlanMode whose request carried no plan: the plan the model put in that
+   * very call, from the session's log (by tool_use id), or the row's note that there is none.
+   */
+  private async viewOfStoredRow(row: ApprovalRow): Promise<ApprovalView> {
+    const view = viewOfRow(row);
+    if (row.toolName !== "ExitPlanMode" || view.plan !== null || row.toolUseId === null) return view;
+    const plan = await findStreamedPlan(this.deps.db, row.sessionId, row.toolUseId).catch(() => null);
+    if (plan === null) return view;
+    return {
+      ...view,
+      plan,
+      planNote: "Claude Code kept no plan file for this request; this is the plan the model wrote in its call to leave plan mode.",
+    };
   }
 
   /**

@@ -40,7 +40,7 @@ export function rowFields(
 export function viewOf(
   approval: PendingApproval,
   context: ApprovalContext,
-  extra: { review: FileReview | null; plan: string | null; agentDescription: string | null },
+  extra: { review: FileReview | null; plan: string | null; planNote?: string | null; agentDescription: string | null },
 ): ApprovalView {
   return {
     id: approval.id,
@@ -62,6 +62,7 @@ export function viewOf(
     finalInput: null,
     review: extra.review,
     plan: extra.plan,
+    ...(extra.planNote ? { planNote: extra.planNote } : {}),
   };
 }
 
@@ -108,8 +109,15 @@ export function viewOfRow(row: ApprovalRow): ApprovalView {
     message: row.message,
     finalInput: row.finalInput === null ? null : parseObject(row.finalInput),
     review: null,
-    plan: row.toolName === "ExitPlanMode" && typeof input.plan === "string" ? input.plan : null,
+    ...planOfRow(row.toolName, input),
   };
+}
+
+/** A stored ExitPlanMode's plan: the request's, else a note that the record does not keep it. */
+function planOfRow(toolName: string, input: Record<string, unknown>): { plan: string | null; planNote?: string } {
+  if (toolName !== "ExitPlanMode") return { plan: null };
+  if (typeof input.plan === "string" && input.plan.trim() !== "") return { plan: input.plan };
+  return { plan: null, planNote: "Claude Code's request carried no plan text, and this record keeps only the request." };
 }
 
 

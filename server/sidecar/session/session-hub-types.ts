@@ -31,8 +31,11 @@ export type CreateRunner = (options: SessionRunnerOptions, decidePermission: Per
 
 /** Decides a permission question of a session (the approval queue, once there is one). */
 export type SessionPermissionDecider = (
-  /** `rootPath`: the workspace's root (it never changes), so the decider can read files before its own lookups end. */
-  session: { sessionId: string; workspaceId: string; rootPath: string },
+  /**
+   * `rootPath`: the workspace's root (it never changes), so the decider can read files before its
+   * own lookups end; `configDir`: the CLI's config directory (where ExitPlanMode's plan file is).
+   */
+  session: { sessionId: string; workspaceId: string; rootPath: string; configDir?: string },
   question: PermissionQuestion,
 ) => Promise<DecidedPermission>;
 

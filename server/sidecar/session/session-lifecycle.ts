@@ -215,7 +215,11 @@ export class SessionLifecycle {
    */
   private async decide(entry: SessionEntry, question: PermissionQuestion): Promise<PermissionDecision> {
     const decider = this.deps.decidePermission ?? denyWithoutQueue;
-    const { decidedBy, ...answer } = await decider({ sessionId: entry.id, workspaceId: entry.workspace.id, rootPath: entry.workspace.rootPath }, question);
+    const configDir = path.join(this.deps.configRoot, entry.workspace.id);
+    const { decidedBy, ...answer } = await decider(
+      { sessionId: entry.id, workspaceId: entry.workspace.id, rootPath: entry.workspace.rootPath, configDir },
+      question,
+    );
     const decision = answer as PermissionDecision;
     const record = {
       requestId: question.requestId,

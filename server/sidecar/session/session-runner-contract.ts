@@ -66,6 +66,12 @@ export interface PermissionQuestion {
    * `system/task_started` (null when this process never reported that task). Absent: the main agent.
    */
   agent?: { id: string; description: string | null };
+  /**
+   * ExitPlanMode: the `plan` the model put in this tool call, as the CLI streamed it (matched by
+   * `tool_use_id`). The CLI's request carries only what it kept: `input: {}` when the model wrote
+   * no plan file (`plan` and `planFilePath` when it did).
+   */
+  streamedPlan?: string;
   /** Aborted when the CLI cancels the request (interrupt) or the process exits. */
   signal: AbortSignal;
 }

@@ -155,6 +155,10 @@ const admitEverything: Admission = {
 
 /** Subagents remembered per process (the oldest forgotten first). */
 const maxRememberedSubagents = 200;
+/** ExitPlanMode calls whose streamed plan is kept until the CLI asks about them. */
+const maxRememberedPlans = 20;
+/** A longer streamed plan is cut (the card shows the start and says so). */
+const maxStreamedPlanChars = 200_000;
 
 /** What one spawn is made of (`prepareSpawn`). */
 interface PreparedSpawn {
@@ -223,6 +227,8 @@ class SupervisedSessionRunner implements SessionRunner {
   private permissionMode: PermissionMode;
   /** The subagents this process started (task id = the agent_id of their questions) and their task's description. */
   private readonly subagents = new Map<string, string | null>();
+  /** ExitPlanMode calls' `plan` as the model streamed them, by tool_use id (the CLI's request may carry none). */
+  private readonly streamedPlans = new Map<string, string>();
   private model: string | undefined;
 
   constructor(options: SessionRunnerOptions, deps: SessionRunnerDeps) {
@@ -682,7 +688,16 @@ class SupervisedSessionRunner implements SessionRunner {
 
   /** Tracks what a respawn needs: the conversation id, whether it is saved, and the mode. */
   private observe(message: CliMessage): void {
-    if (message.type === "result") {
+    if (message.type === "assistant") {
+      for (const block of message.message.content ?? []) {
+        if (block.type !== "tool_use" || block.name !== "ExitPlanMode") continue;
+        const plan = (block.input as { plan?: unknown } | undefined)?.plan;
+        if (typeof plan === "string" && plan.trim() !== "") {
+          const kept = plan.length > maxStreamedPlanChars ? `${plan.slice(0, maxStreamedPlanChars)}\n\n… (cut)` : plan;
+          rememberBounded(this.streamedPlans, block.id, kept, maxRememberedPlans);
+        }
+      }
+    } else if (message.type === "result") {
       if (message.is_error && message.errors?.some((text) => NO_CONVERSATION.test(text))) {
         this.noteMissingConversation();
         return;
@@ -770,8 +785,12 @@ class SupervisedSessionRunner implements SessionRunner {
     let decision: Promise<PermissionDecision>;
     const agentId = request.agent_id;
     const agent = agentId ? { id: agentId, description: this.subagents.get(agentId) ?? null } : undefined;
+    const streamedPlan =
+      request.tool_name === "ExitPlanMode" && request.tool_use_id ? this.streamedPlans.get(request.tool_use_id) : undefined;
     try {
-      decision = Promise.resolve(this.deps.decidePermission({ requestId, request, signal, ...(agent ? { agent } : {}) }));
+      decision = Promise.resolve(
+        this.deps.decidePermission({ requestId, request, signal, ...(agent ? { agent } : {}), ...(streamedPlan ? { streamedPlan } : {}) }),
+      );
     } catch (error) {
       decision = Promise.reject(error);
     }

@@ -1,7 +1,8 @@
 /**
  * A CLI config directory's files, for the sidecar before every spawn: the config guard's
  * `.claude.json` (read, then rewritten without the grants a session gave itself, or with an
- * owner's trust) and whether a conversation's transcript is there to resume.
+ * owner's trust) and whether a conversation's transcript is there to resume; and for the
+ * approval card, the plan file an ExitPlanMode request names (`plans/<name>.md`).
  *
  * The directory is writable from inside a session's sandbox, so whatever sits in it is the
  * session's choice: nothing here follows a symbolic link at a name it opens, a FIFO or a device
@@ -36,10 +37,15 @@ function configDirOf(ctx: DoorContext): string {
 }
 
 async function readCliConfig(dir: string): Promise<CliConfigRead> {
+  return readRegularFile(path.join(dir, cliConfigFileName), maxCliConfigBytes);
+}
+
+/** A regular file's text, never through a link at its name, never a FIFO or device, at most `maxBytes`. */
+async function readRegularFile(file: string, maxBytes: number): Promise<CliConfigRead> {
   let handle;
   try {
     // O_NOFOLLOW: a link at the name fails (ELOOP) instead of being followed; O_NONBLOCK: a FIFO opens without waiting.
-    handle = await open(path.join(dir, cliConfigFileName), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return { kind: "absent" };
@@ -51,15 +57,15 @@ async function readCliConfig(dir: string): Promise<CliConfigRead> {
     const stats = await handle.stat();
     if (stats.isDirectory()) return { kind: "other", type: "directory" };
     if (!stats.isFile()) return { kind: "other", type: "special" };
-    if (stats.size > maxCliConfigBytes) return { kind: "other", type: "too_large" };
+    if (stats.size > maxBytes) return { kind: "other", type: "too_large" };
     // Read at most one byte past the cap: a file that grows meanwhile is still bounded.
-    const buffer = Buffer.alloc(maxCliConfigBytes + 1);
+    const buffer = Buffer.alloc(maxBytes + 1);
     let length = 0;
     for (;;) {
       const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
       if (bytesRead === 0) break;
       length += bytesRead;
-      if (length > maxCliConfigBytes) return { kind: "other", type: "too_large" };
+      if (length > maxBytes) return { kind: "other", type: "too_large" };
     }
     return { kind: "file", text: buffer.subarray(0, length).toString("utf8") };
   } finally {
@@ -91,6 +97,28 @@ async function writeCliConfig(dir: string, text: string): Promise<void> {
   }
 }
 
+/** Where the CLI keeps plan-mode plans in its config directory (`plans/<slug>.md`). */
+export const cliPlansDirName = "plans";
+
+/** Larger plan files are not read (reported as `too_large`). */
+export const maxPlanBytes = 512 * 1024;
+
+/** A plan file's name as the CLI makes them (`dreamy-wiggling-marble.md`): no separator, no leading dot. */
+export const planFileNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}\.md$/;
+
+/**
+ * `<configDir>/plans/<name>` (ExitPlanMode's plan file): neither the folder nor the file through a
+ * link, a regular file only, at most {@link maxPlanBytes}.
+ */
+async function readPlanFile(dir: string, name: string): Promise<CliConfigRead> {
+  const plans = path.join(dir, cliPlansDirName);
+  const info = await lstat(plans).catch(() => undefined);
+  if (!info) return { kind: "absent" };
+  if (info.isSymbolicLink()) return { kind: "other", type: "symlink" };
+  if (!info.isDirectory()) return { kind: "other", type: "special" };
+  return readRegularFile(path.join(plans, name), maxPlanBytes);
+}
+
 /** True when `<configDir>/projects/<project>/<claudeSessionId>.jsonl` is a regular file (no link followed). */
 async function transcriptExists(dir: string, claudeSessionId: string): Promise<boolean> {
   const projects = path.join(dir, "projects");
@@ -111,6 +139,10 @@ export const configOps = {
   "config.readClaudeJson": defineOp("files", z.object({}), (_i, ctx): Promise<CliConfigRead> => readCliConfig(configDirOf(ctx))),
   /** Replaces `.claude.json` (a link there is replaced, not followed). */
   "config.writeClaudeJson": defineOp("files", z.object({ text: z.string().max(3 * maxCliConfigBytes) }), (i, ctx) => writeCliConfig(configDirOf(ctx), i.text)),
+  /** A plan file the CLI wrote in plan mode (`plans/<name>`): never through a link, a regular file only, size-capped. */
+  "config.readPlan": defineOp("files", z.object({ name: z.string().regex(planFileNamePattern) }), (i, ctx) =>
+    readPlanFile(configDirOf(ctx), i.name),
+  ),
   /** Whether the CLI kept a transcript of this conversation (a resume finds it). */
   "config.transcriptExists": defineOp("files", z.object({ claudeSessionId: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/) }), (i, ctx) =>
     transcriptExists(configDirOf(ctx), i.claudeSessionId),
