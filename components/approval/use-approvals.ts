@@ -12,6 +12,7 @@ import { markLatency } from "@/components/session/latency-marks";
 import { toolSummary } from "@/components/session/tool-card";
 import { approvalFact, isApprovalView, listApprovals, sendDecision, type DecideOutcome } from "./approval-client";
 import { reviewTitle } from "./file-review-display";
+import { planSummary } from "./plan-display";
 import { emptyInbox, pendingCount, reduceInbox, type InboxEvent, type InboxState } from "./inbox-state";
 
 let state: InboxState = emptyInbox;
@@ -151,6 +152,7 @@ export async function decideApproval(approvalId: string, decision: Decision): Pr
 /** One line naming what an approval is about: the file, the command, the question. */
 export function approvalSummary(approval: ApprovalView): string {
   if (approval.review) return reviewTitle(approval.review, approval.workspace.rootPath);
+  if (approval.toolName === "ExitPlanMode") return planSummary(approval.plan);
   return toolSummary(approval.toolName, approval.input, approval.workspace.rootPath);
 }
 
