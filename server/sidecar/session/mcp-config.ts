@@ -9,7 +9,7 @@
  * else the OS temp dir. Flags: `--mcp-config <file>`, plus `--strict-mcp-config` unless an owner trusted the
  * workspace's own settings (then its reviewed `.mcp.json` keeps working beside these). A
  * workspace without servers gets no flags and no file (an untrusted workspace loads no MCP
- * configuration of its own anyway: `--setting-sources project` without trust).
+ * configuration of its own anyway: `--setting-sources ""` without trust).
  *
  * Stdio servers are started by the CLI inside the session's sandbox: their command must exist
  * there (system directories such as /usr/bin, or the workspace).
