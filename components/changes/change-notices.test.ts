@@ -15,7 +15,12 @@ describe("describeChangeEvent", () => {
     expect(describeChangeEvent("revert", { what: "hunk", path: "a.ts", files: [] }, "Ann")?.text).toBe("Ann reverted a hunk of a.ts.");
     expect(
       describeChangeEvent("rewind", { promptSeq: 4, files: [{ path: "a.ts", status: "modified", insertions: 1, deletions: 2 }], skipped: ["b.ts"] }, "Ann")?.text,
-    ).toBe("Ann rewound the workspace's files to before prompt #4: 1 file (+1 −2). Left alone (changed since): b.ts.");
+    ).toBe("Ann rewound the workspace's files to before a prompt: 1 file (+1 −2). Left alone (changed since): b.ts.");
+    // named by its words, not by the log's event number
+    const texts = new Map([[4, "add a   health check\nto the server"]]);
+    expect(describeChangeEvent("rewind", { promptSeq: 4, files: [] }, "Ann", (seq) => texts.get(seq))?.text).toBe(
+      "Ann rewound the workspace's files to before the prompt “add a health check to the server”: 0 files (+0 −0).",
+    );
     expect(describeChangeEvent("rewind", undefined, "Ann")?.text).toContain("0 files");
   });
 });

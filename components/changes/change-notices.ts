@@ -35,8 +35,23 @@ function totals(files: FileLike[]): string {
   return `${files.length} file${files.length === 1 ? "" : "s"} (+${ins} −${del})`;
 }
 
-/** The notice for a `changes`, `revert` or `rewind` event, or undefined when there is nothing to say. */
-export function describeChangeEvent(kind: string, payload: Record<string, unknown> | undefined, by: string): ChangeNotice | undefined {
+/** How a prompt is named to people: by its words (a log's event number means nothing to them). */
+export function promptName(text: string | undefined, max = 60): string | undefined {
+  const words = text?.replace(/\s+/g, " ").trim();
+  if (!words) return undefined;
+  return `“${words.length > max ? `${words.slice(0, max - 1)}…` : words}”`;
+}
+
+/**
+ * The notice for a `changes`, `revert` or `rewind` event, or undefined when there is nothing to
+ * say. `promptText` finds the text of the prompt a rewind went back before.
+ */
+export function describeChangeEvent(
+  kind: string,
+  payload: Record<string, unknown> | undefined,
+  by: string,
+  promptText?: (seq: number) => string | undefined,
+): ChangeNotice | undefined {
   const files = filesOf(payload?.files);
   if (kind === "changes") {
     if (payload?.status === "unknown") return { tone: "warning", text: "This turn's file changes are unknown (a snapshot of the workspace failed)." };
@@ -50,10 +65,10 @@ export function describeChangeEvent(kind: string, payload: Record<string, unknow
   }
   if (kind === "rewind") {
     const skipped = Array.isArray(payload?.skipped) ? (payload.skipped as unknown[]).map(String) : [];
-    const seq = typeof payload?.promptSeq === "number" ? ` #${payload.promptSeq}` : "";
+    const named = typeof payload?.promptSeq === "number" ? promptName(promptText?.(payload.promptSeq)) : undefined;
     return {
       tone: "info",
-      text: `${by} rewound the workspace's files to before prompt${seq}: ${totals(files)}.${skipped.length > 0 ? ` Left alone (changed since): ${skipped.join(", ")}.` : ""}`,
+      text: `${by} rewound the workspace's files to before ${named ? `the prompt ${named}` : "a prompt"}: ${totals(files)}.${skipped.length > 0 ? ` Left alone (changed since): ${skipped.join(", ")}.` : ""}`,
       detail: listing(files),
     };
   }

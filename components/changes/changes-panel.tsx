@@ -35,12 +35,19 @@ export interface ChangesPanelProps {
 
 const sessionScopeValue = "session";
 
-/** A step's label in the scope list. */
-export function stepLabel(step: TurnChangeView, index: number): string {
+/**
+ * A step's label in the scope list: turns by their number (a prompt's event number in the log
+ * means nothing to people); a rewind names the turn it went back before, when it is listed.
+ */
+export function stepLabel(step: TurnChangeView, index: number, steps: readonly TurnChangeView[] = []): string {
   const when = new Date(step.createdAt).toLocaleTimeString();
-  if (step.kind === "rewind") return `Rewind to before prompt #${step.promptSeq ?? "?"} (${when})`;
+  if (step.kind === "rewind") {
+    const turns = steps.filter((t) => t.kind === "turn");
+    const at = step.promptSeq === null ? -1 : turns.findIndex((t) => t.promptSeq === step.promptSeq);
+    return `Rewind to before ${at >= 0 ? `turn ${at + 1}` : "an earlier prompt"} (${when})`;
+  }
   if (step.kind === "revert") return `Revert (${when})`;
-  return `Turn ${index + 1}${step.promptSeq !== null ? ` · prompt #${step.promptSeq}` : ""} (${when})`;
+  return `Turn ${index + 1} (${when})`;
 }
 
 export function ChangesPanel({ slug, sessionId, socket, refreshKey, onPrompt, newCommandId, readOnly = false }: ChangesPanelProps) {
@@ -111,7 +118,7 @@ export function ChangesPanel({ slug, sessionId, socket, refreshKey, onPrompt, ne
           <option value={sessionScopeValue}>Whole session</option>
           {turnSteps.map((s, i) => (
             <option key={s.id} value={s.id}>
-              {stepLabel(s, turnSteps.slice(0, i).filter((t) => t.kind === "turn").length)} — {s.status === "unknown" ? "unknown" : `${s.files.length} files`}
+              {stepLabel(s, turnSteps.slice(0, i).filter((t) => t.kind === "turn").length, turnSteps)} — {s.status === "unknown" ? "unknown" : `${s.files.length} files`}
             </option>
           ))}
         </select>

@@ -59,6 +59,14 @@ export const ConversationPane = memo(function ConversationPane(props: {
   const previewing = loading && preview !== undefined;
   const items = previewing ? preview.items : conversation.items;
   const nested = useMemo(() => nestSubagents(items), [items]);
+  // Prompts waiting behind the running turn (and the ones just sent while it streams) are drawn
+  // after it, where they will be answered, not above the answer still arriving.
+  const streamingNow = !previewing && conversation.partials.length > 0;
+  const { main, later } = useMemo(() => {
+    const waits = (item: ConversationItem) => item.kind === "user" && (item.queued === true || (streamingNow && item.pending !== undefined));
+    if (!nested.top.some(waits)) return { main: nested.top, later: [] as ConversationItem[] };
+    return { main: nested.top.filter((item) => !waits(item)), later: nested.top.filter(waits) };
+  }, [nested, streamingNow]);
   const subagents = useMemo(
     () => ({
       children: nested.children,
@@ -70,14 +78,14 @@ export const ConversationPane = memo(function ConversationPane(props: {
   );
   const rows = useMemo<ConversationRow[]>(
     () =>
-      nested.top.map((item) => ({
+      main.map((item) => ({
         key: item.key,
         deps: [item, rootPath, onLoadFull, onRewind, imageBase],
         render: () => (
           <ConversationItemView item={item} rootPath={rootPath} onLoadFull={onLoadFull} onRewind={onRewind} imageBase={imageBase} />
         ),
       })),
-    [nested, rootPath, onLoadFull, onRewind, imageBase],
+    [main, rootPath, onLoadFull, onRewind, imageBase],
   );
 
   if (previewing)
@@ -113,16 +121,29 @@ export const ConversationPane = memo(function ConversationPane(props: {
         streaming={conversation.partials.length > 0}
         pages={pages}
         tail={
-          conversation.partials.length > 0 && (
-            <ol className="space-y-3 pb-3" aria-label="Streaming reply" aria-live="polite" aria-busy="true">
-              {conversation.partials.map((p) => (
-                <li key={`partial-${p.key}`}>
-                  <AssistantBubble streaming>
-                    <Markdown text={p.text} streaming />
-                  </AssistantBubble>
-                </li>
-              ))}
-            </ol>
+          (conversation.partials.length > 0 || later.length > 0) && (
+            <>
+              {conversation.partials.length > 0 && (
+                <ol className="space-y-3 pb-3" aria-label="Streaming reply" aria-live="polite" aria-busy="true">
+                  {conversation.partials.map((p) => (
+                    <li key={`partial-${p.key}`}>
+                      <AssistantBubble streaming>
+                        <Markdown text={p.text} streaming />
+                      </AssistantBubble>
+                    </li>
+                  ))}
+                </ol>
+              )}
+              {later.length > 0 && (
+                <ol className="space-y-3 pb-3" aria-label="Waiting for the running turn" data-testid="waiting-prompts">
+                  {later.map((item) => (
+                    <li key={item.key}>
+                      <ConversationItemView item={item} rootPath={rootPath} onLoadFull={onLoadFull} imageBase={imageBase} />
+                    </li>
+                  ))}
+                </ol>
+              )}
+            </>
           )
         }
       />
@@ -159,7 +180,7 @@ function AssistantBubble({
         {subagent && <div className="mb-0.5 text-[11px] text-zinc-500">subagent</div>}
         {children}
         {streaming && <div className="mt-1 text-[11px] text-zinc-400">writing…</div>}
-        {aborted && <div className="mt-1 text-xs text-zinc-500 italic">(cut short by an interrupt)</div>}
+        {aborted && <div className="mt-1 text-xs text-zinc-500 italic">(cut short: stopped)</div>}
       </div>
     </div>
   );
@@ -194,7 +215,13 @@ export const ConversationItemView = memo(function ConversationItemView({
   switch (item.kind) {
     case "user":
       return (
-        <div data-testid="message-user" data-author={item.author} data-pending={item.pending ? "true" : undefined} className="flex gap-3">
+        <div
+          data-testid="message-user"
+          data-author={item.author}
+          data-pending={item.pending ? "true" : undefined}
+          data-queued={item.queued ? "true" : undefined}
+          className="flex gap-3"
+        >
           <span
             aria-hidden
             className={`mt-0.5 inline-flex size-6 shrink-0 items-center justify-center rounded-md text-[10px] font-semibold ${avatarColour(item.author)}`}
@@ -207,6 +234,11 @@ export const ConversationItemView = memo(function ConversationItemView({
               <span suppressHydrationWarning className="ml-2 font-normal text-indigo-900/50 dark:text-indigo-200/50">
                 {item.pending ? "sending…" : formatRelative(item.at)}
               </span>
+              {item.queued && (
+                <span className="ml-2 rounded bg-indigo-100 px-1 font-normal text-indigo-900/70 dark:bg-indigo-900/50 dark:text-indigo-200/70">
+                  queued: waits for the running turn
+                </span>
+              )}
               {onRewind && !item.pending && (
                 <button
                   type="button"

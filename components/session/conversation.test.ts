@@ -151,3 +151,49 @@ describe("buildConversation", () => {
     expect(c.items.map((i) => i.kind)).toEqual(["trimmed"]);
   });
 });
+
+describe("prompts sent while a turn runs", () => {
+  const prompt = (seq: number, uuid: string, text: string) => ({ ...ev(seq, "prompt", { text, uuid }), user: { id: "u1", name: "Ada" } });
+  const lifecycle = (seq: number, uuid: string, state: string) => ev(seq, "cli", { type: "command_lifecycle", command_uuid: uuid, state });
+  const assistant = (seq: number, text: string) =>
+    ev(seq, "cli", { type: "assistant", message: { id: `m${seq}`, role: "assistant", content: [{ type: "text", text }] } });
+  const result = (seq: number) => ev(seq, "cli", { type: "result", subtype: "success", is_error: false, duration_ms: 1, terminal_reason: "completed" });
+  const order = (items: ReturnType<typeof buildConversation>["items"]) =>
+    items.flatMap((i) => (i.kind === "user" ? [`user:${i.text}${i.queued ? " (queued)" : ""}`] : i.kind === "assistant" ? [`assistant:${i.text}`] : i.kind === "turn-end" ? ["end"] : []));
+
+  const log = [
+    prompt(1, "a", "first"),
+    lifecycle(2, "a", "queued"),
+    lifecycle(3, "a", "started"),
+    prompt(4, "b", "second"),
+    lifecycle(5, "b", "queued"),
+    assistant(6, "answer to first"),
+    lifecycle(7, "b", "started"),
+    assistant(8, "answer to second"),
+    result(9),
+  ];
+
+  it("keeps a queued prompt aside (flagged) until the CLI takes it in, then draws it there", () => {
+    expect(order(buildConversation(log.slice(0, 6)).items)).toEqual(["user:first", "user:second (queued)", "assistant:answer to first"]);
+    expect(order(buildConversation(log).items)).toEqual(["user:first", "assistant:answer to first", "user:second", "assistant:answer to second", "end"]);
+  });
+
+  it("draws a prompt the CLI cancelled, or lost with its process, where that happened", () => {
+    const cancelled = buildConversation([...log.slice(0, 6), lifecycle(7, "b", "cancelled"), result(8)]);
+    expect(order(cancelled.items)).toEqual(["user:first", "assistant:answer to first", "user:second", "end"]);
+    const lost = buildConversation([...log.slice(0, 6), ev(7, "process", { phase: "exited", code: 1 })]);
+    expect(order(lost.items)).toEqual(["user:first", "assistant:answer to first", "user:second"]);
+  });
+
+  it("flags nothing for a prompt sent with no turn running, nor past the turn with a CLI that says nothing of its queue", () => {
+    expect(order(buildConversation([prompt(1, "a", "first"), assistant(2, "hi"), result(3), prompt(4, "b", "again")]).items)).toEqual([
+      "user:first",
+      "assistant:hi",
+      "end",
+      "user:again",
+    ]);
+    const quiet = buildConversation([prompt(1, "a", "first"), prompt(2, "b", "second"), assistant(3, "hi"), result(4)]);
+    // an older CLI runs it as the next turn
+    expect(order(quiet.items)).toEqual(["user:first", "assistant:hi", "end", "user:second"]);
+  });
+});

@@ -39,6 +39,11 @@ export type ConversationItem =
       images?: { id: string; mediaType: string; name?: string }[];
       /** Sent from this page and not logged yet (seq -1): `pending-prompts.ts`. */
       pending?: { imageCount: number };
+      /**
+       * Sent while a turn ran, and the CLI holds it in its queue: drawn after the turn still
+       * running; once the CLI takes it in, the item moves to where that happened.
+       */
+      queued?: true;
     }
   | {
       kind: "assistant";
@@ -188,6 +193,31 @@ export function createConversationBuilder(): ConversationBuilder {
   let stderrTail: string[] = [];
   /** The API error text already shown in this turn, so the result does not repeat it. */
   let apiErrorShown: string | undefined;
+  /** Prompt texts by seq (a rewind names the prompt it went back before). */
+  const promptTexts = new Map<number, string>();
+  /** A turn is running: a prompt logged now waits in the CLI's queue. */
+  let turnOpen = false;
+  /** The prompts waiting behind the running turn, by the prompt's uuid. */
+  const queuedPrompts = new Map<string, Extract<ConversationItem, { kind: "user" }>>();
+  /** The CLI says when it queues and starts prompts (older CLIs do not). */
+  let sawLifecycle = false;
+  /**
+   * A queued prompt's item leaves the queue: it moves to where that happened (the CLI took it
+   * in, cancelled it, or lost it with its process), so it is never drawn above an answer that
+   * came before.
+   */
+  const unqueue = (uuid: string) => {
+    const item = queuedPrompts.get(uuid);
+    if (!item) return;
+    queuedPrompts.delete(uuid);
+    const at = items.lastIndexOf(item);
+    if (at < 0) return;
+    const { queued: _queued, ...rest } = item;
+    void _queued;
+    items.splice(at, 1);
+    items.push(rest);
+    itemsChanged = true;
+  };
 
   const notice = (e: WireEvent, tone: "info" | "warning" | "error", text: string, detail?: string, suffix = "") =>
     pushItem({ kind: "notice", key: `${e.seq}${suffix}`, seq: e.seq, tone, text, detail, at: e.at });
@@ -216,7 +246,9 @@ export function createConversationBuilder(): ConversationBuilder {
       case "prompt": {
         const text = str(p?.text) ?? (typeof e.payload === "string" ? e.payload : "");
         const images = promptImagesOf(p?.images);
-        pushItem({
+        const uuid = str(p?.uuid);
+        const behind = turnOpen && uuid !== undefined;
+        const item: Extract<ConversationItem, { kind: "user" }> = {
           kind: "user",
           key: String(e.seq),
           seq: e.seq,
@@ -225,7 +257,12 @@ export function createConversationBuilder(): ConversationBuilder {
           ...(e.user ? { authorId: e.user.id } : {}),
           at: e.at,
           ...(images ? { images } : {}),
-        });
+          ...(behind ? { queued: true as const } : {}),
+        };
+        pushItem(item);
+        if (behind) queuedPrompts.set(uuid, item);
+        promptTexts.set(e.seq, text);
+        turnOpen = true;
         break;
       }
       case "interrupt":
@@ -234,7 +271,7 @@ export function createConversationBuilder(): ConversationBuilder {
       case "changes":
       case "revert":
       case "rewind": {
-        const said = describeChangeEvent(e.kind, p, by);
+        const said = describeChangeEvent(e.kind, p, by, (seq) => promptTexts.get(seq));
         if (said) notice(e, said.tone, said.text, said.detail);
         break;
       }
@@ -318,12 +355,16 @@ export function createConversationBuilder(): ConversationBuilder {
           const error = asObject(p?.error);
           notice(e, "error", `The ${str(p?.command) ?? "command"} failed: ${str(error?.message) ?? "unknown error"}.`);
         } else if (phase === "exited") {
+          // the CLI's queue ended with it
+          turnOpen = false;
+          for (const uuid of [...queuedPrompts.keys()]) unqueue(uuid);
           const expected = p?.expected === true;
           const how = p?.signal ? `signal ${String(p.signal)}` : `code ${String(p?.code ?? "?")}`;
           if (expected) notice(e, "info", "The CLI process ended.");
           else notice(e, "error", str(p?.reason) ?? `The CLI process exited unexpectedly (${how}).`, stderrTail.join("\n") || undefined);
           stderrTail = [];
         } else if (phase === "prompt-refused" || phase === "turn-interrupted") {
+          turnOpen = false;
           notice(e, phase === "prompt-refused" ? "error" : "warning", str(p?.reason) ?? "The sidecar restarted; this prompt was not answered.");
         } else if (phase === "dead") {
           endedReason = str(p?.reason) ?? "its CLI could not be restarted";
@@ -361,7 +402,19 @@ export function createConversationBuilder(): ConversationBuilder {
             break;
           case "result":
             readResult(e, p);
+            turnOpen = false;
+            // without the CLI's word on its queue, a prompt is not kept aside past the turn
+            if (!sawLifecycle) for (const uuid of [...queuedPrompts.keys()]) unqueue(uuid);
             break;
+          case "command_lifecycle": {
+            sawLifecycle = true;
+            const uuid = str(p.command_uuid);
+            const state = str(p.state);
+            if (!uuid || !state || state === "queued") break;
+            if (state === "started") turnOpen = true;
+            unqueue(uuid);
+            break;
+          }
           case "control_request": {
             const request = asObject(p.request);
             const requestId = str(p.request_id);
@@ -642,7 +695,7 @@ export function createConversationBuilder(): ConversationBuilder {
     const reason = errors.join("; ") || str(p.result) || str(p.subtype) || "unknown error";
     const status = p.api_error_status != null ? ` (API ${String(p.api_error_status)})` : "";
     const text = interrupted
-      ? "Turn interrupted."
+      ? "Turn stopped."
       : isError
         ? reason === apiErrorShown
           ? `The turn failed${status}.`

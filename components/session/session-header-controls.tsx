@@ -1,6 +1,9 @@
 "use client";
 
-/** The session header's own controls: the tabs' buttons, who else is here, the permission mode, Stop. */
+/**
+ * The session header's own controls: the tabs' buttons, who else is here, the permission mode,
+ * Stop (the running turn; the same action as the composer's Stop and Esc, one word for it).
+ */
 import { memo, useState, type ReactNode } from "react";
 import type { PermissionModeChoice, Viewer } from "@/server/shared/wire/session";
 import { avatarColour, initials } from "./avatar";
@@ -152,7 +155,8 @@ export const StopButton = memo(function StopButton({
         data-testid="interrupt-button"
         className="btn-quiet py-1 text-xs"
         disabled={!canWrite || !active || busy}
-        title={!canWrite ? "Viewers cannot stop a turn." : active ? "Interrupt the running turn" : "Nothing is running"}
+        title={!canWrite ? "Viewers cannot stop a turn." : active ? "Stop the running turn (Esc)" : "Nothing is running"}
+        aria-keyshortcuts={canWrite && active ? "Escape" : undefined}
         aria-describedby={error ? "interrupt-error" : undefined}
         onClick={async () => {
           setBusy(true);
@@ -163,7 +167,7 @@ export const StopButton = memo(function StopButton({
         }}
       >
         <span aria-hidden className="size-2 rounded-[2px] bg-current" />
-        {busy ? "Interrupting…" : "Interrupt"}
+        {busy ? "Stopping…" : "Stop"}
       </button>
       {error && (
         <span

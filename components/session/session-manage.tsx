@@ -15,8 +15,8 @@ const errorTip =
   "absolute top-full right-0 z-20 mt-1 w-64 rounded-md bg-red-50 px-2 py-1 text-xs text-red-800 shadow dark:bg-red-950 dark:text-red-300";
 
 /**
- * The session page's management actions: rename, stop the CLI process (distinct from
- * interrupting a turn: the process ends, the next prompt resumes the conversation), archive or
+ * The session page's management actions: rename, end the CLI process (distinct from Stop, which
+ * stops a turn: the process ends, the next prompt resumes the conversation), archive or
  * unarchive, and for owners delete (asked in a dialog, typed to confirm).
  */
 export const SessionManage = memo(function SessionManage(props: {
@@ -41,12 +41,12 @@ export const SessionManage = memo(function SessionManage(props: {
       <RenameControl title={title} canWrite={canWrite} send={send} />
       <ActionButton
         testId="session-stop-process"
-        label="Stop process"
-        busyLabel="Stopping…"
+        label="End process"
+        busyLabel="Ending…"
         disabledReason={
-          !canWrite ? "Viewers cannot stop the session." : !processLive ? "The CLI process is not running." : undefined
+          !canWrite ? "Viewers cannot end the session's process." : !processLive ? "The CLI process is not running." : undefined
         }
-        title="End the CLI process (the conversation is kept; the next prompt resumes it)"
+        title="End the CLI process, not just the turn (the conversation is kept; the next prompt resumes it)"
         run={async () => ackMessage(await send("session:stop", {}))}
       />
       <ActionButton

@@ -24,6 +24,7 @@ import { ackMessage, command, emitCommand, manageCommand, newCommandId, type Com
 import { useSessionStream } from "./use-session-stream";
 import { ModeSwitcher, Presence, StopButton, TabButton } from "./session-header-controls";
 import { ConversationPane, SessionExtras } from "./conversation-pane";
+import { StickySessionBar, usePageEscapeStops, useScrolledAway, useStopTurn } from "./session-stop";
 
 export interface SessionViewProps {
   workspace: { slug: string; name: string; role: "owner" | "editor" | "viewer"; rootPath: string; network?: { label: string; detail: string } };
@@ -199,6 +200,13 @@ export function SessionView({ workspace, initialSession, initialTail, currentUse
   const refreshMeter = useCallback(() => void refreshContext(), [refreshContext]);
   const compact = useMemo(() => (canWrite && !dead ? () => onPrompt("/compact") : undefined), [canWrite, dead, onPrompt]);
   const interrupt = useCallback(async () => ackMessage(await send(command.interrupt, {})), [send]);
+  // Stop within reach while a turn runs: the composer's Stop, Esc, and the bar that stays on screen
+  const { stop, stopping } = useStopTurn(interrupt);
+  const turnRunning = activeStatuses.has(info.status);
+  const canStop = canWrite && !dead;
+  usePageEscapeStops(turnRunning && canStop, stop);
+  const headerRef = useRef<HTMLElement>(null);
+  const headerAway = useScrolledAway(headerRef);
   const stopTask = useCallback(async (taskId: string) => ackMessage(await send(manageCommand.stopTask, { taskId })), [send]);
 
   return (
@@ -209,7 +217,16 @@ export function SessionView({ workspace, initialSession, initialTail, currentUse
       // takes what the header and the prompt box leave, its end right above the prompt box
       className={`flex flex-col gap-3 ${previewing ? "h-[calc(100vh-8rem)]" : "min-h-[calc(100vh-8rem)]"}`}
     >
-      <header className="space-y-2">
+      <StickySessionBar
+        shown={headerAway}
+        title={sessionTitle(info, earlier.more ? undefined : conversation.firstPrompt)}
+        status={<StatusBadge status={info.status} />}
+        running={turnRunning}
+        canStop={canStop}
+        stopping={stopping}
+        onStop={() => void stop()}
+      />
+      <header ref={headerRef} className="space-y-2">
         <nav aria-label="Breadcrumb" className="text-xs text-zinc-500">
           <Link
             href={`/w/${encodeURIComponent(workspace.slug)}`}
@@ -263,8 +280,8 @@ export function SessionView({ workspace, initialSession, initialTail, currentUse
             />
             <StopButton
               canWrite={canWrite}
-              active={activeStatuses.has(info.status)}
-              onStop={interrupt}
+              active={turnRunning}
+              onStop={stop}
             />
             <SessionManage
               sessionId={sessionId}
@@ -416,7 +433,8 @@ export function SessionView({ workspace, initialSession, initialTail, currentUse
           onClose={() => setRewindSeq(undefined)}
         />
       )}
-      <div className="sticky bottom-0 -mx-2 bg-zinc-50 px-2 pt-2 pb-4 dark:bg-zinc-950">
+      {/* above the conversation's own floating parts ("Jump to latest"), so its menus are not covered */}
+      <div className="sticky bottom-0 z-20 -mx-2 bg-zinc-50 px-2 pt-2 pb-4 dark:bg-zinc-950">
         <SessionExtras
           conversation={conversation}
           canWrite={canWrite}
@@ -432,6 +450,9 @@ export function SessionView({ workspace, initialSession, initialTail, currentUse
           suggestFiles={controls.suggestFiles}
           queued={controls.queued}
           onCancelQueued={canWrite ? controls.cancelQueued : undefined}
+          running={turnRunning && canStop}
+          onStop={stop}
+          stopping={stopping}
         />
       </div>
     </div>

@@ -37,10 +37,24 @@ export interface PromptBoxProps {
   /** Prompts the CLI holds queued behind the running turn. */
   queued?: readonly QueuedPrompt[];
   onCancelQueued?: (seq: number) => Promise<string | undefined>;
+  /**
+   * A turn is running and this person may stop it: Send turns into Stop (Send stays beside it
+   * while there is text to send), and Esc in the box stops the turn.
+   */
+  running?: boolean;
+  /** Stops the running turn (the session's interrupt); resolves with an error message, if any. */
+  onStop?: () => Promise<string | undefined>;
+  /** The stop asked for has not been answered yet. */
+  stopping?: boolean;
 }
 
 /** How long typing pauses before file suggestions are asked for. */
 const suggestDelayMs = 120;
+/**
+ * While the menu stays open on a query nothing matched, it is asked again after these pauses: a
+ * file can appear on disk, and a CLI's file index is still being built on its first asks.
+ */
+const suggestRetryMs = [1_500, 4_000];
 
 /**
  * The prompt box, like the terminal's: Enter sends, Shift+Enter starts a new line; `/` at the
@@ -107,11 +121,15 @@ export const PromptBox = memo(function PromptBox(props: PromptBoxProps) {
   useEffect(() => {
     if (mentionQuery === undefined || !suggestFiles) return;
     let current = true;
-    const t = setTimeout(async () => {
+    let t: ReturnType<typeof setTimeout>;
+    const ask = (attempt: number) => async () => {
       const answer = await suggestFiles(mentionQuery);
       if (!current) return;
       setFiles("error" in answer ? { query: mentionQuery, paths: [], error: answer.error } : { query: mentionQuery, paths: answer.paths });
-    }, suggestDelayMs);
+      const retry = suggestRetryMs[attempt];
+      if (!("error" in answer) && answer.paths.length === 0 && retry !== undefined) t = setTimeout(ask(attempt + 1), retry);
+    };
+    t = setTimeout(ask(0), suggestDelayMs);
     return () => {
       current = false;
       clearTimeout(t);
@@ -208,27 +226,52 @@ export const PromptBox = memo(function PromptBox(props: PromptBoxProps) {
     ref.current?.focus();
   }
 
+  function stop() {
+    if (!props.onStop || props.stopping) return;
+    setError(undefined);
+    void props.onStop().then((failure) => {
+      if (failure) setError(failure);
+    });
+  }
+
   function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
     if (event.nativeEvent.isComposing) return;
     if (open) {
+      // The menu has the keys while it is open: Esc closes it (and stops nothing), Enter and
+      // Tab pick the highlighted entry or, with none, do nothing: a half-typed `@name` or
+      // `/command` is never sent by the Enter meant for the menu.
       if (event.key === "Escape") {
         event.preventDefault();
+        event.stopPropagation();
         setDismissed(triggerKey);
         return;
       }
-      if (items.length > 0) {
-        if (event.key === "ArrowDown" || event.key === "ArrowUp") {
-          event.preventDefault();
-          const step = event.key === "ArrowDown" ? 1 : -1;
-          setActive((i) => (i + step + items.length) % items.length);
-          return;
-        }
-        if ((event.key === "Enter" && !event.shiftKey) || event.key === "Tab") {
+      if ((event.key === "Enter" && !event.shiftKey) || event.key === "Tab") {
+        if (items.length > 0) {
           event.preventDefault();
           pick(active);
           return;
         }
+        if (event.key === "Enter") {
+          event.preventDefault();
+          return;
+        }
       }
+      if (items.length > 0 && (event.key === "ArrowDown" || event.key === "ArrowUp")) {
+        event.preventDefault();
+        const step = event.key === "ArrowDown" ? 1 : -1;
+        setActive((i) => (i + step + items.length) % items.length);
+        return;
+      }
+    }
+    if (event.key === "Escape") {
+      // Esc stops the running turn, as in the terminal; the page does the same outside the box
+      if (props.running && props.onStop) {
+        event.preventDefault();
+        event.stopPropagation();
+        stop();
+      }
+      return;
     }
     if (event.key !== "Enter" || event.shiftKey || event.altKey) return;
     event.preventDefault();
@@ -273,6 +316,7 @@ export const PromptBox = memo(function PromptBox(props: PromptBoxProps) {
     ) : null;
 
   const canSend = !disabled && (draft.trim() !== "" || attachments.some((a) => !inFlight.current.has(a)));
+  const stoppable = props.running === true && props.onStop !== undefined;
 
   return (
     <div className="space-y-1.5">
@@ -361,15 +405,33 @@ export const PromptBox = memo(function PromptBox(props: PromptBoxProps) {
               placeholder={disabled ? "" : "Ask Claude…"}
               className="max-h-[33vh] min-h-9 flex-1 resize-none bg-transparent px-1.5 py-1.5 text-sm outline-none placeholder:text-zinc-400 disabled:cursor-not-allowed"
             />
-            <button
-              type="button"
-              data-testid="prompt-send"
-              className="btn py-1.5"
-              disabled={!canSend}
-              onClick={() => void send()}
-            >
-              Send
-            </button>
+            {stoppable && (
+              <button
+                type="button"
+                data-testid="composer-stop"
+                aria-keyshortcuts="Escape"
+                title="Stop the running turn (Esc)"
+                disabled={props.stopping}
+                onClick={stop}
+                className="inline-flex items-center gap-1.5 rounded-md bg-red-600 px-3 py-1.5 text-sm font-medium text-white shadow-sm hover:bg-red-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-red-500 disabled:cursor-progress disabled:opacity-70 dark:bg-red-700 dark:hover:bg-red-600"
+              >
+                <span aria-hidden className="size-2.5 rounded-[2px] bg-current" />
+                {props.stopping ? "Stopping…" : "Stop"}
+              </button>
+            )}
+            {/* while a turn runs, Send shows only with something to send (it joins the turn's queue) */}
+            {(!stoppable || canSend) && (
+              <button
+                type="button"
+                data-testid="prompt-send"
+                className="btn py-1.5"
+                disabled={!canSend}
+                title={stoppable ? "Send now: the CLI takes it in when the running turn lets it" : undefined}
+                onClick={() => void send()}
+              >
+                Send
+              </button>
+            )}
           </div>
         </div>
       </div>
@@ -388,6 +450,11 @@ export const PromptBox = memo(function PromptBox(props: PromptBoxProps) {
           </p>
         ) : (
           <p id="prompt-hint">
+            {stoppable && (
+              <>
+                <kbd className="font-sans">Esc</kbd> stops ·{" "}
+              </>
+            )}
             <kbd className="font-sans">Enter</kbd> sends · <kbd className="font-sans">Shift</kbd>+
             <kbd className="font-sans">Enter</kbd> new line · <kbd className="font-sans">/</kbd> commands ·{" "}
             <kbd className="font-sans">@</kbd> files · paste or drop images

@@ -166,3 +166,83 @@ describe("context usage asked by every viewer", () => {
     expect((await again).totalTokens).toBe(7);
   });
 });
+
+describe("file suggestions for @ mentions", () => {
+  function rig(options: { answers?: string[][]; live?: boolean; disk?: string[] | Error; indexWaitMs?: number }) {
+    const asked: string[] = [];
+    const answers = [...(options.answers ?? [])];
+    const runner = {
+      control: async (request: { subtype: string; query?: string }) => {
+        expect(request.subtype).toBe("file_suggestions");
+        asked.push(request.query ?? "");
+        const next = answers.length > 1 ? answers.shift()! : (answers[0] ?? []);
+        return { suggestions: next.map((path) => ({ path })) };
+      },
+    };
+    const hub = { onDidEmitEvent: () => () => undefined, liveRunner: async () => (options.live === false ? undefined : runner) };
+    const searched: string[] = [];
+    const controls = new SessionControls({
+      hub,
+      db: {},
+      log: { warn: () => undefined },
+      indexWaitMs: options.indexWaitMs ?? 200,
+      searchNames: async (_id: string, q: string) => {
+        searched.push(q);
+        if (options.disk instanceof Error) throw options.disk;
+        return options.disk ?? [];
+      },
+    } as unknown as SessionControlsDeps);
+    return { controls, asked, searched };
+  }
+
+  it("asks the CLI again while its index is still being built (its first answers are empty)", async () => {
+    const { controls, asked } = rig({ answers: [[], [], ["conduit-demo.md"]], indexWaitMs: 2_000 });
+    const found = await controls.fileSuggestions("s1", "con");
+    expect(found.suggestions).toEqual([{ path: "conduit-demo.md" }]);
+    expect(asked).toEqual(["con", "con", "con"]);
+  });
+
+  it("adds the names on disk the CLI did not give, after the CLI's own ranking, once each", async () => {
+    const { controls } = rig({ answers: [["src/conduit.ts"]], disk: ["conduit-demo.md", "src/conduit.ts", "docs/"] });
+    expect((await controls.fileSuggestions("s1", "con")).suggestions.map((s) => s.path)).toEqual(["src/conduit.ts", "conduit-demo.md", "docs/"]);
+  });
+
+  it("finds a file on disk the CLI's index has not seen, within the wait", async () => {
+    const { controls } = rig({ answers: [[]], disk: ["conduit-demo.md"], indexWaitMs: 100 });
+    expect((await controls.fileSuggestions("s1", "con")).suggestions).toEqual([{ path: "conduit-demo.md" }]);
+  });
+
+  it("answers from disk with no live CLI; says the CLI is not running only when the disk cannot be searched either", async () => {
+    expect((await rig({ live: false, disk: ["notes/conduit-demo.md"] }).controls.fileSuggestions("s1", "con")).suggestions).toEqual([
+      { path: "notes/conduit-demo.md" },
+    ]);
+    await expect(rig({ live: false, disk: new Error("door down") }).controls.fileSuggestions("s1", "con")).rejects.toThrow("not running");
+  });
+
+  it("lists the CLI's top folder for an empty query without searching the disk or waiting", async () => {
+    const { controls, asked, searched } = rig({ answers: [["src/", "README.md"]], disk: ["x"] });
+    expect((await controls.fileSuggestions("s1", "")).suggestions.map((s) => s.path)).toEqual(["src/", "README.md"]);
+    expect(asked).toEqual([""]);
+    expect(searched).toEqual([]);
+  });
+});
+
+describe("file suggestions once the CLI's index is built", () => {
+  it("takes an empty answer at once (no wait for a query nothing matches)", async () => {
+    const answers = [["conduit-demo.md"], []];
+    let asks = 0;
+    const runner = { control: async () => ({ suggestions: (answers[asks++] ?? []).map((path) => ({ path })) }) };
+    const controls = new SessionControls({
+      hub: { onDidEmitEvent: () => () => undefined, liveRunner: async () => runner },
+      db: {},
+      log: { warn: () => undefined },
+      indexWaitMs: 5_000,
+      searchNames: async () => [],
+    } as unknown as SessionControlsDeps);
+    expect((await controls.fileSuggestions("s1", "con")).suggestions).toHaveLength(1);
+    const started = Date.now();
+    expect((await controls.fileSuggestions("s1", "zzz")).suggestions).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(asks).toBe(2);
+  });
+});

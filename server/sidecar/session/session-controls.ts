@@ -7,6 +7,8 @@
  *
  * Authorization is the caller's (the socket layer); this module trusts the actor it is given.
  */
+import { realpath } from "node:fs/promises";
+import path from "node:path";
 import type { Logger } from "pino";
 import type { Db } from "@/server/db/client";
 import { findSessionEvent } from "@/server/db/session-events";
@@ -22,13 +24,22 @@ import type {
   SlashCommandList,
 } from "@/server/shared/wire/session-controls";
 import type { WireEvent } from "@/server/shared/wire/session";
+import { workspaceDoor } from "@/server/workspace-agent";
 import type { Actor, SessionHub } from "./session-hub";
 import type { SessionRunner } from "./session-runner-contract";
+import { workspaceFilesScope } from "./workspace-files-scope";
 
 export interface SessionControlsDeps {
   hub: SessionHub;
   db: Db;
   log: Logger;
+  /**
+   * File and folder names under the session's working directory containing `query`, read from
+   * disk now (folders end with `/`). Default: the workspace's files door (`files.search`).
+   */
+  searchNames?: (sessionId: string, query: string) => Promise<string[]>;
+  /** How long the CLI's file index gets to finish its first build (default 2.5 s). */
+  indexWaitMs?: number;
 }
 
 /** Longest description kept per slash command (some skills describe themselves in pages). */
@@ -37,6 +48,10 @@ const maxDescriptionChars = 240;
 export const contextAnswerMaxAgeMs = 10_000;
 /** Most suggestions handed to a browser per query. */
 const maxSuggestions = 50;
+/** How long the CLI's file index gets to finish its first build before its answer stands. */
+const defaultIndexWaitMs = 2_500;
+/** Between two asks while the CLI's index builds. */
+const indexPollMs = 250;
 
 /** The session controls; `close()` detaches from the hub. */
 export class SessionControls {
@@ -50,6 +65,8 @@ export class SessionControls {
   private readonly contextVersion = new Map<string, number>();
   /** Per session: the last context-usage ask, answered or in flight, and the version it was asked at. */
   private readonly contextAsked = new Map<string, { version: number; answer: Promise<ContextUsage>; at: number }>();
+  /** The children whose file index has answered a name: their empty answers stand at once. */
+  private readonly indexed = new WeakSet<SessionRunner>();
   private readonly detach: () => void;
 
   constructor(private readonly deps: SessionControlsDeps) {
@@ -97,17 +114,65 @@ export class SessionControls {
     return answer;
   }
 
-  /** File and folder names under the workspace matching `query` (the CLI's fuzzy `file_suggestions`). */
+  /**
+   * File and folder names under the session's directory matching `query`, for `@` mentions: the
+   * CLI's fuzzy `file_suggestions` (what its terminal shows) first, then the names on disk that
+   * contain the query and the CLI did not name.
+   *
+   * Why both: the CLI answers from a file index it only starts to build on the first ask (and
+   * again in every new child: a restart, a resume after an idle cull), so those first asks
+   * answer nothing (measured with 2.1.332: `[]` for ~1 s, then the file); its index is also
+   * refreshed at most every 5 s, and not at all without a live child. The disk search sees
+   * every file there is now, live child or not. While the index builds, the CLI is asked
+   * again for up to {@link defaultIndexWaitMs}, so its ranking is not lost on a cold start.
+   */
   async fileSuggestions(sessionId: string, query: string): Promise<FileSuggestions> {
-    const answer = await (await this.requireLive(sessionId)).control({ subtype: "file_suggestions", query });
-    const list = Array.isArray(answer.suggestions) ? answer.suggestions : [];
+    const [fromCli, onDisk] = await Promise.all([
+      this.cliSuggestions(sessionId, query),
+      query.trim() === "" ? Promise.resolve([]) : this.diskSuggestions(sessionId, query),
+    ]);
+    // No live CLI and no disk search to stand in: say why, as before.
+    if (fromCli instanceof Error && onDisk === undefined) throw fromCli;
+    const seen = new Set<string>();
     const suggestions: { path: string }[] = [];
-    for (const item of list) {
-      const path = typeof item === "object" && item !== null ? (item as { path?: unknown }).path : undefined;
-      if (typeof path === "string" && path && !path.includes("\0")) suggestions.push({ path });
+    for (const name of [...(fromCli instanceof Error ? [] : fromCli), ...(onDisk ?? [])]) {
+      if (!name || name.includes("\0") || seen.has(name)) continue;
+      seen.add(name);
+      suggestions.push({ path: name });
       if (suggestions.length >= maxSuggestions) break;
     }
     return { suggestions };
+  }
+
+  /** The CLI's fuzzy answer, asked again while its index builds; an Error when it cannot be asked. */
+  private async cliSuggestions(sessionId: string, query: string): Promise<string[] | Error> {
+    const runner = await this.deps.hub.liveRunner(sessionId).catch((err: unknown) => err as Error);
+    if (runner instanceof Error) return runner;
+    if (!runner) return notRunning();
+    const waitUntil = Date.now() + (this.deps.indexWaitMs ?? defaultIndexWaitMs);
+    for (;;) {
+      let paths: string[];
+      try {
+        paths = suggestionPaths(await runner.control({ subtype: "file_suggestions", query }));
+      } catch (err) {
+        return err instanceof Error ? err : new Error(String(err));
+      }
+      // an empty query lists the top folder (not from the index); a found name stands
+      if (query.trim() === "") return paths;
+      if (paths.length > 0) this.indexed.add(runner);
+      if (paths.length > 0 || this.indexed.has(runner) || Date.now() + indexPollMs > waitUntil) return paths;
+      await new Promise((r) => setTimeout(r, indexPollMs));
+    }
+  }
+
+  /** Names on disk containing the query; undefined when the disk cannot be searched (logged). */
+  private async diskSuggestions(sessionId: string, query: string): Promise<string[] | undefined> {
+    try {
+      return await (this.deps.searchNames ?? ((id, q) => searchSessionNames(this.deps.db, id, q)))(sessionId, query);
+    } catch (err) {
+      this.deps.log.warn({ err, sessionId }, "searching file names for @ mentions failed");
+      return undefined;
+    }
   }
 
   /**
@@ -200,6 +265,43 @@ export class SessionControls {
         this.deps.log.warn({ err, sessionId: event.sessionId }, "setting the thinking budget of a new CLI failed"),
       );
   }
+}
+
+/** The paths of a `file_suggestions` answer (relative to the CLI's cwd; folders end with `/`). */
+function suggestionPaths(answer: Record<string, unknown>): string[] {
+  const list = Array.isArray(answer.suggestions) ? answer.suggestions : [];
+  const paths: string[] = [];
+  for (const item of list) {
+    const name = typeof item === "object" && item !== null ? (item as { path?: unknown }).path : undefined;
+    if (typeof name === "string" && name && !name.includes("\0")) paths.push(name);
+    if (paths.length >= maxSuggestions) break;
+  }
+  return paths;
+}
+
+/**
+ * Names containing `query` in the session's directory, through the workspace's files door
+ * (`files.search`, bounded): the workspace root's, without Conduit's own `.conduit/` (the
+ * session worktrees live there); for a session in a worktree, the names inside that worktree,
+ * relative to it (its CLI's cwd).
+ */
+export async function searchSessionNames(db: Db, sessionId: string, query: string): Promise<string[]> {
+  const row = await db.session.findUnique({
+    where: { id: sessionId },
+    select: { worktreePath: true, workspace: { select: { id: true, rootPath: true } } },
+  });
+  if (!row) return [];
+  const scope = await workspaceFilesScope(db, row.workspace);
+  const found = await workspaceDoor().call(scope, "files.search", { query });
+  const root = scope.workspace?.root ?? row.workspace.rootPath;
+  const worktree = row.worktreePath ? path.relative(root, await realpath(row.worktreePath).catch(() => row.worktreePath!)) : undefined;
+  const under = worktree && !worktree.startsWith("..") && !path.isAbsolute(worktree) ? `${worktree.split(path.sep).join("/")}/` : undefined;
+  const paths: string[] = [];
+  for (const m of found.matches) {
+    const rel = under ? (m.path.startsWith(under) ? m.path.slice(under.length) : undefined) : m.path.startsWith(".conduit/") ? undefined : m.path;
+    if (rel) paths.push(m.kind === "dir" ? `${rel}/` : rel);
+  }
+  return paths;
 }
 
 /** A control request or answer between the sidecar and the CLI: it changes no conversation. */

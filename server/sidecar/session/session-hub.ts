@@ -291,7 +291,7 @@ export class SessionHub implements SessionCommands, SessionFeed {
         if (isLive(entry.runner.state)) {
           throw new AppError(
             ErrorCode.conflict,
-            "This session's CLI was started before bypassPermissions was allowed. Press \"Stop process\" in the session header; the next prompt restarts it with bypass available.",
+            "This session's CLI was started before bypassPermissions was allowed. Press \"End process\" in the session header; the next prompt restarts it with bypass available.",
           );
         }
         await this.lifecycle.retireRunner(entry);
