@@ -8,16 +8,19 @@
 import { useEffect, useRef, useState } from "react";
 import type { Socket } from "socket.io-client";
 import { changesCommand, sendChangesCommand, type RewindPreview, type TakeBackResult } from "./changes-client";
+import { promptName } from "./change-notices";
 
 export interface RewindDialogProps {
   sessionId: string;
   promptSeq: number;
+  /** The prompt's text: the dialog names the prompt by its words. */
+  promptText?: string | undefined;
   socket: Socket | undefined;
   newCommandId: () => string;
   onClose: () => void;
 }
 
-export function RewindDialog({ sessionId, promptSeq, socket, newCommandId, onClose }: RewindDialogProps) {
+export function RewindDialog({ sessionId, promptSeq, promptText, socket, newCommandId, onClose }: RewindDialogProps) {
   const [preview, setPreview] = useState<RewindPreview>();
   const [error, setError] = useState<string>();
   const [includeConflicts, setIncludeConflicts] = useState(false);
@@ -79,7 +82,7 @@ export function RewindDialog({ sessionId, promptSeq, socket, newCommandId, onClo
         onKeyDown={(e) => e.key === "Escape" && onClose()}
       >
         <h2 id="rewind-title" className="text-base font-semibold">
-          Rewind files to before prompt #{promptSeq}
+          Rewind files to before {promptName(promptText) ? `the prompt ${promptName(promptText)}` : "this prompt"}
         </h2>
         {error && (
           <p role="alert" data-testid="rewind-error" className="mt-2 rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950/50 dark:text-red-300">

@@ -428,6 +428,7 @@ export function SessionView({ workspace, initialSession, initialTail, currentUse
         <RewindDialog
           sessionId={sessionId}
           promptSeq={rewindSeq}
+          promptText={conversation.items.flatMap((i) => (i.kind === "user" && i.seq === rewindSeq ? [i.text] : []))[0]}
           socket={socket ?? undefined}
           newCommandId={newCommandId}
           onClose={() => setRewindSeq(undefined)}
