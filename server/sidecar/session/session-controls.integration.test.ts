@@ -188,6 +188,15 @@ describe("session controls with the real CLI", () => {
     expect(top.ok && top.data.suggestions.map((s) => s.path)).toEqual(expect.arrayContaining(["src/", "docs/"]));
   });
 
+  it("finds a file put on disk just now on the first ask, though the CLI's index has not seen it", async () => {
+    const { mkdir, writeFile } = await import("node:fs/promises");
+    const { join } = await import("node:path");
+    await mkdir(join(cli.cwd, "notes"), { recursive: true });
+    await writeFile(join(cli.cwd, "notes", "conduit-demo.md"), "# demo\n");
+    const ack = await ask<FileSuggestions>(viewer, "session:file-suggestions", { sessionId, query: "conduit-d" });
+    expect(ack.ok && ack.data.suggestions.map((s) => s.path)).toContain("notes/conduit-demo.md");
+  });
+
   it("lists the slash commands with descriptions", async () => {
     const ack = await ask<SlashCommandList>(viewer, "session:slash-commands", { sessionId });
     expect(ack.ok).toBe(true);
