@@ -136,10 +136,10 @@ test("@ finds a file put on disk before the session, and Enter with the menu ope
 
   // a name nothing matches: Enter does nothing while the menu says so
   await input.fill("");
-  await input.pressSequentially("edit @zzqqxx");
+  await input.pressSequentially("hello @zzqqxx");
   await expect(menu).toContainText("No file matches.", { timeout: 15_000 });
   await input.press("Enter");
-  await expect(input).toHaveValue("edit @zzqqxx");
+  await expect(input).toHaveValue("hello @zzqqxx");
   await expect(page.getByTestId("message-user")).toHaveCount(0);
   // Esc closes the menu; then Enter sends
   await input.press("Escape");
