@@ -677,7 +677,8 @@ export function createConversationBuilder(): ConversationBuilder {
       cacheRead: tokens.cacheRead + (num(usage?.cache_read_input_tokens) ?? 0),
       cacheWrite: tokens.cacheWrite + (num(usage?.cache_creation_input_tokens) ?? 0),
     };
-    const total = num(p.total_cost_usd);
+    // CLI 1.0.x names the cumulative total `total_cost` / `cost_usd`
+    const total = num(p.total_cost_usd) ?? num(p.total_cost) ?? num(p.cost_usd);
     const perModel = asObject(p.model_usage_since_last_result);
     let turnCost: number | undefined;
     if (perModel) {

@@ -10,6 +10,7 @@ import { getDb, type Db } from "@/server/db/client";
 import { firstPromptsOf, listSessionEventPage, listSessionEventTail } from "@/server/db/session-events";
 import { parsePayload, toWireEvent } from "@/server/db/session-wire-event";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
+import { resultTotalCostUsd } from "@/server/shared/claude-protocol/messages";
 import {
   subscribePage as eventPage,
   type SessionStatus,
@@ -301,16 +302,18 @@ export function totalsFromResults(payloads: readonly unknown[]): Totals {
   let lastTotal = 0;
   for (const raw of payloads) {
     if (!raw || typeof raw !== "object") continue;
-    const p = raw as { type?: unknown; total_cost_usd?: unknown; usage?: Record<string, unknown> };
+    const p = raw as { type?: unknown; total_cost_usd?: unknown; total_cost?: unknown; cost_usd?: unknown; usage?: Record<string, unknown> };
     if (p.type !== "result") continue;
     const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
     t.input += n(p.usage?.input_tokens);
     t.output += n(p.usage?.output_tokens);
     t.cacheRead += n(p.usage?.cache_read_input_tokens);
     t.cacheWrite += n(p.usage?.cache_creation_input_tokens);
-    if (typeof p.total_cost_usd === "number") {
-      t.usd += p.total_cost_usd >= lastTotal ? p.total_cost_usd - lastTotal : p.total_cost_usd;
-      lastTotal = p.total_cost_usd;
+    // CLI 1.0.x names the cumulative total `total_cost` / `cost_usd`
+    const total = resultTotalCostUsd(p);
+    if (total !== undefined) {
+      t.usd += total >= lastTotal ? total - lastTotal : total;
+      lastTotal = total;
     }
   }
   return t;

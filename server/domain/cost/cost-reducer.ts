@@ -1,4 +1,4 @@
-import type { CliMessage, ModelUsage, ResultMessage } from "@/server/shared/claude-protocol/messages";
+import { resultTotalCostUsd, type CliMessage, type ModelUsage, type ResultMessage } from "@/server/shared/claude-protocol/messages";
 
 /**
  * Exact cost accounting for one CLI process lineage (one Conduit session: its first process,
@@ -25,6 +25,11 @@ import type { CliMessage, ModelUsage, ResultMessage } from "@/server/shared/clau
  *   delta; a 0 is "not reported" (delta 0, counter kept), a lower figure is a reset. It is assumed
  *   to be saved and restored with the cost state (the CLI keeps both in the same record), so it
  *   continues after a graceful resume or fork like the cost does.
+ * - CLI 1.0.x reports no per-model usage at all, only the cumulative total under its old names
+ *   `total_cost` / `cost_usd` (recordings 01–09 of `../shared/transcripts-real`). Such a result
+ *   (no `modelUsage`, no `model_usage_since_last_result`) is costed from the cumulative total
+ *   (`total_cost_usd`, else the old names) against the last total seen, a lower total being a
+ *   reset, and filed under the turn's main-loop model with the result's per-turn `usage` tokens.
  *
  * Replays: each result is keyed by its `uuid`; a result already counted yields no turn and leaves
  * the state untouched (a late replay of an old result must not move the counters back either).
@@ -52,6 +57,8 @@ export interface CostCounters {
   models: Record<string, ModelCost>;
   /** The last non-zero `duration_api_ms`. */
   apiMs: number;
+  /** The last cumulative total in USD (`total_cost_usd` or a CLI 1.0.x name); absent in older states. */
+  totalUsd?: number;
 }
 
 /** How the process that last wrote a conversation ended. */
@@ -95,7 +102,7 @@ export type CostEvent =
   | { type: "message"; message: CliMessage };
 
 /** Where a turn's per-model figures came from. */
-export type CostSource = "since-last-result" | "cumulative" | "none";
+export type CostSource = "since-last-result" | "cumulative" | "total" | "none";
 
 /** Usage of one model in one turn. */
 export interface ModelTurnCost extends ModelCost {
@@ -206,8 +213,9 @@ function onResult(state: CostState, result: ResultMessage, now: number): CostSte
   if (state.countedResultIds.includes(resultId)) return { state, turn: null };
 
   const cumulative = isRecord(result.modelUsage) ? toCostMap(result.modelUsage) : null;
+  const total = resultTotalCostUsd(result);
   const since = isRecord(result.model_usage_since_last_result) ? toCostMap(result.model_usage_since_last_result) : null;
-  const resetDetected = cumulative !== null && wentDown(cumulative, state.counters.models);
+  let resetDetected = cumulative !== null && wentDown(cumulative, state.counters.models);
 
   let deltas: Record<string, ModelCost>;
   let source: CostSource;
@@ -217,6 +225,13 @@ function onResult(state: CostState, result: ResultMessage, now: number): CostSte
   } else if (cumulative !== null) {
     deltas = subtract(cumulative, resetDetected ? {} : state.counters.models);
     source = "cumulative";
+  } else if (total !== undefined) {
+    // CLI 1.0.x: only the cumulative total; a lower one is a new process's
+    const last = state.counters.totalUsd ?? 0;
+    resetDetected = total < last - 1e-9;
+    const usd = resetDetected ? total : Math.max(0, roundUsd(total - last));
+    deltas = { [state.model ?? "unknown"]: { ...usageTokens(result.usage), usd } };
+    source = "total";
   } else {
     deltas = {};
     source = "none";
@@ -254,7 +269,7 @@ function onResult(state: CostState, result: ResultMessage, now: number): CostSte
   };
   const next: CostState = {
     ...state,
-    counters: { models: nextModels, apiMs: nextApiMs },
+    counters: { models: nextModels, apiMs: nextApiMs, ...(total !== undefined ? { totalUsd: total } : withTotal(state.counters)) },
     countedResultIds: [...state.countedResultIds, resultId].slice(-MAX_REMEMBERED_RESULTS),
   };
   return { state: next, turn };
@@ -266,7 +281,22 @@ function onResult(state: CostState, result: ResultMessage, now: number): CostSte
  */
 export function resultKeyOf(result: ResultMessage): string {
   if (typeof result.uuid === "string" && result.uuid.length > 0) return result.uuid;
-  return `result:${result.session_id ?? "?"}:${result.result_index ?? "?"}:${result.total_cost_usd ?? "?"}:${result.duration_ms ?? "?"}`;
+  return `result:${result.session_id ?? "?"}:${result.result_index ?? "?"}:${resultTotalCostUsd(result) ?? "?"}:${result.duration_ms ?? "?"}`;
+}
+
+function withTotal(counters: CostCounters): { totalUsd?: number } {
+  return counters.totalUsd === undefined ? {} : { totalUsd: counters.totalUsd };
+}
+
+/** A result's per-turn `usage` as token counts (CLI 1.0.x has no per-model figures). */
+function usageTokens(usage: unknown): Omit<ModelCost, "usd"> {
+  const u = (typeof usage === "object" && usage !== null ? usage : {}) as Record<string, unknown>;
+  return {
+    inputTokens: nonNegative(u.input_tokens),
+    outputTokens: nonNegative(u.output_tokens),
+    cacheReadTokens: nonNegative(u.cache_read_input_tokens),
+    cacheWriteTokens: nonNegative(u.cache_creation_input_tokens),
+  };
 }
 
 function toCostMap(usage: Record<string, ModelUsage>): Record<string, ModelCost> {

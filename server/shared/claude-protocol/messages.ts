@@ -427,6 +427,13 @@ export interface ResultMessage extends FrameBase {
   duration_api_ms?: number;
   /** Cumulative for the process/conversation; resets on `/clear` and on a resume after a crash; a fork carries on from the saved total (transcript resume-continue-fork). */
   total_cost_usd?: number;
+  /**
+   * CLI 1.0.x (before `total_cost_usd`): the same cumulative figure under its old name
+   * (recordings 01–09 of `../shared/transcripts-real`). Read through {@link resultTotalCostUsd}.
+   */
+  total_cost?: number;
+  /** CLI 1.0.x: equal to `total_cost` in every recorded run; the last fallback. */
+  cost_usd?: number;
   /** This turn only. */
   usage?: Usage;
   /** Cumulative per model, keyed by the requested model name. */
@@ -652,3 +659,14 @@ export type CliMessage =
 
 /** The `type` values of {@link CliMessage}. */
 export type CliMessageType = CliMessage["type"];
+
+/**
+ * A result's cumulative cost in USD: `total_cost_usd`, or on CLI 1.0.x its old names
+ * `total_cost` then `cost_usd`; undefined when the result reports none.
+ */
+export function resultTotalCostUsd(result: { total_cost_usd?: unknown; total_cost?: unknown; cost_usd?: unknown }): number | undefined {
+  for (const value of [result.total_cost_usd, result.total_cost, result.cost_usd]) {
+    if (typeof value === "number" && Number.isFinite(value) && value >= 0) return value;
+  }
+  return undefined;
+}
