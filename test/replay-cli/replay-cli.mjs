@@ -27,10 +27,10 @@
 // - Past the recording's end, every prompt gets a one-line assistant answer and a result.
 //
 // --replay-line-delay-ms N waits N ms between written lines (default 0: a turn is written at once).
-// stderr: `replay-cli argv: …`, then `replay-cli: turn-written <n> <ms since epoch>` after each
-// recorded turn's last line (bench/replay.ts measures from it).
+// --replay-timing-file F appends `<n> <ms since epoch>` to F when a recorded turn's last line is
+// written (bench/replay.ts measures from it); stderr says the same as `replay-cli: turn-written …`.
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -43,6 +43,7 @@ const option = (name, fallback) => {
 const here = path.dirname(fileURLToPath(import.meta.url));
 const replayDir = path.resolve(option("--replay-dir", path.resolve(here, "../../../shared/transcripts-real")));
 const lineDelayMs = Number(option("--replay-line-delay-ms", "0"));
+const timingFile = option("--replay-timing-file", undefined);
 const sessionId = option("--session-id", undefined) ?? option("--resume", undefined) ?? randomUUID();
 const allowBypass = argv.includes("--allow-dangerously-skip-permissions") || argv.includes("--dangerously-skip-permissions");
 let permissionMode = option("--permission-mode", "default");
@@ -175,7 +176,9 @@ async function pump() {
 function endOfTurn() {
   inTurn = false;
   turnsWritten++;
-  process.stderr.write(`replay-cli: turn-written ${turnsWritten} ${Date.now()}\n`);
+  const now = Date.now();
+  if (timingFile) appendFileSync(timingFile, `${turnsWritten} ${now}\n`);
+  process.stderr.write(`replay-cli: turn-written ${turnsWritten} ${now}\n`);
 }
 
 function plainTurn(uuid, text) {
