@@ -48,6 +48,19 @@ const sessionId = option("--session-id", undefined) ?? option("--resume", undefi
 const allowBypass = argv.includes("--allow-dangerously-skip-permissions") || argv.includes("--dangerously-skip-permissions");
 let permissionMode = option("--permission-mode", "default");
 
+if (argv.includes("--version") || argv.includes("-v")) {
+  // the sidecar asks at startup; the pinned CLI's version, as the stand-in speaks its protocol
+  let version = "2.1.332";
+  try {
+    const pinned = JSON.parse(readFileSync(path.resolve(here, "../../package.json"), "utf8")).dependencies?.["@anthropic-ai/claude-code"];
+    if (typeof pinned === "string" && /^\d+\.\d+\.\d+/.test(pinned)) version = pinned;
+  } catch {
+    // the default stands
+  }
+  process.stdout.write(`${version} (Claude Code; replay stand-in)\n`);
+  process.exit(0);
+}
+
 process.stderr.write(`replay-cli argv: ${argv.join(" ")}\n`);
 
 function write(message) {
