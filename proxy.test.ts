@@ -44,6 +44,13 @@ describe("proxy (only what the edge vouched for)", () => {
     const res = await proxy(request("/api/health", { method: "GET" }));
     expect(res.headers.get("x-middleware-next")).toBe("1");
   });
+
+  it("tells a page its own path and query (for the sign-in redirect to come back), overriding a sent one", async () => {
+    const res = await proxy(request("/w/team/s/abc?x=1", { method: "GET", headers: { "x-conduit-page-path": "//evil.com" } }));
+    expect(res.headers.get("x-middleware-next")).toBe("1");
+    expect(res.headers.get("x-middleware-override-headers")).toContain("x-conduit-page-path");
+    expect(res.headers.get("x-middleware-request-x-conduit-page-path")).toBe("/w/team/s/abc?x=1");
+  });
 });
 
 const passes = (res: Response) => res.headers.get("x-middleware-next") === "1";

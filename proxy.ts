@@ -10,6 +10,7 @@ import { NextResponse, type NextRequest } from "next/server";
 import { getEnv, publicOriginsOf, publicUrlOf } from "@/server/env/env";
 import { deriveEdgeVouch, EDGE_VOUCH_HEADER, isEdgeVouch } from "@/server/shared/edge-vouch";
 import { isMetricsPath } from "@/server/shared/metrics-access";
+import { PAGE_PATH_HEADER } from "@/server/shared/callback-url";
 import { checkSameOriginRequest } from "@/server/shared/same-origin-request";
 import { logger } from "@/server/web/logger";
 
@@ -65,7 +66,12 @@ export async function proxy(req: NextRequest): Promise<NextResponse> {
     if ((path === "/admin" || path.startsWith("/admin/")) && !hasSessionCookie(req)) {
       return NextResponse.rewrite(new URL("/__conduit/not-found", req.url));
     }
-    return NextResponse.next();
+    if (path.startsWith("/api/")) return NextResponse.next();
+    // A page's own address, for its sign-in redirect to come back to (a layout cannot read the
+    // URL): set here, so a header the browser sent under this name never counts.
+    const headers = new Headers(req.headers);
+    headers.set(PAGE_PATH_HEADER, `${path}${req.nextUrl.search}`);
+    return NextResponse.next({ request: { headers } });
   }
   const refusal = checkSameOriginRequest(req.method, req.nextUrl.pathname, req.headers, allowedOrigins(req));
   if (!refusal) return NextResponse.next();

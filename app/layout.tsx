@@ -4,7 +4,8 @@ import { ServiceWorkerRegistration } from "@/components/service-worker-registrat
 import "./globals.css";
 
 export const metadata: Metadata = {
-  title: "Conduit",
+  // each page names itself: "<session> · <workspace> · Conduit", "Reports · Conduit"
+  title: { default: "Conduit", template: "%s · Conduit" },
   description: "A multi-user web IDE for Claude Code",
   appleWebApp: { capable: true, title: "Conduit", statusBarStyle: "black-translucent" },
   icons: { apple: "/icons/apple-touch-icon.png" },

@@ -7,7 +7,19 @@ import { GitHubButton } from "@/components/account/github-button";
 import { networkErrorMessage } from "@/components/network-error";
 import { useHydrated } from "@/components/use-hydrated";
 
-export function SignInForm({ callbackUrl, initialError, github }: { callbackUrl: string; initialError?: string; github: boolean }) {
+export function SignInForm({
+  callbackUrl,
+  signUpHref = "/signup",
+  initialError,
+  github,
+}: {
+  /** Where to go once signed in: a same-site path the page checked (server/shared/callback-url.ts). */
+  callbackUrl: string;
+  /** The sign-up page, carrying the same callback. */
+  signUpHref?: string;
+  initialError?: string;
+  github: boolean;
+}) {
   const [error, setError] = useState<string | undefined>(initialError);
   const [busy, setBusy] = useState(false);
   const hydrated = useHydrated();
@@ -60,7 +72,7 @@ export function SignInForm({ callbackUrl, initialError, github }: { callbackUrl:
       {github && <GitHubButton callbackUrl={callbackUrl} />}
       <p className="text-center text-sm text-zinc-500">
         No account yet?{" "}
-        <Link href="/signup" className="text-indigo-600 hover:underline">
+        <Link href={signUpHref} className="text-indigo-600 hover:underline">
           Sign up
         </Link>
       </p>

@@ -5,7 +5,16 @@ import { signIn } from "next-auth/react";
 import { useState, type FormEvent } from "react";
 import { useHydrated } from "@/components/use-hydrated";
 
-export function SignUpForm({ firstAccount }: { firstAccount: boolean }) {
+export function SignUpForm({
+  firstAccount,
+  callbackUrl = "/workspaces",
+  signInHref = "/signin",
+}: {
+  firstAccount: boolean;
+  /** Where to go once the account exists and is signed in (a same-site path). */
+  callbackUrl?: string;
+  signInHref?: string;
+}) {
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const hydrated = useHydrated();
@@ -33,7 +42,7 @@ export function SignUpForm({ firstAccount }: { firstAccount: boolean }) {
         setError("Your account was created, but signing in failed. Try signing in.");
         return;
       }
-      window.location.assign("/workspaces");
+      window.location.assign(callbackUrl);
     } finally {
       setBusy(false);
     }
@@ -70,7 +79,7 @@ export function SignUpForm({ firstAccount }: { firstAccount: boolean }) {
       </button>
       <p className="text-center text-sm text-zinc-500">
         Already have an account?{" "}
-        <Link href="/signin" className="text-indigo-600 hover:underline">
+        <Link href={signInHref} className="text-indigo-600 hover:underline">
           Sign in
         </Link>
       </p>

@@ -24,10 +24,12 @@ async function walkThrough(browser: Browser, conduit: StartedConduit): Promise<v
   const context = await browser.newContext({ baseURL: conduit.url });
   try {
     const page = await context.newPage();
+    // a new Conduit has nobody to sign in: its front door is the first (admin) account's sign-up
     await page.goto("/");
-    await expect(page).toHaveURL(/\/signin$/);
-    await page.goto("/signup");
+    await expect(page).toHaveURL(/\/signup$/);
     await expect(page.getByText("this account will administer Conduit")).toBeVisible();
+    await page.goto("/signin");
+    await expect(page).toHaveURL(/\/signup$/);
     await page.getByTestId("signup-email").fill("first@example.test");
     await page.getByTestId("signup-password").fill(password);
     await page.getByTestId("signup-submit").click();

@@ -1,19 +1,18 @@
 import Link from "next/link";
-import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
 import { ApprovalCountBadge } from "@/components/approval/approval-count-badge";
 import { DemoBanner } from "@/components/demo-banner";
 import { SignOutButton } from "@/components/sign-out-button";
 import { UnisolatedBanner } from "@/components/unisolated-banner";
-import { findCurrentUser } from "@/server/web/auth";
+import { requirePageUser } from "@/server/web/auth";
 import { isDemoModel } from "@/server/web/demo";
 import { unisolatedReason } from "@/server/web/sandbox-status";
 
 export const dynamic = "force-dynamic";
 
 export default async function IdeLayout({ children }: { children: ReactNode }) {
-  const user = await findCurrentUser();
-  if (!user) redirect("/signin");
+  // signed out: to sign-in, and back to this page afterwards
+  const user = await requirePageUser();
   const unisolated = await unisolatedReason();
   return (
     <div className="flex min-h-screen flex-col">

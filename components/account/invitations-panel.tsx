@@ -198,60 +198,63 @@ export function InvitationsPanel(props: {
       {invitations.length === 0 ? (
         <p className="text-xs text-zinc-500">No invitations yet.</p>
       ) : (
-        <table className="w-full text-sm">
-          <thead className="text-left text-xs text-zinc-500">
-            <tr>
-              <th className="py-1">Email</th>
-              {admin && <th>Workspace</th>}
-              <th>Role</th>
-              <th>Status</th>
-              <th>By</th>
-              <th>When</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {invitations.map((inv) => (
-              <tr
-                key={inv.id}
-                data-testid="invite-row"
-                data-email={inv.email}
-                data-status={inv.status}
-                className="border-t border-zinc-200 dark:border-zinc-800"
-              >
-                <td className="py-2">{inv.email}</td>
-                {admin && <td>{inv.workspace?.name ?? "—"}</td>}
-                <td>{inv.role ?? "account only"}</td>
-                <td>
-                  <span className={`rounded px-1.5 py-0.5 text-xs ${statusStyle[inv.status]}`}>{inv.status}</span>
-                </td>
-                <td className="text-xs text-zinc-500">{inv.createdBy}</td>
-                <td className="text-xs text-zinc-500" title={inv.expiresAt}>
-                  {inv.status === "used"
-                    ? `used ${relative(inv.usedAt ?? inv.createdAt, now)}${inv.usedBy ? ` by ${inv.usedBy}` : ""}`
-                    : inv.status === "revoked"
-                      ? `revoked ${relative(inv.revokedAt ?? inv.createdAt, now)}`
-                      : inv.status === "expired"
-                        ? `expired ${relative(inv.expiresAt, now)}`
-                        : `expires ${relative(inv.expiresAt, now)}`}
-                </td>
-                <td className="text-right">
-                  {inv.status === "pending" && (
-                    <button
-                      type="button"
-                      data-testid="invite-revoke"
-                      className="btn-quiet py-1"
-                      disabled={busy}
-                      onClick={() => void onRevoke(inv.id)}
-                    >
-                      Revoke
-                    </button>
-                  )}
-                </td>
+        // scrolls inside the card on a phone, never widening the page
+        <div className="overflow-x-auto">
+          <table className="w-full text-sm">
+            <thead className="text-left text-xs text-zinc-500">
+              <tr>
+                <th className="py-1">Email</th>
+                {admin && <th>Workspace</th>}
+                <th>Role</th>
+                <th>Status</th>
+                <th>By</th>
+                <th>When</th>
+                <th />
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {invitations.map((inv) => (
+                <tr
+                  key={inv.id}
+                  data-testid="invite-row"
+                  data-email={inv.email}
+                  data-status={inv.status}
+                  className="border-t border-zinc-200 dark:border-zinc-800"
+                >
+                  <td className="py-2">{inv.email}</td>
+                  {admin && <td>{inv.workspace?.name ?? "—"}</td>}
+                  <td>{inv.role ?? "account only"}</td>
+                  <td>
+                    <span className={`rounded px-1.5 py-0.5 text-xs ${statusStyle[inv.status]}`}>{inv.status}</span>
+                  </td>
+                  <td className="text-xs text-zinc-500">{inv.createdBy}</td>
+                  <td className="text-xs text-zinc-500" title={inv.expiresAt}>
+                    {inv.status === "used"
+                      ? `used ${relative(inv.usedAt ?? inv.createdAt, now)}${inv.usedBy ? ` by ${inv.usedBy}` : ""}`
+                      : inv.status === "revoked"
+                        ? `revoked ${relative(inv.revokedAt ?? inv.createdAt, now)}`
+                        : inv.status === "expired"
+                          ? `expired ${relative(inv.expiresAt, now)}`
+                          : `expires ${relative(inv.expiresAt, now)}`}
+                  </td>
+                  <td className="text-right">
+                    {inv.status === "pending" && (
+                      <button
+                        type="button"
+                        data-testid="invite-revoke"
+                        className="btn-quiet py-1"
+                        disabled={busy}
+                        onClick={() => void onRevoke(inv.id)}
+                      >
+                        Revoke
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );

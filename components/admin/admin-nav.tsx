@@ -17,7 +17,7 @@ export function AdminNav() {
     <nav
       aria-label="Administration"
       data-testid="admin-nav"
-      className="flex gap-1 border-b border-zinc-200 text-sm dark:border-zinc-800"
+      className="flex flex-wrap gap-x-1 border-b border-zinc-200 text-sm dark:border-zinc-800"
     >
       {sections.map((s) => {
         const current = s.match(pathname);

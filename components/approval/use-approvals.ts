@@ -7,6 +7,7 @@
  */
 import { useSyncExternalStore } from "react";
 import type { ApprovalCount, ApprovalResolved, ApprovalView, Decision } from "@/server/shared/wire/approval";
+import type { RoleWatchFact } from "@/server/shared/wire/role-watch";
 import { getSocket } from "@/components/session/wire-client";
 import { markLatency } from "@/components/session/latency-marks";
 import { toolSummary } from "@/components/session/tool-card";
@@ -14,6 +15,8 @@ import { approvalFact, isApprovalView, listApprovals, sendDecision, type DecideO
 import { reviewTitle } from "./file-review-display";
 import { planSummary } from "./plan-display";
 import { emptyInbox, pendingCount, reduceInbox, type InboxEvent, type InboxState } from "./inbox-state";
+
+const roleChangedFact = "workspace:role" as const satisfies (typeof RoleWatchFact)["changed"];
 
 let state: InboxState = emptyInbox;
 let problem: string | undefined;
@@ -68,6 +71,8 @@ function attach(): () => void {
     if (typeof count?.pending === "number") dispatch({ type: "count", pending: count.pending });
   };
   socket.on("connect", onConnect);
+  // a role changed (live-role.tsx): a demoted member's pending approvals were withdrawn, a promoted one's may come
+  socket.on(roleChangedFact, onConnect);
   socket.on(approvalFact.requested, onRequested);
   socket.on(approvalFact.resolved, onResolved);
   socket.on(approvalFact.count, onCount);
@@ -75,6 +80,7 @@ function attach(): () => void {
   else if (!socket.active) socket.connect();
   return () => {
     socket.off("connect", onConnect);
+    socket.off(roleChangedFact, onConnect);
     socket.off(approvalFact.requested, onRequested);
     socket.off(approvalFact.resolved, onResolved);
     socket.off(approvalFact.count, onCount);

@@ -119,7 +119,11 @@ export function ReportView(props: {
       </section>
 
       <section className="card overflow-x-auto" aria-label="Report table">
-        <table data-testid="report-table" className="w-full text-sm">
+        {/* cells padded and kept on one line: on a phone the figures scroll inside the card, never run together */}
+        <table
+          data-testid="report-table"
+          className="w-full text-sm [&_td]:px-2 [&_td]:whitespace-nowrap [&_td:first-child]:pl-0 [&_td:last-child]:pr-0 [&_th]:px-2 [&_th]:whitespace-nowrap [&_th:first-child]:pl-0 [&_th:last-child]:pr-0"
+        >
           <thead className="text-left text-xs text-zinc-500">
             <tr>
               <th className="py-1">Period</th>

@@ -16,6 +16,7 @@ import { SessionMcpStatus } from "./session-mcp-status";
 import { StatusBadge } from "./status-badge";
 import { SessionManage } from "./session-manage";
 import { SessionApprovals } from "@/components/approval/session-approvals";
+import { RoleChangedNotice, useLiveRole } from "@/components/live-role";
 import { markLatency } from "./latency-marks";
 import { requestOpenFiles } from "./tools/open-file";
 import { ChangesPanel, RawLog, RewindDialog } from "./session-panels-lazy";
@@ -83,7 +84,9 @@ export function SessionView({ workspace, initialSession, initialTail, currentUse
     setMode((m) => (m.value === info.mode ? m : { value: info.mode, seq: m.seq }));
   }, [info.mode]);
 
-  const canWrite = workspace.role !== "viewer";
+  // the role as it is now: a change while the page is open reaches it within about 2 s (live-role.tsx)
+  const live = useLiveRole(initialSession.workspaceId, workspace.role);
+  const canWrite = live.role !== "viewer";
   const dead = info.status === "dead";
   const promptRefusal = !canWrite
     ? "You are a viewer in this workspace: you can watch this session but not prompt it. Ask an owner for the editor role."
@@ -227,7 +230,7 @@ export function SessionView({ workspace, initialSession, initialTail, currentUse
         onStop={() => void stop()}
       />
       <header ref={headerRef} className="space-y-2">
-        <nav aria-label="Breadcrumb" className="text-xs text-zinc-500">
+        <nav aria-label="Breadcrumb" className="text-xs [overflow-wrap:anywhere] text-zinc-500">
           <Link
             href={`/w/${encodeURIComponent(workspace.slug)}`}
             className="hover:text-zinc-800 hover:underline dark:hover:text-zinc-200"
@@ -287,7 +290,7 @@ export function SessionView({ workspace, initialSession, initialTail, currentUse
               sessionId={sessionId}
               slug={workspace.slug}
               title={sessionTitle(info, earlier.more ? undefined : conversation.firstPrompt)}
-              role={workspace.role}
+              role={live.role}
               processLive={!["stopped", "crashed", "dead"].includes(info.status)}
               initiallyArchived={initialSession.archivedAt !== undefined}
               send={send}
@@ -318,6 +321,7 @@ export function SessionView({ workspace, initialSession, initialTail, currentUse
           </span>
         </div>
         <SessionMcpStatus socket={socket ?? undefined} sessionId={sessionId} ready={subscribed} slug={workspace.slug} />
+        <RoleChangedNotice notice={live.notice} onDismiss={live.dismiss} />
         {removed && removed.archived === undefined && (
           <p
             role="alert"
@@ -415,7 +419,8 @@ export function SessionView({ workspace, initialSession, initialTail, currentUse
           </>
         ) : tab === "conversation" ? (
           // The caller's pending approvals of this session, decided here without going to the inbox.
-          <SessionApprovals sessionId={sessionId} />
+          // (not for a viewer: one demoted while a card waited can no longer decide it)
+          canWrite ? <SessionApprovals sessionId={sessionId} /> : null
         ) : (
           <RawLog
             events={log.events}

@@ -41,6 +41,7 @@ import { attachSessionMcpSockets } from "@/server/sidecar/socket/session-mcp-soc
 import { loadWorkspaceMcpServers, resetMcpRunRoot } from "@/server/sidecar/session/mcp-config";
 import { attachSessionManageSockets } from "@/server/sidecar/socket/session-manage-socket";
 import { attachSessionPageSockets } from "@/server/sidecar/socket/session-pages-socket";
+import { attachRoleWatch } from "@/server/sidecar/socket/role-watch";
 import { SessionManagement } from "@/server/sidecar/session/session-management";
 import { ApprovalService } from "@/server/sidecar/approval/approval-service";
 import { attachApprovalSockets, notifyUsersOf } from "@/server/sidecar/socket/approval-socket";
@@ -310,6 +311,7 @@ async function main(): Promise<void> {
   attachSessionControlSockets(server.io, { hub, db, log, router: cluster?.router });
   attachSessionMcpSockets(server.io, { hub, db, log, router: cluster?.router });
   attachSessionPageSockets(server.io, { db, log });
+  attachRoleWatch(server.io, { db, log });
   attachSessionManageSockets(server.io, { management: new SessionManagement({ hub, db, log }), db, log, router: cluster?.router });
   attachApprovalSockets(server.io, { service: approvals, db, log, decide: cluster?.approvals?.decide });
   attachChangesSockets(server.io, { hub, snapshots, db, log, router: cluster?.router });

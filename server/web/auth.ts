@@ -6,7 +6,7 @@
  */
 import type { NextAuthOptions, User } from "next-auth";
 import { getServerSession } from "next-auth";
-import { cookies } from "next/headers";
+import { cookies, headers as requestHeaders } from "next/headers";
 import { redirect } from "next/navigation";
 import CredentialsProvider from "next-auth/providers/credentials";
 import GitHubProvider from "next-auth/providers/github";
@@ -19,9 +19,10 @@ import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import { endSessions } from "@/server/web/account";
 import { consumeInvitationFor, pendingInvitationEmail } from "@/server/web/invitations";
 import { logger } from "@/server/web/logger";
-import { verifyPassword } from "@/server/web/passwords";
+import { checkCredentials } from "@/server/web/credential-check";
 import { clientAddressOf, signInThrottle, throttledMessage } from "@/server/web/rate-limit";
 import { EDGE_CLIENT_IP_HEADER } from "@/server/shared/edge-vouch";
+import { PAGE_PATH_HEADER, signInHref } from "@/server/shared/callback-url";
 
 /** The web process's throttle (the edge adds its own per-address limit in front). */
 const throttle = signInThrottle;
@@ -111,15 +112,16 @@ export function authOptions(): NextAuthOptions {
         const verdict = throttle.check(email, address);
         if (!verdict.ok) throw new Error(throttledMessage(verdict.retryAfterMs));
         const db = getDb();
-        const user = await db.user.findUnique({ where: { email } });
-        const ok = user?.passwordHash ? await verifyPassword(user.passwordHash, password) : false;
-        if (!user || !ok) {
+        // one argon2 verification whether the email has an account or not (credential-check.ts)
+        const checked = await checkCredentials(db, email, password);
+        if (!checked.ok && checked.reason === "wrong") {
           throttle.recordFailure(email, address);
           throw new Error("Wrong email or password.");
         }
         throttle.recordSuccess(email, address);
         // only someone who knows the password learns that the account is disabled
-        if (user.disabledAt) throw new Error(disabledMessage);
+        if (!checked.ok) throw new Error(disabledMessage);
+        const { user } = checked;
         await db.user.update({ where: { id: user.id }, data: { lastSignInAt: new Date() } });
         return { id: user.id, email: user.email, name: user.name };
       },
@@ -185,12 +187,20 @@ export interface CurrentUser {
  * cookie from before a sign-out or password change (an older session version), is signed out.
  */
 export async function findCurrentUser(): Promise<CurrentUser | undefined> {
+  return (await readStanding()).user;
+}
+
+/** The signed-in user, or why there is none: `disabled` when the cookie is of an account since disabled. */
+async function readStanding(): Promise<{ user?: CurrentUser; disabled?: boolean }> {
   const session = await getServerSession(authOptions());
   const claims = session?.user as { id?: string; sv?: number } | undefined;
-  if (!claims?.id) return undefined;
+  if (!claims?.id) return {};
   const user = await getDb().user.findUnique({ where: { id: claims.id } });
-  if (!user || !isSessionCurrent(user, sessionVersionOf(claims))) return undefined;
-  return { id: user.id, email: user.email, name: user.name, isAdmin: user.isAdmin };
+  if (!user) return {};
+  // the cookie once spoke for this account: its holder may learn that it was disabled
+  if (user.disabledAt !== null) return { disabled: true };
+  if (!isSessionCurrent(user, sessionVersionOf(claims))) return {};
+  return { user: { id: user.id, email: user.email, name: user.name, isAdmin: user.isAdmin } };
 }
 
 /** The signed-in user; an `unauthorized` error otherwise. */
@@ -200,9 +210,13 @@ export async function requireCurrentUser(): Promise<CurrentUser> {
   return user;
 }
 
-/** For pages: the signed-in user, or a redirect to the sign-in page. */
+/**
+ * For pages: the signed-in user, or a redirect to the sign-in page that comes back to this page
+ * afterwards (its path from proxy.ts) and says why when the account was disabled.
+ */
 export async function requirePageUser(): Promise<CurrentUser> {
-  const user = await findCurrentUser();
-  if (!user) redirect("/signin");
-  return user;
+  const { user, disabled } = await readStanding();
+  if (user) return user;
+  const path = (await requestHeaders()).get(PAGE_PATH_HEADER);
+  redirect(signInHref(path, disabled ? { error: "disabled" } : {}));
 }

@@ -1,4 +1,5 @@
 /** Helpers shared by the route handlers: one error funnel, one body parser. */
+import { describeIssue } from "@/server/web/validation-message";
 import type { z } from "zod";
 import { AppError, ErrorCode, httpStatusFor, toWireError } from "@/server/shared/errors/app-error";
 import { logger } from "@/server/web/logger";
@@ -34,9 +35,8 @@ export async function readBody<T extends z.ZodType>(req: Request, schema: T): Pr
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
-    const first = parsed.error.issues[0];
-    const where = first && first.path.length > 0 ? `${first.path.join(".")}: ` : "";
-    throw new AppError(ErrorCode.invalidPayload, `${where}${first?.message ?? "invalid request"}`);
+    // in people's words, never zod's ("monthlyBudgetUsd: Too big: expected number to be <=1000000")
+    throw new AppError(ErrorCode.invalidPayload, describeIssue(parsed.error.issues[0]));
   }
   return parsed.data;
 }

@@ -58,6 +58,13 @@ describe("createWorkspace", () => {
     const created = await workspaces.createWorkspace(fixtures.owner.id, { name: "Docs" });
     expect(created.rootPath).toBe(path.join(root, "docs-2"));
   });
+
+  it("refuses a second workspace of the same owner under the same name (any case), and lets someone else use it", async () => {
+    const again = await workspaces.createWorkspace(fixtures.owner.id, { name: "  docs " }).catch((e: unknown) => e);
+    expect(again).toMatchObject({ code: "conflict", message: "You already own a workspace named “Docs”. Choose another name." });
+    const theirs = await workspaces.createWorkspace(fixtures.outsider.id, { name: "Docs" });
+    expect(theirs.name).toBe("Docs");
+  });
 });
 
 describe("listWorkspaceActivity", () => {

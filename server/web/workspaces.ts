@@ -175,6 +175,9 @@ export async function createWorkspace(
   }
   const directory = requested ?? slug;
   const taken = await db.workspace.findMany({ select: { rootPath: true, name: true, memberships: { where: { userId }, select: { role: true } } } });
+  // one owner, one name: two workspaces called the same would be told apart by their slug only
+  const sameName = taken.find((w) => w.memberships.some((m) => m.role === Role.owner) && w.name.trim().toLowerCase() === input.name.trim().toLowerCase());
+  if (sameName) throw new AppError(ErrorCode.conflict, `You already own a workspace named “${sameName.name}”. Choose another name.`);
   const own = taken.find((w) => w.memberships.length > 0 && w.rootPath === path.join(root, directory));
   if (own) throw new AppError(ErrorCode.conflict, `Your workspace “${own.name}” already uses that directory.`);
   const rootPath = await resolveWorkspaceDir(root, directory, taken.map((w) => w.rootPath));

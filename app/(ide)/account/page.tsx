@@ -1,3 +1,4 @@
+import type { Metadata } from "next";
 import { AccountSettings } from "@/components/account/account-settings";
 import { PushToggle } from "@/components/account/push-toggle";
 import { formatUsd } from "@/components/format/money";
@@ -6,6 +7,8 @@ import { requirePageUser } from "@/server/web/auth";
 import { readPushState } from "@/server/web/push";
 
 export const dynamic = "force-dynamic";
+
+export const metadata: Metadata = { title: "Account" };
 
 export default async function AccountPage() {
   const user = await requirePageUser();

@@ -1,3 +1,4 @@
+import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { FilterDate, FilterSelect } from "@/components/filter-select";
@@ -18,6 +19,8 @@ function hrefWith(params: HistoryParams, change: Partial<HistoryParams>): string
   for (const [k, v] of Object.entries({ ...params, ...change })) if (v) merged[k] = v;
   return `/history?${new URLSearchParams(merged).toString()}`;
 }
+
+export const metadata: Metadata = { title: "History" };
 
 export default async function HistoryPage({
   searchParams,
@@ -43,7 +46,7 @@ export default async function HistoryPage({
   return (
     <div className="space-y-4" data-testid="history-page">
       <div>
-        <h1 className="text-xl font-semibold">History{data.workspace ? ` · ${data.workspace.name}` : ""}</h1>
+        <h1 className="text-xl font-semibold [overflow-wrap:anywhere]">History{data.workspace ? ` · ${data.workspace.name}` : ""}</h1>
         <p className="text-sm text-zinc-500">
           {data.workspace ? (
             <Link href="/history" className="hover:underline">

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { ApprovalInbox } from "@/components/approval/approval-inbox";
 
-export const metadata: Metadata = { title: "Approvals · Conduit" };
+export const metadata: Metadata = { title: "Approvals" };
 
 export default function InboxPage() {
   return <ApprovalInbox />;

@@ -1,9 +1,12 @@
+import type { Metadata } from "next";
 import { ReportView } from "@/components/cost/report-view";
 import { AppError } from "@/server/shared/errors/app-error";
 import { requirePageUser } from "@/server/web/auth";
 import { parseReportParams, readReport } from "@/server/web/reports";
 
 export const dynamic = "force-dynamic";
+
+export const metadata: Metadata = { title: "Reports" };
 
 export default async function ReportsPage({
   searchParams,

@@ -1,3 +1,4 @@
+import type { Metadata } from "next";
 import Link from "next/link";
 import { WorkspaceCreateForm } from "@/components/workspace-create-form";
 import { requirePageUser } from "@/server/web/auth";
@@ -5,6 +6,8 @@ import { formatRelative } from "@/components/session/format";
 import { listWorkspaceActivity, listWorkspaces, type WorkspaceActivity } from "@/server/web/workspaces";
 
 export const dynamic = "force-dynamic";
+
+export const metadata: Metadata = { title: "Workspaces" };
 
 export default async function WorkspacesPage() {
   const user = await requirePageUser();
@@ -25,7 +28,7 @@ export default async function WorkspacesPage() {
             {workspaces.map((w) => (
               <li key={w.id} className="flex flex-wrap items-center justify-between gap-x-4 gap-y-1 py-2">
                 <div className="min-w-0">
-                  <Link data-testid="workspace-link" href={`/w/${w.slug}`} className="font-medium text-indigo-600 hover:underline">
+                  <Link data-testid="workspace-link" href={`/w/${w.slug}`} className="font-medium [overflow-wrap:anywhere] text-indigo-600 hover:underline">
                     {w.name}
                   </Link>
                   <p data-testid="workspace-activity" className="text-xs text-zinc-500">

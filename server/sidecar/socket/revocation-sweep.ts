@@ -4,6 +4,8 @@
  * version) and their memberships in two flat statements, and closes every socket whose session
  * is no longer valid or that listens to a workspace (or a session of one) its user has left
  * (`judgeOpenSocket`). With a one-second period a revocation takes effect within about 2 s.
+ * A role changed under a page that watches it (`workspace:watch-role`, role-watch.ts) is told to
+ * that page in the same pass, so it disables (or enables) what the new role allows.
  * Each sidecar sweeps only its own sockets.
  */
 import type { Logger } from "pino";
@@ -12,6 +14,8 @@ import type { Db } from "@/server/db/client";
 import { judgeOpenSocket, type RevocationReason } from "@/server/domain/account/open-socket-verdict";
 import type { AccountStanding } from "@/server/domain/account/session-validity";
 import type { SocketData } from "./create-socket-server";
+import { parseRole, type Role } from "@/server/domain/workspace/roles";
+import { tellRoleChanges } from "./role-watch";
 import { sessionRoom, workspaceRoom } from "./session-socket";
 
 /** The timer functions the sweep uses (injected by tests). */
@@ -35,6 +39,8 @@ export interface RevocationSweepDeps {
    * (owner or editor), so requests routed to them before a role change stop counting for them.
    */
   onDeciders?: (userId: string, decidesIn: ReadonlySet<string>) => void;
+  /** The clock (ms) that dates a pass's reads against role watches (tests). */
+  now?: () => number;
 }
 
 /** What one pass did. */
@@ -101,6 +107,7 @@ export class RevocationSweep {
     const roomsBefore = new Map(sockets.map((s) => [s, [...s.rooms]]));
     const userIds = [...new Set(sockets.map((s) => dataOf(s).user!.id))];
     const { db } = this.deps;
+    const readAt = (this.deps.now ?? Date.now)();
     const [accounts, memberships] = await Promise.all([
       db.user.findMany({
         where: { id: { in: userIds } },
@@ -113,10 +120,17 @@ export class RevocationSweep {
     const standing = new Map<string, AccountStanding>(accounts.map((a) => [a.id, a]));
     const memberOf = new Map<string, Set<string>>();
     const decidesIn = new Map<string, Set<string>>(userIds.map((id) => [id, new Set<string>()]));
+    const rolesOf = new Map<string, Map<string, Role>>();
     for (const m of memberships) {
       let set = memberOf.get(m.userId);
       if (!set) memberOf.set(m.userId, (set = new Set()));
       set.add(m.workspaceId);
+      const role = parseRole(m.role);
+      if (role) {
+        let roles = rolesOf.get(m.userId);
+        if (!roles) rolesOf.set(m.userId, (roles = new Map()));
+        roles.set(m.workspaceId, role);
+      }
       if (m.role === "owner" || m.role === "editor") decidesIn.get(m.userId)?.add(m.workspaceId);
     }
     if (this.deps.onDeciders) for (const [userId, workspaces] of decidesIn) this.deps.onDeciders(userId, workspaces);
@@ -125,6 +139,8 @@ export class RevocationSweep {
       if (!socket.connected) continue;
       const data = dataOf(socket);
       const userId = data.user!.id;
+      // a role changed under an open page: the page is told (role-watch.ts), it disables or enables itself
+      tellRoleChanges(socket, rolesOf.get(userId), readAt);
       const reason = judgeOpenSocket({
         account: standing.get(userId),
         claimedVersion: data.sessionVersion ?? 0,

@@ -18,7 +18,8 @@ function Fact(props: { label: string; testId: string; children: ReactNode }) {
   return (
     <div className="grid grid-cols-3 gap-3 border-t border-zinc-200 py-2 first:border-t-0 dark:border-zinc-800">
       <dt className="text-zinc-500">{props.label}</dt>
-      <dd className="col-span-2" data-testid={props.testId}>
+      {/* paths and versions break anywhere: a long one must not widen the page on a phone */}
+      <dd className="col-span-2 min-w-0 [overflow-wrap:anywhere]" data-testid={props.testId}>
         {props.children}
       </dd>
     </div>

@@ -1,3 +1,4 @@
+import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { ApprovalSettingsPanel } from "@/components/approval/approval-settings-panel";
@@ -10,20 +11,29 @@ import { WorkspaceSettingsReview } from "@/components/workspace-settings-review"
 import { WorkspaceNetworkPanel } from "@/components/workspace-network-panel";
 import { WorkspaceMcpPanel } from "@/components/workspace-mcp-panel";
 import { SessionList } from "@/components/session/session-list";
+import { LiveRoleNotice } from "@/components/live-role";
 import { canPerform } from "@/server/domain/workspace/roles";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import { readApprovalSettings } from "@/server/web/approval-settings";
-import { requirePageUser } from "@/server/web/auth";
+import { findCurrentUser, requirePageUser } from "@/server/web/auth";
 import { readWorkspaceBudget } from "@/server/web/budgets";
 import { listInvitations } from "@/server/web/invitations";
 import { listSessions } from "@/server/web/sessions";
 import { readSettingsReview } from "@/server/web/workspace-settings";
 import { isGitWorkspace } from "@/server/web/workspace-git";
-import { listMembers } from "@/server/web/workspaces";
+import { listMembers, requireWorkspaceAccess } from "@/server/web/workspaces";
 import { readNetworkPolicy } from "@/server/web/network-policy";
 import { listMcpServers } from "@/server/web/mcp-servers";
 
 export const dynamic = "force-dynamic";
+
+/** The tab names the workspace (a member's only: anyone else gets the plain title). */
+export async function generateMetadata({ params }: { params: Promise<{ workspace: string }> }): Promise<Metadata> {
+  const user = await findCurrentUser();
+  if (!user) return {};
+  const ws = await requireWorkspaceAccess(user.id, (await params).workspace, "read").catch(() => undefined);
+  return ws ? { title: ws.name } : {};
+}
 
 export default async function WorkspacePage({ params }: { params: Promise<{ workspace: string }> }) {
   const user = await requirePageUser();
@@ -52,9 +62,9 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
   return (
     <div className="space-y-6" data-testid="workspace-page">
       <div>
-        <h1 className="text-xl font-semibold">{ws.name}</h1>
+        <h1 className="text-xl font-semibold [overflow-wrap:anywhere]">{ws.name}</h1>
         <p className="text-sm text-zinc-500">
-          <span className="font-mono">{ws.rootPath}</span> · you are <span data-testid="workspace-role">{ws.role}</span>
+          <span className="font-mono break-all">{ws.rootPath}</span> · you are <span data-testid="workspace-role">{ws.role}</span>
           {" · "}
           <Link
             href={`/history?workspace=${encodeURIComponent(ws.slug)}`}
@@ -65,6 +75,7 @@ export default async function WorkspacePage({ params }: { params: Promise<{ work
           </Link>
         </p>
       </div>
+      <LiveRoleNotice workspaceId={ws.id} role={ws.role} />
       <SessionList
         slug={ws.slug}
         initialSessions={sessions}

@@ -1,3 +1,4 @@
+import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { TranscriptView } from "@/components/history/transcript-view";
@@ -6,6 +7,8 @@ import { requirePageUser } from "@/server/web/auth";
 import { readTranscript } from "@/server/web/history";
 
 export const dynamic = "force-dynamic";
+
+export const metadata: Metadata = { title: "Transcript" };
 
 export default async function TranscriptPage({ params }: { params: Promise<{ workspace: string; session: string }> }) {
   const user = await requirePageUser();
@@ -18,12 +21,12 @@ export default async function TranscriptPage({ params }: { params: Promise<{ wor
   return (
     <div className="space-y-4">
       <div>
-        <p className="text-sm text-zinc-500">
+        <p className="text-sm [overflow-wrap:anywhere] text-zinc-500">
           <Link href={`/history?workspace=${encodeURIComponent(t.workspace.slug)}`} className="hover:underline">
             {t.workspace.name} history
           </Link>
         </p>
-        <h1 className="text-xl font-semibold">{title}</h1>
+        <h1 className="text-xl font-semibold [overflow-wrap:anywhere]">{title}</h1>
         <p className="text-sm text-zinc-500">
           {t.session.status} · started by {t.session.createdBy.name} on {t.session.createdAt.slice(0, 10)}
           {t.session.model && <> · {t.session.model}</>}

@@ -1,3 +1,4 @@
+import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { FilesDrawer } from "@/components/files/files-drawer";
 import { GitPanel } from "@/components/git/git-panel";
@@ -6,13 +7,27 @@ import { SessionView } from "@/components/session/session-view";
 import { canPerform } from "@/server/domain/workspace/roles";
 import { demoScenarioList } from "@/server/model-server/demo-scenarios";
 import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
-import { requirePageUser } from "@/server/web/auth";
+import { findCurrentUser, requirePageUser } from "@/server/web/auth";
+import { sessionTitle } from "@/components/session/format";
+import { getDb } from "@/server/db/client";
+import { firstPromptsOf } from "@/server/db/session-events";
 import { isDemoModel } from "@/server/web/demo";
 import { findSession, readSessionPreview } from "@/server/web/sessions";
 import { readNetworkPolicy } from "@/server/web/network-policy";
 import { describeNetworkPolicy } from "@/server/domain/workspace/network-policy";
 
 export const dynamic = "force-dynamic";
+
+/** The tab names the session and its workspace (a member's only). */
+export async function generateMetadata({ params }: { params: Promise<{ workspace: string; session: string }> }): Promise<Metadata> {
+  const user = await findCurrentUser();
+  if (!user) return {};
+  const { workspace: slug, session: sessionId } = await params;
+  const found = await findSession(user.id, slug, sessionId).catch(() => undefined);
+  if (!found) return {};
+  const firstPrompt = found.session.title ? undefined : (await firstPromptsOf(getDb(), [found.session.id]))[found.session.id];
+  return { title: `${sessionTitle(found.session, firstPrompt)} · ${found.workspace.name}` };
+}
 
 export default async function SessionPage({ params }: { params: Promise<{ workspace: string; session: string }> }) {
   const user = await requirePageUser();
