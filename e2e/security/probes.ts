@@ -33,10 +33,10 @@ export const expectedProbes: Readonly<Record<string, Readonly<Record<string, num
   },
   "tenant-matrix.spec.ts": {
     // every denied cell of the route matrix
-    "matrix/routes": 1,
+    "matrix/routes": 219,
     "matrix/socket-no-cookie": 1,
     // every denied cell of the socket command matrix
-    "matrix/socket-commands": 1,
+    "matrix/socket-commands": 41,
   },
   "workspace-door.spec.ts": {
     "door/hostile.worktree-create": 1,

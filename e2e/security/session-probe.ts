@@ -62,9 +62,22 @@ export class SessionProbe {
     return probe;
   }
 
+  /** The last event seq before the latest prompt this probe sent. */
+  private promptFromSeq = 0;
+
+  /** Waits for the `result` line of the turn of the latest prompt (a prompt sent before it joins that turn). */
+  async turnEnded(timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.events.some((e) => e.seq > this.promptFromSeq && e.kind === "cli" && (e.payload as Payload)?.type === "result")) {
+      if (Date.now() > deadline) throw new Error("the turn did not end");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
   /** Sends `prompt`, allows every approval it raises, and returns the first tool's outcome. */
   async runTool(prompt: string): Promise<ToolOutcome> {
     const fromSeq = Math.max(0, ...this.events.map((e) => e.seq));
+    this.promptFromSeq = fromSeq;
     const askedBefore = this.approvals.length;
     const sent = await emit(this.socket, "session:prompt", { sessionId: this.sessionId, text: prompt, commandId: commandId() });
     if (!sent.ok) throw new Error(`session:prompt: ${JSON.stringify(sent)}`);

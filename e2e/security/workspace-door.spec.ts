@@ -116,6 +116,8 @@ function nothingGotThrough(...families: string[]) {
 async function inSession(probe: SessionProbe, script: string, name: string): Promise<string> {
   const outcome = await probe.runTool(bashPrompt(runScript(script, name)));
   expect(outcome.asked, "the Bash call was approved by a member").toBe(true);
+  // the turn ends before the next prompt (else that prompt joins this turn and its changes)
+  await probe.turnEnded();
   return outcome.text;
 }
 
