@@ -66,7 +66,7 @@ const curl = (url: string, extra = "") => `curl -sS -m 5 ${extra} '${url}' 2>&1;
 test("the policy refuses bad input with a clear message", async () => {
   const bad = await owner.put(`/api/workspaces/${slug}/network`, { data: { mode: "allowlist", domains: ["registry.npmjs.org", "10.0.0.1"] } });
   expect(bad.status()).toBe(400);
-  expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/domains\.1: "10\.0\.0\.1" is an IP address/);
+  expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/"10\.0\.0\.1" is an IP address/);
   const empty = await owner.put(`/api/workspaces/${slug}/network`, { data: { mode: "allowlist", domains: [] } });
   expect(empty.status()).toBe(400);
 });
