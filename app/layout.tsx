@@ -8,7 +8,8 @@ export const metadata: Metadata = {
   title: { default: "Conduit", template: "%s · Conduit" },
   description: "A multi-user web IDE for Claude Code",
   appleWebApp: { capable: true, title: "Conduit", statusBarStyle: "black-translucent" },
-  icons: { apple: "/icons/apple-touch-icon.png" },
+  // public/favicon.ico (a PNG in an ICO; served as a file: Next's app/favicon.ico pipeline wants RGBA)
+  icons: { icon: [{ url: "/favicon.ico" }, { url: "/icons/icon-192.png", type: "image/png", sizes: "192x192" }], apple: "/icons/apple-touch-icon.png" },
 };
 
 export const viewport: Viewport = {
