@@ -4,6 +4,7 @@ import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "
 import { ConnectionNotice, useSocket } from "@/components/session/use-socket";
 import { ApprovalCard, type ApprovalCardHandle } from "./approval-card";
 import { approvalKeyAction } from "./approval-keys";
+import { preloadReviewEditor } from "./preload-review-editor";
 import { decideApproval, useApprovals } from "./use-approvals";
 
 /**
@@ -18,6 +19,8 @@ export function ApprovalInbox() {
   const pendingList = approvals.filter((a) => a.status === "pending");
   const decidedList = approvals.filter((a) => a.status !== "pending");
   const selected = approvals.some((a) => a.id === selectedId) ? selectedId : approvals[0]?.id;
+  // Diffs are what the inbox shows most: fetch the editor while the page idles.
+  useEffect(() => preloadReviewEditor(), []);
 
   const move = useCallback(
     (step: number) => {

@@ -4,7 +4,7 @@ import dynamic from "next/dynamic";
 import { useMemo, useRef, useState } from "react";
 import type { FileReview, WireHunk } from "@/server/shared/wire/approval";
 import { applyHunks, HunkMismatchError, toggleHunk } from "./apply-hunks";
-import { DiffSkeleton } from "./diff-skeleton";
+import { PlainDiff } from "./plain-diff";
 import { useAfterPaint } from "./use-after-paint";
 import { isReviewEditable, reviewBadge, reviewLanguage, reviewTitle } from "./file-review-display";
 import type { ReviewDiffHandle } from "./review-diff";
@@ -73,6 +73,9 @@ export function FileReviewPanel({
   const stats = useMemo(() => countChanges(review.hunks), [review.hunks]);
   // The card around the diff paints first; Monaco's editor (tens of ms to create) mounts after.
   const painted = useAfterPaint();
+  // Until Monaco shows its computed diff (seconds on a page's first one), the changes are drawn
+  // as plain lines over its place: what Allow would write is never hidden behind "Loading".
+  const [editorShown, setEditorShown] = useState(false);
 
   const rebuild = (set: ReadonlySet<string>): string | undefined => {
     if (set.size === review.hunks.length) return review.proposed;
@@ -172,8 +175,15 @@ export function FileReviewPanel({
           {review.problem}
         </div>
       )}
-      <div data-testid="approval-diff" data-language={language} data-readonly={readOnly} style={{ minHeight: height }}>
-        {painted ? (
+      <div
+        data-testid="approval-diff"
+        data-language={language}
+        data-readonly={readOnly}
+        data-editor={editorShown ? "shown" : "loading"}
+        className="relative"
+        style={{ minHeight: height }}
+      >
+        {painted && (
           <ReviewDiff
             original={original}
             modified={shownText ?? review.proposed}
@@ -188,9 +198,19 @@ export function FileReviewPanel({
               // A toggle made before the editor loaded is already in `text`.
               if (h && text.current !== h.getModified()) h.setModified(text.current);
             }}
+            onDiffShown={() => setEditorShown(true)}
+            loading={<div style={{ height }} />}
           />
-        ) : (
-          <DiffSkeleton height={height} />
+        )}
+        {!editorShown && (
+          <div className="absolute inset-0 z-10" style={{ minHeight: height }}>
+            <PlainDiff
+              hunks={shownText === undefined ? review.hunks : []}
+              rejected={accepted.size === review.hunks.length ? undefined : rejectedIds(review.hunks, accepted)}
+              fallbackText={shownText ?? review.proposed}
+              loading
+            />
+          </div>
         )}
       </div>
       {!readOnly && review.hunks.length > 0 && (
@@ -217,6 +237,10 @@ export function FileReviewPanel({
       )}
     </div>
   );
+}
+
+function rejectedIds(hunks: readonly WireHunk[], accepted: ReadonlySet<string>): ReadonlySet<string> {
+  return new Set(hunks.filter((h) => !accepted.has(h.id)).map((h) => h.id));
 }
 
 function countChanges(hunks: readonly WireHunk[]): { added: number; removed: number } {

@@ -5,7 +5,7 @@
  * `next/dynamic` and `ssr: false`; it touches `window`.
  */
 import { DiffEditor, type DiffOnMount } from "@monaco-editor/react";
-import { useLayoutEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { DiffSkeleton } from "./diff-skeleton";
 import { keepEditorWorker, useMonacoTheme } from "./monaco-setup";
 
@@ -31,6 +31,10 @@ export interface ReviewDiffProps {
   collapseUnchanged?: boolean;
   onChange?: (text: string) => void;
   onReady?: (handle: ReviewDiffHandle | null) => void;
+  /** Once, when the editor first shows its computed diff (until then a caller may show something else). */
+  onDiffShown?: () => void;
+  /** What holds the editor's place while Monaco loads (default: a skeleton saying so). */
+  loading?: ReactNode;
 }
 
 type DiffWidget = Parameters<DiffOnMount>[0];
@@ -39,6 +43,11 @@ const minHeight = 60;
 /** A side narrower than this (px) has not been laid out yet: its content height means nothing. */
 const minMeasuredWidth = 40;
 const inlineBelow = 700;
+/** Monaco's own "no diff result" failure (its worker had no model for a request): retried, never a page error. */
+const noDiffResult = "no diff result available";
+/** How long to wait for a computed diff before asking Monaco again, and how many times. */
+const diffRetryMs = 3000;
+const maxDiffRetries = 3;
 
 export default function ReviewDiff({
   original,
@@ -50,16 +59,37 @@ export default function ReviewDiff({
   collapseUnchanged = false,
   onChange,
   onReady,
+  onDiffShown,
+  loading,
 }: ReviewDiffProps) {
   const theme = useMonacoTheme();
   const [shownHeight, setShownHeight] = useState(height);
   const widget = useRef<DiffWidget | null>(null);
   const onChangeRef = useRef(onChange);
   const onReadyRef = useRef(onReady);
+  const onDiffShownRef = useRef(onDiffShown);
+  /** Asks Monaco to compute the diff again (set while mounted). */
+  const recompute = useRef<(() => void) | null>(null);
   useLayoutEffect(() => {
     onChangeRef.current = onChange;
     onReadyRef.current = onReady;
+    onDiffShownRef.current = onDiffShown;
   });
+
+  // Monaco computes the diff in an async step nobody awaits: when its worker answers "no result"
+  // (a model it had not been sent yet, on a page's first diff), the rejection reached the page as
+  // an uncaught error and the diff stayed blank. Taken here while an editor is mounted, and the
+  // diff asked for again.
+  useEffect(() => {
+    const onRejection = (event: PromiseRejectionEvent) => {
+      const reason: unknown = event.reason;
+      if (!(reason instanceof Error) || reason.message !== noDiffResult || !recompute.current) return;
+      event.preventDefault();
+      recompute.current();
+    };
+    window.addEventListener("unhandledrejection", onRejection);
+    return () => window.removeEventListener("unhandledrejection", onRejection);
+  }, []);
 
   // Options keep one identity: the wrapper re-applies them whenever the object changes.
   const options = useMemo(
@@ -129,6 +159,27 @@ export default function ReviewDiff({
     right.onDidLayoutChange(measure);
     measure();
     right.onDidChangeModelContent(() => onChangeRef.current?.(right.getValue()));
+    // The diff is shown once Monaco has computed it; until then it asks again every few seconds.
+    let shown = false;
+    let retries = 0;
+    let retryTimer: ReturnType<typeof setTimeout> | undefined;
+    const retry = () => {
+      if (shown || widget.current !== editor || retries >= maxDiffRetries) return;
+      retries += 1;
+      // A changed computation option makes Monaco compute the diff again (the value is the default's neighbour).
+      editor.updateOptions({ maxComputationTime: 5000 + retries });
+      clearTimeout(retryTimer);
+      retryTimer = setTimeout(retry, diffRetryMs);
+    };
+    recompute.current = retry;
+    retryTimer = setTimeout(retry, diffRetryMs);
+    editor.onDidUpdateDiff(() => {
+      if (shown || widget.current !== editor) return;
+      shown = true;
+      clearTimeout(retryTimer);
+      onDiffShownRef.current?.();
+    });
+    editor.onDidDispose(() => clearTimeout(retryTimer));
     onReadyRef.current?.({
       setModified(text) {
         const model = right.getModel();
@@ -152,6 +203,7 @@ export default function ReviewDiff({
     () => () => {
       const editor = widget.current;
       widget.current = null;
+      recompute.current = null;
       onReadyRef.current?.(null);
       if (!editor) return;
       const models = editor.getModel();
@@ -173,7 +225,7 @@ export default function ReviewDiff({
       keepCurrentOriginalModel
       keepCurrentModifiedModel
       onMount={onMount}
-      loading={<DiffSkeleton height={shownHeight} />}
+      loading={loading ?? <DiffSkeleton height={shownHeight} />}
     />
   );
 }

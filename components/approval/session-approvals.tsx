@@ -3,6 +3,7 @@
 import { memo, useEffect, useRef, useState } from "react";
 import { ApprovalCard, type ApprovalCardHandle } from "./approval-card";
 import { approvalKeyAction } from "./approval-keys";
+import { preloadReviewEditor } from "./preload-review-editor";
 import { decideApproval, useApprovals } from "./use-approvals";
 
 /**
@@ -26,6 +27,9 @@ export const SessionApprovals = memo(function SessionApprovals({ sessionId }: { 
   useEffect(() => {
     latest.current = { ids: pending.map((a) => a.id), currentId };
   });
+
+  // The first diff of the page should not wait for the editor: fetch it while the page idles.
+  useEffect(() => preloadReviewEditor(), []);
 
   const hasPending = pending.length > 0;
   useEffect(() => {
