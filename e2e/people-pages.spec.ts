@@ -236,3 +236,40 @@ test("every page fits a 390 px phone: no sideways scrolling", async ({ browser }
     await expectFits(page, admin, testInfo);
   }
 });
+
+test("the smaller things: a favicon, titles that name the page, refusals in people's words", async ({ browser }) => {
+  test.setTimeout(120_000);
+  const stamp = Date.now().toString(36);
+  const page = await signedInPage(browser, uniqueEmail("tess"), `Tess ${stamp}`);
+  expect((await page.request.get("/favicon.ico")).status()).toBe(200);
+  await expect(page).toHaveTitle("Workspaces · Conduit");
+
+  // a workspace name is one of its owner's only once, whatever its case
+  const name = `Titles ${stamp}`;
+  const ws = await createWorkspace(page, name);
+  const again = await page.request.post("/api/workspaces", { headers: sameOrigin, data: { name: name.toUpperCase() } });
+  expect(again.status()).toBe(409);
+  expect(((await again.json()) as { error: { message: string } }).error.message).toBe(`You already own a workspace named “${name}”. Choose another name.`);
+
+  // a name past 80 characters is said while typing, never cut
+  await page.goto("/workspaces");
+  const long = "n".repeat(85);
+  await page.getByTestId("workspace-create-name").fill(long);
+  await expect(page.getByTestId("workspace-create-name")).toHaveValue(long);
+  await expect(page.getByTestId("workspace-create-name-length")).toHaveText("85 characters: a name has at most 80. Shorten it by 5.");
+  await expect(page.getByTestId("workspace-create-submit")).toBeDisabled();
+
+  // a budget past the limit is refused in words, not zod's
+  const budget = await page.request.put(`/api/workspaces/${ws.slug}/budget`, { headers: sameOrigin, data: { monthlyBudgetUsd: 5_000_000 } });
+  expect(budget.status()).toBe(400);
+  expect(((await budget.json()) as { error: { message: string } }).error.message).toBe("The monthly budget can be at most $1,000,000.");
+
+  await page.goto(`/w/${ws.slug}`);
+  await expect(page).toHaveTitle(`${name} · Conduit`);
+  await startSession(page);
+  await sendPrompt(page, "hello there");
+  await page.reload();
+  // the session's name (its first prompt while it has no title), then its workspace
+  await expect(page).toHaveTitle(new RegExp(` · ${name} · Conduit$`));
+  expect(await page.title()).not.toMatch(/^Session /);
+});
