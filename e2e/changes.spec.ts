@@ -106,6 +106,7 @@ test("the Changes tab lists a turn's files, reverts a hunk and a file, and a rew
     await expect(owner.getByTestId("turn-end")).toHaveCount(3, { timeout: 60_000 });
 
     await owner.getByTestId("rewind-button").first().click();
+    await expect(owner.getByTestId("rewind-dialog")).toContainText("Rewind files to before the prompt “write”");
     const preview = owner.getByTestId("rewind-preview");
     await expect(preview).toBeVisible();
     await expect(preview.getByTestId("rewind-count")).toHaveText("1");
@@ -116,7 +117,8 @@ test("the Changes tab lists a turn's files, reverts a hunk and a file, and a rew
     await expect(owner.getByTestId("rewind-done")).toContainText("Rewound 1 file");
     await expect.poll(() => onDisk(ws, written)).toBeUndefined();
     await owner.getByRole("button", { name: "Close" }).click();
-    await expect(owner.getByTestId("notice").filter({ hasText: "rewound the workspace's files to before prompt" })).toBeVisible();
+    // the prompt named by its words, not the log's event number
+    await expect(owner.getByTestId("notice").filter({ hasText: "rewound the workspace's files to before the prompt “write”" })).toBeVisible();
     // the viewer's conversation shows it too
     await viewer.locator("#tab-conversation").click();
     await expect(viewer.getByTestId("notice").filter({ hasText: "rewound the workspace's files" })).toBeVisible();
