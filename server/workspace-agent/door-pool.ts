@@ -32,6 +32,7 @@ export interface DoorPoolOptions {
 }
 
 interface Pending {
+  op: string;
   resolve: (value: unknown) => void;
   reject: (err: Error) => void;
   timer: NodeJS.Timeout;
@@ -78,13 +79,15 @@ class Door {
 
   private answer(line: string) {
     let parsed;
+    let why = "not JSON";
     try {
       parsed = ZDoorAnswer.safeParse(decodeLine(line));
+      if (!parsed.success) why = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ").slice(0, 500);
     } catch {
       parsed = undefined;
     }
     if (!parsed?.success) {
-      this.end("the workspace door sent a line that is not an answer");
+      this.end(`the workspace door sent a line that is not an answer (${why}; ${JSON.stringify(line.slice(0, 200))})`);
       return;
     }
     const answer = parsed.data;
@@ -93,7 +96,11 @@ class Door {
     this.pending.delete(answer.id);
     clearTimeout(waiting.timer);
     if (answer.ok) waiting.resolve(answer.value);
-    else waiting.reject(errorFromWire(answer.error));
+    else {
+      // the door's own failure is for the log; people get the generic message (protocol.ts)
+      if (answer.error.kind === "internal") (this.options.onLog ?? defaultLog)(`${waiting.op} failed: ${answer.error.message.slice(0, 1000)}`, this.scope);
+      waiting.reject(errorFromWire(answer.error));
+    }
     this.settled();
   }
 
@@ -110,7 +117,7 @@ class Door {
         reject(new AppError(ErrorCode.unavailable, `A workspace operation (${op}) took too long and was stopped.`));
         this.end(`a request (${op}) took longer than ${timeoutMs} ms`);
       }, timeoutMs);
-      this.pending.set(id, { resolve, reject, timer });
+      this.pending.set(id, { op, resolve, reject, timer });
       this.child.stdin.write(encodeLine({ id, op, input }) + "\n");
     });
   }

@@ -65,8 +65,17 @@ export function decodeLine(line: string): unknown {
   });
 }
 
+/** Longest error text a door sends (git's stderr can run to megabytes). */
+const maxErrorChars = 4000;
+const cut = (text: string) => (text.length > maxErrorChars ? `${text.slice(0, maxErrorChars)}…` : text);
+
 /** What the door answers for a thrown value (unknown errors keep their text for the log only). */
 export function errorToWire(err: unknown): DoorError {
+  const wire = errorToWireWhole(err);
+  return { ...wire, message: cut(wire.message), ...(wire.conflicts ? { conflicts: wire.conflicts.slice(0, 10_000).map(cut) } : {}) };
+}
+
+function errorToWireWhole(err: unknown): DoorError {
   if (err instanceof FileConflictError) return { kind: "file-conflict", code: err.code, message: err.message, current: err.current };
   if (err instanceof WorktreeConflictError) return { kind: "worktree-conflict", code: err.code, message: err.message, conflicts: err.conflicts };
   if (err instanceof AppError) return { kind: "app", code: err.code, message: err.message, ...(err.details === undefined ? {} : { details: err.details }) };

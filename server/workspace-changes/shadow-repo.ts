@@ -13,6 +13,7 @@
  */
 import { lstat, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import { heavyDirectoryNames } from "@/server/workspace-fs/list-directory";
 import { execFileBuffered } from "@/server/workspace-fs/exec-file";
 import { maxDiffedFileBytes, type ChangedFile } from "@/server/shared/wire/changes";
@@ -98,15 +99,21 @@ export class ShadowRepo {
           }
         }
       }
-      // A full scan; the watcher's paths start afresh from here.
+      // A full scan; the watcher's paths start afresh from here. A file that vanishes between
+      // git's walk and its read ("unable to stat") means the tree changed under the scan: scan
+      // again, a few times, then say so (a conflict, not a server failure).
       await tracker?.begin();
-      try {
-        const commit = await this.snapshotAll(message);
-        this.lastWay = "scan";
-        return commit;
-      } catch (err) {
-        tracker?.distrust();
-        throw err;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const commit = await this.snapshotAll(message);
+          this.lastWay = "scan";
+          return commit;
+        } catch (err) {
+          tracker?.distrust();
+          const vanished = err instanceof Error && /unable to stat|No such file or directory|Not a directory|beyond a symbolic link/.test(err.message);
+          if (!vanished) throw err;
+          if (attempt >= 4) throw new AppError(ErrorCode.conflict, "The workspace kept changing while Conduit took its snapshot; try again.");
+        }
       }
     });
   }
