@@ -4,9 +4,10 @@
  * tries to reach an HTTP server this spec runs on the host's loopback (standing in for the
  * internet and for anything else on the host). `none`: the model still answers, the server is
  * out of reach. `allowlist`: an unlisted name and an IP literal get the proxy's 403, and going
- * around the proxy finds no route. `open` (control): the same server answers, so each refusal
- * above is the policy's doing. A listed name working through the proxy needs a resolvable test
- * name; that is covered by test/security/session-network.integration.test.ts.
+ * around the proxy finds no route. `open` goes through the egress proxy too, which refuses the
+ * host's loopback by its resolved address (its 403 naming the reason shows the proxy path works).
+ * A listed name working through the proxy needs a resolvable test name; that is covered by
+ * test/security/session-network.integration.test.ts.
  */
 import { randomBytes } from "node:crypto";
 import http from "node:http";
@@ -109,9 +110,26 @@ test("S8: an `allowlist` workspace's session gets 403 for unlisted names and IP 
   expect(sections[2]).toContain("127.0.0.1 is an IP address");
 });
 
-test("control: an `open` workspace's session reaches the same server", async () => {
+test("S8: an `open` workspace's session goes out through the egress proxy, which refuses the host's loopback, and finds no route around it", async () => {
+  // Since issue 37 every sandboxed session has a network of its own: `open` allows any public
+  // address through the egress proxy and refuses loopback, private and link-local ones (checked on
+  // the resolved address). The proxy's 403 naming the reason is the control that the proxy path works.
   await setPolicy({ mode: "open" });
   const probe = await session();
-  const outcome = await probe.runTool(bashPrompt(curl(`http://127.0.0.1:${port}/`)));
-  expect(outcome.text).toContain(reached);
+  const tries: { attack: string; command: string }[] = [
+    // NO_PROXY names the sandbox's own loopback (the model's forwarder): --noproxy '' sends these to the proxy anyway
+    { attack: "curl the host's loopback through the proxy", command: curl(`http://127.0.0.1:${port}/`, "--noproxy '' -i") },
+    { attack: "curl localhost by name through the proxy", command: curl(`http://localhost:${port}/`, "--noproxy '' -i") },
+    { attack: "curl the host's loopback around the proxy", command: curl(`http://127.0.0.1:${port}/`, "--noproxy '*'") },
+  ];
+  const outcome = await probe.runTool(bashPrompt(tries.map((t) => `echo "== ${t.attack}"; ${t.command}`).join("; ")));
+  const sections = outcome.text.split("== ").slice(1);
+  expect(sections, outcome.text).toHaveLength(tries.length);
+  for (const [index, t] of tries.entries()) {
+    const allowed = sections[index]!.includes(reached);
+    recordAttempt({ probe: "network/open-loopback", check: "S8", attack: `${t.attack} from an \`open\` workspace`, kind: "escape", allowed, detail: sections[index]!.slice(0, 120) });
+    expect.soft(allowed, sections[index]).toBe(false);
+  }
+  expect(sections[0]).toMatch(/403[\s\S]*is not a public address/);
+  expect(sections[2]).toContain("curl-exit=7");
 });

@@ -9,6 +9,7 @@ export const expectedProbes: Readonly<Record<string, Readonly<Record<string, num
   "network-policy.spec.ts": {
     "network/none-loopback": 1,
     "network/allowlist": 5,
+    "network/open-loopback": 3,
   },
   "protocol-attacks.spec.ts": {
     "protocol/S1-origin-edge": 4,
