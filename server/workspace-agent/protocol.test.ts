@@ -71,3 +71,19 @@ describe("door scopes", () => {
     expect(scopeKey({ purpose: "git", workspace: { root: "/w/a", excluded: ["/w/a/y", "/w/a/x"] } })).not.toBe(a);
   });
 });
+
+describe("a file-system error that escaped an operation", () => {
+  it("is said as the workspace changing, not as a server failure", () => {
+    const gone = Object.assign(new Error("ENOENT: no such file or directory, scandir '/w/a/d'"), { code: "ENOENT" });
+    const back = errorFromWire(ZDoorError.parse(errorToWire(gone)));
+    expect(back).toMatchObject({ code: "not_found" });
+    expect(back.message).not.toContain("/w/a");
+    const swapped = Object.assign(new Error("ENOTDIR: not a directory"), { code: "ENOTDIR" });
+    expect(errorFromWire(ZDoorError.parse(errorToWire(swapped)))).toMatchObject({ code: "conflict" });
+  });
+
+  it("keeps a long message within the envelope", () => {
+    const long = new AppError(ErrorCode.conflict, "x".repeat(50_000));
+    expect(ZDoorError.safeParse(errorToWire(long)).success).toBe(true);
+  });
+});

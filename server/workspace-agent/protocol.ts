@@ -75,7 +75,24 @@ export function errorToWire(err: unknown): DoorError {
   return { ...wire, message: cut(wire.message), ...(wire.conflicts ? { conflicts: wire.conflicts.slice(0, 10_000).map(cut) } : {}) };
 }
 
+/**
+ * A file-system error that escaped an operation: the workspace changed under it (a session
+ * renamed, swapped or removed something between two steps). Said as what it is for people, never
+ * as a server failure.
+ */
+const raceCodes: Readonly<Record<string, { code: ErrorCode; message: string }>> = {
+  ENOENT: { code: ErrorCode.notFound, message: "That file or folder is no longer there (the workspace changed meanwhile)." },
+  ENOTDIR: { code: ErrorCode.conflict, message: "A folder on that path was replaced meanwhile; try again." },
+  ELOOP: { code: ErrorCode.conflict, message: "A link on that path leads in a loop or was swapped meanwhile; try again." },
+  EEXIST: { code: ErrorCode.conflict, message: "Something is already there (the workspace changed meanwhile)." },
+  ENOTEMPTY: { code: ErrorCode.conflict, message: "The folder is not empty (the workspace changed meanwhile)." },
+  EISDIR: { code: ErrorCode.conflict, message: "That is a folder now (the workspace changed meanwhile)." },
+};
+
 function errorToWireWhole(err: unknown): DoorError {
+  const fsCode = err instanceof Error ? (err as NodeJS.ErrnoException).code : undefined;
+  const race = typeof fsCode === "string" ? raceCodes[fsCode] : undefined;
+  if (race && !(err instanceof AppError)) return { kind: "app", code: race.code, message: race.message };
   if (err instanceof FileConflictError) return { kind: "file-conflict", code: err.code, message: err.message, current: err.current };
   if (err instanceof WorktreeConflictError) return { kind: "worktree-conflict", code: err.code, message: err.message, conflicts: err.conflicts };
   if (err instanceof AppError) return { kind: "app", code: err.code, message: err.message, ...(err.details === undefined ? {} : { details: err.details }) };
