@@ -75,6 +75,28 @@ function turnCosts(lines: readonly RecordedLine[]): number[] {
   return costs;
 }
 
+/**
+ * Sends a recorded prompt as a person would. A prompt that is a slash command alone (`/compact`)
+ * opens the command menu as it is typed, and Enter then completes the highlighted command instead
+ * of sending (prompt-box.tsx: the Enter meant for the menu never sends; e2e/prompt-box.spec.ts):
+ * Esc closes the menu first, so Enter sends the recorded text as it is.
+ */
+async function sendRecordedPrompt(page: Page, text: string): Promise<void> {
+  if (/^\/\S*$/.test(text)) {
+    const input = page.getByTestId("prompt-input");
+    await input.fill(text);
+    await expect(page.getByTestId("slash-menu")).toBeVisible();
+    await input.press("Escape");
+    await expect(page.getByTestId("slash-menu")).toHaveCount(0);
+    await expect(input).toHaveValue(text);
+    await input.press("Enter");
+    await expect(input).toHaveValue("");
+    await expect(page.locator('[data-testid="message-user"][data-pending="true"]')).toHaveCount(0);
+    return;
+  }
+  await sendPrompt(page, text);
+}
+
 const words = (text: string) => text.match(/[\p{L}\p{N}]{4,}/gu) ?? [];
 
 test.describe("recorded runs of the real CLI, replayed in the browser", () => {
@@ -147,7 +169,7 @@ test.describe("recorded runs of the real CLI, replayed in the browser", () => {
           const waitFor = resultsBefore[i] ?? 0;
           await expect.poll(async () => (await scan(page)).turnEnds.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(waitFor);
         }
-        await sendPrompt(page, i === 0 ? `[replay:${name}] ${prompt || "(the recorded prompt)"}` : prompt || "(the recorded prompt)");
+        await sendRecordedPrompt(page, i === 0 ? `[replay:${name}] ${prompt || "(the recorded prompt)"}` : prompt || "(the recorded prompt)");
       }
       await expect.poll(async () => (await scan(page)).turnEnds.length, { timeout: 30_000 }).toBe(expected.results);
       // subagent threads draw once opened; the last scan reads them
