@@ -800,10 +800,19 @@ export async function checkCost(world: Pick<ChaosWorld, "db">, sessionId: string
     10_000,
     "cost rows",
   ).catch(() => undefined);
-  const rows = await world.db.costEntry.findMany({ where: { sessionId }, select: { resultId: true, usd: true } });
+  const all = await world.db.costEntry.findMany({ where: { sessionId }, select: { resultId: true, usd: true } });
+  // The credential proxy meters every model call it relays and books, when a spawn ends, what no
+  // result reported (`proxy-unreported-…` rows: a killed CLI's last calls, which were answered and
+  // billed but never reached a result). Real spend, once: kept apart from the results' rows here.
+  const proxyRows = all.filter((r) => r.resultId.startsWith("proxy-unreported-"));
+  const rows = all.filter((r) => !r.resultId.startsWith("proxy-unreported-"));
   const stored = rows.reduce((sum, r) => sum + r.usd, 0);
   const counted = new Set(rows.map((r) => r.resultId.split("#")[0]!));
   const problems: string[] = [];
+  const proxyUsd = proxyRows.reduce((sum, r) => sum + r.usd, 0);
+  // a booked remainder can only come from a spawn that did not end its last turn with a result
+  const spawns = log.filter((row) => row.kind === "process" && row.payload.includes('"phase":"spawned"')).length;
+  if (proxyRows.length > 0 && proxyRows.length > spawns) problems.push(`${proxyRows.length} proxy-metered rows for ${spawns} spawns ($${proxyUsd})`);
   let double = 0;
   const strangers = [...counted].filter((id) => !results.has(id));
   if (strangers.length > 0) {
