@@ -61,11 +61,12 @@ interface DoorFiles {
   gitConfig: string;
 }
 
-let built: Promise<DoorFiles> | undefined;
+/** Once per process, on `globalThis` (Next.js may load this module once per route bundle). */
+const processBuild = globalThis as typeof globalThis & { __conduitDoorFiles?: Promise<DoorFiles> | undefined };
 
 /** Builds the door's script once per process (esbuild, ~0.1 s) into a private folder removed at exit. */
 export function buildDoorFiles(): Promise<DoorFiles> {
-  built ??= (async () => {
+  const built = (processBuild.__conduitDoorFiles ??= (async () => {
     const root = findProjectRoot(process.cwd());
     const dir = await mkdtemp(path.join(os.tmpdir(), "conduit-door-"));
     process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
@@ -87,8 +88,8 @@ export function buildDoorFiles(): Promise<DoorFiles> {
     await writeFile(gitConfig, doorGitConfig, { mode: 0o644 });
     await chmod(script, 0o644);
     return { script: realpathSync(script), gitConfig: realpathSync(gitConfig) };
-  })();
-  built.catch(() => (built = undefined));
+  })());
+  built.catch(() => (processBuild.__conduitDoorFiles = undefined));
   return built;
 }
 

@@ -23,7 +23,11 @@ export { DoorPool } from "./door-pool";
 export { createDoorLauncher } from "./door-launch";
 export { shadowDirOf } from "./shadow-layout";
 
-let pool: DoorPool | undefined;
+/**
+ * This process's pool lives on `globalThis`: Next.js may load this module once per route bundle,
+ * and every copy must share the doors (one per scope per process).
+ */
+const processDoors = globalThis as typeof globalThis & { __conduitWorkspaceDoors?: DoorPool | undefined };
 
 /** The options every pool of this process shares (the shadow folders prepared before a door starts). */
 export const doorPoolDefaults: Pick<DoorPoolOptions, "prepare"> = {
@@ -34,14 +38,14 @@ export const doorPoolDefaults: Pick<DoorPoolOptions, "prepare"> = {
 
 /** This process's doors (CONDUIT_SANDBOX decides whether they are sandboxed). */
 export function workspaceDoor(): DoorPool {
-  pool ??= new DoorPool({ ...doorPoolDefaults, launcher: () => createDoorLauncher({ setting: getEnv().CONDUIT_SANDBOX }) });
-  return pool;
+  processDoors.__conduitWorkspaceDoors ??= new DoorPool({ ...doorPoolDefaults, launcher: () => createDoorLauncher({ setting: getEnv().CONDUIT_SANDBOX }) });
+  return processDoors.__conduitWorkspaceDoors;
 }
 
 /** Replaces this process's doors (tests, benches; the sidecar with its own settings). Returns the one replaced. */
 export function setWorkspaceDoor(next: DoorPool | undefined): DoorPool | undefined {
-  const previous = pool;
-  pool = next;
+  const previous = processDoors.__conduitWorkspaceDoors;
+  processDoors.__conduitWorkspaceDoors = next;
   return previous;
 }
 
