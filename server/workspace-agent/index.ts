@@ -24,10 +24,12 @@ export { createDoorLauncher } from "./door-launch";
 export { shadowDirOf } from "./shadow-layout";
 
 /**
- * This process's pool lives on `globalThis`: Next.js may load this module once per route bundle,
- * and every copy must share the doors (one per scope per process).
+ * This module's pool. Not on `globalThis`, though Next.js may load this module once per route
+ * bundle: the errors a pool rebuilds are its own copy's classes, and each copy's callers test
+ * `instanceof` against theirs (a shared pool turned a save conflict into a 500). So each copy
+ * keeps its doors; they share the one bundle build (`door-launch.ts`).
  */
-const processDoors = globalThis as typeof globalThis & { __conduitWorkspaceDoors?: DoorPool | undefined };
+let pool: DoorPool | undefined;
 
 /** The options every pool of this process shares (the shadow folders prepared before a door starts). */
 export const doorPoolDefaults: Pick<DoorPoolOptions, "prepare"> = {
@@ -38,14 +40,14 @@ export const doorPoolDefaults: Pick<DoorPoolOptions, "prepare"> = {
 
 /** This process's doors (CONDUIT_SANDBOX decides whether they are sandboxed). */
 export function workspaceDoor(): DoorPool {
-  processDoors.__conduitWorkspaceDoors ??= new DoorPool({ ...doorPoolDefaults, launcher: () => createDoorLauncher({ setting: getEnv().CONDUIT_SANDBOX }) });
-  return processDoors.__conduitWorkspaceDoors;
+  pool ??= new DoorPool({ ...doorPoolDefaults, launcher: () => createDoorLauncher({ setting: getEnv().CONDUIT_SANDBOX }) });
+  return pool;
 }
 
 /** Replaces this process's doors (tests, benches; the sidecar with its own settings). Returns the one replaced. */
 export function setWorkspaceDoor(next: DoorPool | undefined): DoorPool | undefined {
-  const previous = processDoors.__conduitWorkspaceDoors;
-  processDoors.__conduitWorkspaceDoors = next;
+  const previous = pool;
+  pool = next;
   return previous;
 }
 
