@@ -22,6 +22,14 @@ export const expectedProbes: Readonly<Record<string, Readonly<Record<string, num
     "protocol/S2-removed-member": 1,
     "protocol/S2-signed-out": 1,
   },
+  "reach.spec.ts": {
+    // the web app, the sidecar and the model server (port and /metrics each), PostgreSQL, Redis, the metadata address
+    "reach/through-proxy": 9,
+    "reach/around-proxy": 9,
+    // every refused method and path of the credential proxy
+    "reach/credential-proxy": 7,
+    "reach/edge-host": 4,
+  },
   "session-attacks.spec.ts": {
     "session/S8-data-dir": 5,
     "session/S8-other-workspaces": 5,
