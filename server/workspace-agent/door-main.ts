@@ -4,8 +4,7 @@
  * argv[2] is its scope (JSON, {@link ZDoorScope}); it serves only operations of its purpose.
  * Requests run concurrently; each answer names its request's id. It exits when stdin ends.
  */
-import { ErrorCode } from "@/server/shared/errors/app-error";
-import { AppError } from "@/server/shared/errors/app-error";
+import { AppError, ErrorCode } from "@/server/shared/errors/app-error";
 import { LineReader } from "./line-reader";
 import { doorOps } from "./ops";
 import type { DoorContext } from "./ops/define";
