@@ -100,6 +100,7 @@ async function sendRecordedPrompt(page: Page, text: string): Promise<void> {
 const words = (text: string) => text.match(/[\p{L}\p{N}]{4,}/gu) ?? [];
 
 test.describe("recorded runs of the real CLI, replayed in the browser", () => {
+  // Skipped only where ../shared/transcripts-real is absent (a checkout without the shared folder); CI has it.
   test.skip(names.length === 0, `no recordings in ${dir}: the replay is skipped`);
 
   let instance: ConduitInstance | undefined;

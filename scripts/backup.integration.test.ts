@@ -228,6 +228,7 @@ describe("backup and restore of a running instance (SQLite, the real CLI)", () =
   });
 });
 
+// Skipped only with CONDUIT_SKIP_PG=1, an explicit opt-out; without PostgreSQL and without it, the suite fails.
 describe.skipIf(pgTests.skip)("backup and restore on PostgreSQL (pg_dump, pg_restore)", () => {
   it("round-trips the database into an empty one and refuses a non-empty one", async () => {
     const root = await realpath(await mkdtemp(path.join(os.tmpdir(), "conduit-backup-pg-")));

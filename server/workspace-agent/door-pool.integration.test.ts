@@ -144,6 +144,7 @@ describe.each(modes)("doors (%s)", (setting) => {
     await rename(path.join(outside, "f.txt"), path.join(outside, "f.txt"));
   });
 
+  // Only with the sandbox: without it the door sees the host as this process does (that is the point of the sandbox).
   it.runIf(setting === "bwrap")("sees nothing of the host but the system and its scope", async () => {
     // The data directory, the checkout and /root are not in a door: a workspace-relative path cannot name them,
     // so probe with a scope whose workspace holds a link to each.

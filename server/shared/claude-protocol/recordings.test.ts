@@ -49,6 +49,7 @@ function table(counts: Map<string, number>): string {
     .join("\n");
 }
 
+// Skipped only where the recordings folder is absent (a checkout without ../shared): a visible warning says so; CI has it.
 describe.skipIf(names.length === 0)(`recorded runs of the real CLI (${dir})`, () => {
   const cliCounts = new Map<string, number>();
   const hostCounts = new Map<string, number>();

@@ -19,6 +19,7 @@ function limit(pid: number, name: string): [string, string] {
   return [fields[0] ?? "", fields[1] ?? ""];
 }
 
+// Skipped only without util-linux's prlimit (the fallback itself then reports no caps); .ci/run installs it.
 describe.skipIf(findOnPath("prlimit") === undefined)("session runner under the rlimit fallback", () => {
   it("starts the child under the limits", async () => {
     const opened = openSessionRlimits({ caps: { memoryMb: 1536, pidsMax: 100 }, fileSizeMb: 64, sessionMax: 3, uid: 1000 });
