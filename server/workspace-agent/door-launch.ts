@@ -114,10 +114,16 @@ function plainLauncher(files: DoorFiles, nodePath: string, warning: string | und
   };
 }
 
-/** Starts doors in bubblewrap. */
-function bwrapLauncher(files: DoorFiles, nodePath: string, bwrapPath: string, system: readonly SystemEntry[]): DoorLauncher {
+/** The node binary's directory, to bind read-only unless a system directory already shows it. */
+function nodeBindsOf(nodePath: string, system: readonly SystemEntry[]): string[] {
   const nodeDir = path.dirname(nodePath);
   const inSystem = system.some((e) => e.kind !== "symlink" && (nodeDir === e.path || nodeDir.startsWith(e.path + "/")));
+  return inSystem ? [] : [nodeDir];
+}
+
+/** Starts doors in bubblewrap. */
+function bwrapLauncher(files: DoorFiles, nodePath: string, bwrapPath: string, system: readonly SystemEntry[]): DoorLauncher {
+  const nodeBinds = nodeBindsOf(nodePath, system);
   return {
     mode: "bwrap",
     warning: undefined,
@@ -125,7 +131,7 @@ function bwrapLauncher(files: DoorFiles, nodePath: string, bwrapPath: string, sy
       const { readWrite, hidden } = bindsOf(scope);
       const args = buildDoorSandboxArgv({
         system,
-        readOnly: [...(inSystem ? [] : [nodeDir]), files.script, files.gitConfig],
+        readOnly: [...nodeBinds, files.script, files.gitConfig],
         readWrite,
         hidden,
         file: nodePath,
@@ -138,9 +144,8 @@ function bwrapLauncher(files: DoorFiles, nodePath: string, bwrapPath: string, sy
 
 /** Runs `node -e 0` in a door's sandbox: undefined when it works, else why not. */
 async function probe(bwrapPath: string, nodePath: string, system: readonly SystemEntry[]): Promise<string | undefined> {
-  const nodeDir = path.dirname(nodePath);
-  const inSystem = system.some((e) => e.kind !== "symlink" && (nodeDir === e.path || nodeDir.startsWith(e.path + "/")));
-  const args = buildDoorSandboxArgv({ system, readOnly: inSystem ? [] : [nodeDir], readWrite: [], hidden: [], file: nodePath, args: ["-e", "0"] });
+  const nodeBinds = nodeBindsOf(nodePath, system);
+  const args = buildDoorSandboxArgv({ system, readOnly: nodeBinds, readWrite: [], hidden: [], file: nodePath, args: ["-e", "0"] });
   return new Promise((resolve) => {
     execFile(bwrapPath, args, { timeout: 10_000, killSignal: "SIGKILL", env: doorEnv(doorHome) }, (error, _stdout, stderr) =>
       resolve(error ? String(stderr).trim() || error.message : undefined),
