@@ -39,14 +39,16 @@ export interface DoorSandboxInput {
   args: readonly string[];
 }
 
-function checkedPath(what: string, value: string): string {
+/** A path bwrap can take as an argument: absolute, normalized, no NUL, not `/` (the session sandbox uses it too). */
+export function checkedPath(what: string, value: string): string {
   if (!path.isAbsolute(value) || value.includes("\0") || path.normalize(value) !== value || value === "/") {
     throw new Error(`${what} must be an absolute, normalized path other than /: ${JSON.stringify(value)}`);
   }
   return value;
 }
 
-function isSameOrInside(parent: string, candidate: string): boolean {
+/** Whether `candidate` is `parent` or lies under it. */
+export function isSameOrInside(parent: string, candidate: string): boolean {
   const rel = path.relative(parent, candidate);
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }

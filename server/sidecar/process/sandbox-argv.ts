@@ -28,8 +28,7 @@
  * - `/etc/passwd` and `/etc/group` are Conduit's own two-line files (`identityFiles`): the host's
  *   list of users is not shown, and uid 1000 is `session` with HOME {@link SandboxArgvInput.home}.
  */
-import path from "node:path";
-
+import { checkedPath, isSameOrInside } from "@/server/workspace-agent/door-sandbox";
 import type { SystemEntry } from "@/server/workspace-agent/host-system";
 
 export type { SystemEntry };
@@ -114,14 +113,6 @@ export const etcAllowList: readonly string[] = [
 
 /** Top-level system directories a session may see (read-only). */
 export const systemDirAllowList: readonly string[] = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
-
-/** A path bwrap can take as an argument: absolute, normalized, no NUL. */
-function checkedPath(what: string, value: string): string {
-  if (!path.isAbsolute(value) || value.includes("\0") || path.normalize(value) !== value || value === "/") {
-    throw new Error(`${what} must be an absolute, normalized path other than /: ${JSON.stringify(value)}`);
-  }
-  return value;
-}
 
 /** The bwrap argv (without the executable) that runs `file args` in the session's sandbox. */
 export function buildSandboxArgv(input: SandboxArgvInput): string[] {
@@ -216,9 +207,4 @@ export function sandboxLayoutProblem(protect: ProtectedPaths, bound: readonly st
     `Conduit refuses to start: ${clashes.join("; ")}, which every session's sandbox shows (read-only), so sessions would read Conduit's own files. ` +
     `Move it out of ${[...new Set(bound.filter((at) => clashes.some((c) => c.endsWith(` ${at}`))))].join(", ")} (for example to /srv/conduit or /opt/conduit).`
   );
-}
-
-function isSameOrInside(parent: string, candidate: string): boolean {
-  const rel = path.relative(parent, candidate);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }
